@@ -1,0 +1,1 @@
+"""One module per command group; each defines `register(app)`. Discovered, never listed by hand."""

@@ -1,0 +1,1 @@
+"""mcp_server: filled by its own issue."""

@@ -1,0 +1,1 @@
+"""synth: filled by its own issue."""

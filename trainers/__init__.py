@@ -1,0 +1,1 @@
+"""trainers: filled by its own issue."""

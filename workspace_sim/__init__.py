@@ -1,0 +1,16 @@
+"""workspace_sim: a deterministic simulated workspace (files, mail, calendar, contacts, tickets)."""
+
+from .config import WorkspaceConfig
+from .diff import Diff, RecordChange
+from .errors import SpecError, ToolError
+from .events import Event, ToolResult
+from .faults import Fault
+from .registry import Service, Tool
+from .services import all_services, all_tools
+from .state import State
+from .workspace import Workspace
+
+__all__ = [
+    "Diff", "Event", "Fault", "RecordChange", "Service", "SpecError", "State", "Tool", "ToolError",
+    "ToolResult", "Workspace", "WorkspaceConfig", "all_services", "all_tools",
+]

@@ -1,0 +1,151 @@
+"""Semantic diffs between states: per table, records added, removed and changed field by field."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from .records import Record
+from .state import EMPTY, State
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.model_dump(mode="json")
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+@dataclass(slots=True)
+class RecordChange:
+    """One record added, removed or changed in one table."""
+
+    table: str
+    key: str
+    kind: str  # "added" | "removed" | "changed"
+    before: Record | None
+    after: Record | None
+    fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def service(self) -> str:
+        """The service owning the table ('mail' for 'mail.messages')."""
+        return self.table.split(".", 1)[0]
+
+    def text_diff(self) -> str | None:
+        """A unified diff of the record's text (files), or None when it has none."""
+        a = self.before.diff_text() if self.before is not None else None
+        b = self.after.diff_text() if self.after is not None else None
+        if a is None and b is None or a == b:
+            return None
+        name = self.key
+        return "".join(
+            difflib.unified_diff(
+                (a or "").splitlines(keepends=True),
+                (b or "").splitlines(keepends=True),
+                fromfile=f"a{name}" if a is not None else "/dev/null",
+                tofile=f"b{name}" if b is not None else "/dev/null",
+            )
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready description of the change."""
+        out: dict[str, Any] = {"table": self.table, "key": self.key, "kind": self.kind}
+        if self.kind == "added":
+            out["after"] = _jsonable(self.after)
+        elif self.kind == "removed":
+            out["before"] = _jsonable(self.before)
+        else:
+            out["fields"] = {k: {"old": _jsonable(o), "new": _jsonable(n)} for k, (o, n) in self.fields.items()}
+        td = self.text_diff()
+        if td:
+            out["unified_diff"] = td
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """An ordered collection of record changes (empty exactly when the two states are equal)."""
+
+    changes: tuple[RecordChange, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __iter__(self) -> Iterator[RecordChange]:
+        return iter(self.changes)
+
+    def tables(self) -> set[str]:
+        """Names of the tables with at least one change."""
+        return {c.table for c in self.changes}
+
+    def services(self) -> set[str]:
+        """Names of the services with at least one change."""
+        return {c.service for c in self.changes}
+
+    def in_table(self, table: str) -> list[RecordChange]:
+        """The changes of one table."""
+        return [c for c in self.changes if c.table == table]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """A JSON-ready list of the changes."""
+        return [c.to_json() for c in self.changes]
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Counts per table and kind, e.g. {'mail.messages': {'added': 2}}."""
+        out: dict[str, dict[str, int]] = {}
+        for c in self.changes:
+            out.setdefault(c.table, {}).setdefault(c.kind, 0)
+            out[c.table][c.kind] += 1
+        return out
+
+
+def record_change(table: str, key: str, before: Record | None, after: Record | None) -> RecordChange | None:
+    """The change between two versions of one record, or None when they are equal."""
+    if before is after:
+        return None
+    if before is None:
+        return RecordChange(table, key, "added", None, after)
+    if after is None:
+        return RecordChange(table, key, "removed", before, None)
+    a, b = before.__dict__, after.__dict__
+    if a == b and type(before) is type(after):
+        return None
+    fields = {k: (a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    return RecordChange(table, key, "changed", before, after, dict(sorted(fields.items())))
+
+
+def diff_states(a: State, b: State) -> Diff:
+    """The semantic diff from state `a` to state `b`; shared tables are skipped by identity."""
+    changes: list[RecordChange] = []
+    if a.tables is b.tables:
+        return Diff()
+    for tname in sorted(set(a.tables.keys()) | set(b.tables.keys())):
+        ta = a.tables.get(tname, EMPTY)
+        tb = b.tables.get(tname, EMPTY)
+        if ta is tb:
+            continue
+        for key in sorted(set(ta.keys()) | set(tb.keys())):
+            ch = record_change(tname, key, ta.get(key), tb.get(key))
+            if ch is not None:
+                changes.append(ch)
+    return Diff(tuple(changes))
+
+
+def diff_from_writes(before: State, writes: Iterable[tuple[tuple[str, str], Record | None]]) -> Diff:
+    """The diff a set of pending writes would cause on `before` (only touched keys are compared)."""
+    changes = []
+    for (tname, key), rec in sorted(writes, key=lambda kv: kv[0]):
+        ch = record_change(tname, key, before.table(tname).get(key), rec)
+        if ch is not None:
+            changes.append(ch)
+    return Diff(tuple(changes))

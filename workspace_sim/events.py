@@ -1,0 +1,116 @@
+"""Event log entries and tool results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+import yaml
+
+from .diff import Diff
+
+
+@dataclass(slots=True)
+class ErrorInfo:
+    """Why a call failed: a stable code and a message for the model."""
+
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(slots=True)
+class Event:
+    """One entry of the event log: a tool call, a message in the conversation, or a world change."""
+
+    index: int
+    kind: str  # "call" | "message" | "world"
+    sim_time: datetime
+    tool: str | None = None
+    args: Any = None
+    ok: bool = True
+    data: Any = None
+    error: ErrorInfo | None = None
+    diff: Diff = Diff()
+    wall_ms: float = 0.0
+    role: str | None = None
+    content: str | None = None
+    policy: str | None = None  # name of the policy a blocked call violated
+
+    def to_json(self, include_wall: bool = False) -> dict[str, Any]:
+        """A JSON-ready event; wall time is left out unless asked, so logs replay byte for byte."""
+        out: dict[str, Any] = {"index": self.index, "kind": self.kind, "sim_time": self.sim_time.isoformat()}
+        if self.kind == "message":
+            out["role"] = self.role
+            out["content"] = self.content
+        else:
+            if self.tool is not None:
+                out["tool"] = self.tool
+                out["args"] = self.args
+            out["ok"] = self.ok
+            if self.ok:
+                out["result"] = self.data
+            else:
+                out["error"] = self.error.to_json() if self.error else None
+            if self.policy:
+                out["policy"] = self.policy
+            out["diff"] = self.diff.to_json()
+        if include_wall:
+            out["wall_ms"] = round(self.wall_ms, 4)
+        return out
+
+
+def render_default(data: Any) -> str:
+    """A readable text rendering of structured tool output."""
+    if isinstance(data, str):
+        return data
+    if data is None:
+        return "ok"
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip()
+
+
+class ToolResult:
+    """The outcome of `Workspace.call`: structured data and text, or an error with a clear message."""
+
+    __slots__ = ("tool", "ok", "data", "error", "event", "_text", "_render")
+
+    def __init__(
+        self, tool: str, ok: bool, data: Any, error: ErrorInfo | None, event: Event,
+        render: Callable[[Any], str] | None = None,
+    ) -> None:
+        self.tool = tool
+        self.ok = ok
+        self.data = data
+        self.error = error
+        self.event = event
+        self._text: str | None = None
+        self._render = render
+
+    @property
+    def text(self) -> str:
+        """The text rendering (computed on first use)."""
+        if self._text is None:
+            if not self.ok:
+                assert self.error is not None
+                self._text = f"Error ({self.error.code}): {self.error.message}"
+            else:
+                self._text = (self._render or render_default)(self.data)
+        return self._text
+
+    @property
+    def diff(self) -> Diff:
+        """The changes this call made."""
+        return self.event.diff
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready result."""
+        if self.ok:
+            return {"ok": True, "data": self.data, "text": self.text}
+        assert self.error is not None
+        return {"ok": False, "error": self.error.to_json(), "text": self.text}
+
+    def __repr__(self) -> str:
+        return f"ToolResult({self.tool}, ok={self.ok}, {self.text[:80]!r})"

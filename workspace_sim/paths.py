@@ -1,0 +1,68 @@
+"""Virtual path handling: every path an agent gives is resolved inside the workspace root or refused."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+
+from .errors import InvalidArgument
+
+MAX_PATH = 1024
+_ENCODED = re.compile(r"%(2e|2f|5c|00)", re.I)
+
+
+def resolve(path: object, what: str = "path") -> str:
+    """Normalise an agent-supplied path to an absolute virtual path like '/docs/a.txt'.
+
+    Relative paths are taken from the root. Refused with a clear error: non-strings, empty paths,
+    NUL and control characters, lone surrogates, backslashes, percent-encoded separators or dots,
+    look-alike (full-width) separators, and any '..' that would climb above the root.
+    """
+    if not isinstance(path, str):
+        raise InvalidArgument(f"{what} must be a string, got {type(path).__name__}")
+    if not path:
+        raise InvalidArgument(f"{what} is empty")
+    if len(path) > MAX_PATH:
+        raise InvalidArgument(f"{what} is longer than {MAX_PATH} characters")
+    if "\x00" in path:
+        raise InvalidArgument(f"{what} contains a NUL byte")
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise InvalidArgument(f"{what} contains control characters")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} is not valid UTF-8 (lone surrogate)") from None
+    if "\\" in path:
+        raise InvalidArgument(f"{what} contains a backslash; use '/' as the separator")
+    if _ENCODED.search(path):
+        raise InvalidArgument(f"{what} contains a percent-encoded separator or dot; give the plain path")
+    folded = unicodedata.normalize("NFKC", path)
+    if folded != unicodedata.normalize("NFC", path) and ("/" in folded.replace(path, "") or ".." in folded):
+        raise InvalidArgument(f"{what} uses look-alike Unicode separators or dots; give the plain path")
+    if path.startswith("~"):
+        raise InvalidArgument(f"{what} refers to a home folder; paths are relative to the workspace root '/'")
+    depth = 0
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise InvalidArgument(f"{what} {path!r} escapes the workspace root")
+            parts.pop()
+            depth -= 1
+            continue
+        parts.append(part)
+        depth += 1
+    return "/" + "/".join(parts)
+
+
+def parent(path: str) -> str:
+    """The folder holding `path` ('/' for top-level entries)."""
+    return posixpath.dirname(path) or "/"
+
+
+def is_under(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` itself or lies inside it."""
+    return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")

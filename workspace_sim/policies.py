@@ -1,0 +1,240 @@
+"""Workplace rules, declared as data and checked on a call's pending changes before they apply.
+
+Each policy looks at the tool, its arguments and the diff the call would make; a violation blocks
+the call (state untouched), returns an error naming the rule, and is logged on the event.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from datetime import datetime, time
+from typing import Annotated, Any, Literal, Union
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .diff import Diff
+from .state import LogNode, State
+
+
+@dataclass(slots=True)
+class PendingCall:
+    """A call that ran against a transaction and has not yet been applied."""
+
+    tool: str
+    args: dict[str, Any]
+    diff: Diff
+    before: State
+    user: str
+    timezone: str
+
+
+class _Policy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    description: str = ""
+
+    def check(self, call: PendingCall) -> str | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The rule in plain English."""
+        return self.description or self.default_description()
+
+    def default_description(self) -> str:
+        return self.type  # type: ignore[attr-defined]
+
+
+class ProtectedPaths(_Policy):
+    """Files and folders under `paths` (globs) may not be changed (read_only) or deleted (no_delete)."""
+
+    type: Literal["protected_paths"] = "protected_paths"
+    paths: list[str] = Field(min_length=1)
+    mode: Literal["read_only", "no_delete"] = "read_only"
+
+    def default_description(self) -> str:
+        verb = "changed" if self.mode == "read_only" else "deleted or moved away"
+        return f"files under {', '.join(self.paths)} must not be {verb}"
+
+    def _matches(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, p) or path == p.rstrip("/*") for p in self.paths)
+
+    def check(self, call: PendingCall) -> str | None:
+        for ch in call.diff:
+            if ch.service != "files" or not self._matches(ch.key):
+                continue
+            if self.mode == "read_only" or ch.kind == "removed":
+                return f"{ch.key} is protected: {self.describe()}"
+        return None
+
+
+class AllowedRecipientDomains(_Policy):
+    """Outgoing mail may only be addressed to these domains."""
+
+    type: Literal["allowed_recipient_domains"] = "allowed_recipient_domains"
+    domains: list[str] = Field(min_length=1)
+
+    def default_description(self) -> str:
+        return f"mail may only be sent to addresses at {', '.join(self.domains)}"
+
+    def check(self, call: PendingCall) -> str | None:
+        allowed = {d.lower() for d in self.domains}
+        for ch in call.diff:
+            if ch.table != "mail.messages" or ch.after is None:
+                continue
+            msg = ch.after
+            if msg.owner != call.user or msg.folder != "sent":
+                continue
+            if ch.before is not None and ch.before.folder == "sent":
+                continue
+            for addr in [*msg.to, *msg.cc, *msg.bcc]:
+                if addr.rsplit("@", 1)[-1].lower() not in allowed:
+                    return f"{addr} is outside the allowed domains: {self.describe()}"
+        return None
+
+
+class ResolutionComment(_Policy):
+    """A ticket moved into one of `statuses` must get a comment in the same call."""
+
+    type: Literal["resolution_comment"] = "resolution_comment"
+    statuses: list[str] = Field(default_factory=lambda: ["Resolved", "Done", "Closed"])
+
+    def default_description(self) -> str:
+        return f"moving a ticket to {'/'.join(self.statuses)} requires a comment explaining the resolution"
+
+    def check(self, call: PendingCall) -> str | None:
+        for ch in call.diff:
+            if ch.table != "tickets.tickets" or ch.kind != "changed" or "status" not in ch.fields:
+                continue
+            if ch.after.status in self.statuses and len(ch.after.comments) <= len(ch.before.comments):
+                return f"{ch.key} was moved to {ch.after.status} without a comment: {self.describe()}"
+        return None
+
+
+class WorkingHoursMeetings(_Policy):
+    """Meetings the user creates or moves must fall inside every internal attendee's working hours."""
+
+    type: Literal["working_hours"] = "working_hours"
+    start: time = time(9, 0)
+    end: time = time(17, 0)
+    weekdays: list[int] = Field(default_factory=lambda: [0, 1, 2, 3, 4], description="0 is Monday.")
+
+    def default_description(self) -> str:
+        return f"meetings must be between {self.start:%H:%M} and {self.end:%H:%M} on working days in each attendee's time zone"
+
+    def check(self, call: PendingCall) -> str | None:
+        people = call.before.table("contacts.people")
+        for ch in call.diff:
+            if ch.table != "calendar.events" or ch.after is None:
+                continue
+            if ch.kind == "changed" and not ({"start", "end", "attendees"} & ch.fields.keys()):
+                continue
+            ev = ch.after
+            emails = [ev.organizer, *[a.email for a in ev.attendees]]
+            for email in emails:
+                person = people.get(email)
+                tz = ZoneInfo(person.timezone if person is not None else call.timezone)
+                s, e = ev.start.astimezone(tz), ev.end.astimezone(tz)
+                if (
+                    s.weekday() not in self.weekdays
+                    or s.date() != e.date() and e.timetz().replace(tzinfo=None) != time(0)
+                    or s.time() < self.start
+                    or (e.time() > self.end or e.date() > s.date())
+                ):
+                    return (
+                        f"'{ev.title}' runs {s:%a %H:%M}-{e:%H:%M} in {email}'s time zone ({tz.key}): {self.describe()}"
+                    )
+        return None
+
+
+class MaxMeetingLength(_Policy):
+    """Meetings may last at most `minutes`."""
+
+    type: Literal["max_meeting_length"] = "max_meeting_length"
+    minutes: int = Field(60, ge=1)
+
+    def default_description(self) -> str:
+        return f"meetings may last at most {self.minutes} minutes"
+
+    def check(self, call: PendingCall) -> str | None:
+        for ch in call.diff:
+            if ch.table == "calendar.events" and ch.after is not None:
+                length = (ch.after.end - ch.after.start).total_seconds() / 60
+                if length > self.minutes:
+                    return f"'{ch.after.title}' lasts {length:g} minutes: {self.describe()}"
+        return None
+
+
+_AFFIRM = re.compile(r"\b(yes|yep|yeah|confirm(ed)?|go ahead|approved?|ok(ay)?|sure|please do|do it)\b", re.I)
+
+
+def last_user_confirmed(log: LogNode | None) -> bool:
+    """Whether the newest conversation turn is a user message that agrees, after an assistant one."""
+    node = log
+    while node is not None:
+        ev = node.event
+        if ev.kind == "message":
+            if ev.role == "user":
+                return bool(_AFFIRM.search(ev.content or "")) and _has_assistant_before(node.prev)
+            return False
+        node = node.prev
+    return False
+
+
+def _has_assistant_before(node: LogNode | None) -> bool:
+    while node is not None:
+        if node.event.kind == "message" and node.event.role == "assistant":
+            return True
+        node = node.prev
+    return False
+
+
+class ConfirmationRequired(_Policy):
+    """Calls to `tools` (globs) need the user's explicit confirmation in the conversation first."""
+
+    type: Literal["confirmation_required"] = "confirmation_required"
+    tools: list[str] = Field(min_length=1)
+
+    def default_description(self) -> str:
+        return f"ask the user and get a yes before calling {', '.join(self.tools)}"
+
+    def check(self, call: PendingCall) -> str | None:
+        if not any(fnmatch.fnmatchcase(call.tool, p) for p in self.tools):
+            return None
+        if last_user_confirmed(call.before.log):
+            return None
+        return f"{call.tool} needs the user's confirmation first: {self.describe()}"
+
+
+class ForbiddenTools(_Policy):
+    """Tools (globs) that must never be called in this workplace."""
+
+    type: Literal["forbidden_tools"] = "forbidden_tools"
+    tools: list[str] = Field(min_length=1)
+
+    def default_description(self) -> str:
+        return f"{', '.join(self.tools)} may not be used"
+
+    def check(self, call: PendingCall) -> str | None:
+        if any(fnmatch.fnmatchcase(call.tool, p) for p in self.tools):
+            return f"{call.tool} is not allowed: {self.describe()}"
+        return None
+
+
+Policy = Annotated[
+    Union[
+        ProtectedPaths, AllowedRecipientDomains, ResolutionComment, WorkingHoursMeetings,
+        MaxMeetingLength, ConfirmationRequired, ForbiddenTools,
+    ],
+    Field(discriminator="type"),
+]
+
+
+def first_violation(policies: list[Any], call: PendingCall) -> tuple[Any, str] | None:
+    """The first policy the pending call breaks, with the reason, or None."""
+    for policy in policies:
+        reason = policy.check(call)
+        if reason:
+            return policy, reason
+    return None

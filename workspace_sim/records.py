@@ -1,0 +1,43 @@
+"""Base class for every stored record: frozen pydantic models with a cached content digest."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+
+class Record(BaseModel):
+    """An immutable row of a service table; change it with `evolve`, never in place."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    key_field: ClassVar[str] = "id"
+    _digest: bytes | None = PrivateAttr(default=None)
+
+    def digest(self) -> bytes:
+        """A 16-byte digest of the record's canonical JSON, computed once and cached."""
+        d = self._digest
+        if d is None:
+            d = hashlib.blake2b(self.model_dump_json().encode(), digest_size=16).digest()
+            self._digest = d
+        return d
+
+    def key(self) -> str:
+        """The record's primary key within its table."""
+        return str(getattr(self, self.key_field))
+
+    def diff_text(self) -> str | None:
+        """Text whose line diff is shown when this record changes (files override it)."""
+        return None
+
+    def evolve(self, **changes: Any) -> "Record":
+        """A copy with some fields replaced and validated again (records stay well-formed)."""
+        data = dict(self.__dict__)
+        data.update(changes)
+        return type(self).model_validate(data)
+
+    def __eq__(self, other: object) -> bool:  # private cache must not affect equality
+        return type(self) is type(other) and self.__dict__ == other.__dict__  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]

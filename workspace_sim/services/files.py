@@ -1,0 +1,451 @@
+"""Files: a virtual folder tree with text and binary files; nothing here touches the real disk."""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import fnmatch
+import mimetypes
+from datetime import datetime
+from typing import Any, Literal
+
+import regex
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..context import ToolContext
+from ..errors import Conflict, InvalidArgument, NotFound
+from ..paths import is_under, parent, resolve
+from ..records import Record
+from ..registry import Service
+
+FILES, FOLDERS = "files.files", "files.folders"
+REGEX_TIMEOUT = 0.5
+
+
+class File(Record):
+    """A file: text (utf-8) or binary (base64 in `content`)."""
+
+    key_field = "path"
+    path: str
+    content: str = ""
+    encoding: Literal["utf-8", "base64"] = "utf-8"
+    size: int = 0
+    mime_type: str = ""
+    created: datetime | None = None
+    modified: datetime | None = None
+
+    @model_validator(mode="after")
+    def _derive(self) -> "File":
+        if self.path != resolve(self.path):
+            raise ValueError(f"path {self.path!r} is not a normalised absolute path")
+        raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
+        object.__setattr__(self, "size", len(raw))
+        if not self.mime_type:
+            guess = mimetypes.guess_type(self.path)[0]
+            object.__setattr__(self, "mime_type", guess or ("text/plain" if self.encoding == "utf-8" else "application/octet-stream"))
+        return self
+
+    @property
+    def is_text(self) -> bool:
+        return self.encoding == "utf-8"
+
+    def diff_text(self) -> str | None:
+        return self.content if self.is_text else None
+
+
+class Folder(Record):
+    """A folder of the tree ('/' is implicit)."""
+
+    key_field = "path"
+    path: str
+    created: datetime | None = None
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give files and folders times and create every missing parent folder."""
+    files, folders = tables.get(FILES), tables.get(FOLDERS)
+    if files is None or folders is None:
+        return
+    for path, f in list(files.items()):
+        if f.created is None or f.modified is None:
+            files[path] = f.evolve(created=f.created or config.now, modified=f.modified or f.created or config.now)
+    for path in list(files) + list(folders):
+        p = parent(path)
+        while p != "/" and p not in folders:
+            folders[p] = Folder(path=p, created=config.now)
+            p = parent(p)
+    for path, d in list(folders.items()):
+        if d.created is None:
+            folders[path] = d.evolve(created=config.now)
+        if path in files:
+            raise ValueError(f"{path} is both a file and a folder")
+
+
+SERVICE = Service("files", {"files": File, "folders": Folder}, title="Files", prepare=_prepare)
+
+
+def _is_dir(ctx: ToolContext, path: str) -> bool:
+    return path == "/" or ctx.get(FOLDERS, path) is not None
+
+
+def _file(ctx: ToolContext, path: str) -> File:
+    f = ctx.get(FILES, path)
+    if f is None:
+        if _is_dir(ctx, path):
+            raise InvalidArgument(f"{path} is a folder, not a file")
+        raise NotFound(f"file {path} not found" + _suggest(ctx, path))
+    return f
+
+
+def _suggest(ctx: ToolContext, path: str) -> str:
+    names = difflib.get_close_matches(path, ctx.keys(FILES), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(names)}?" if names else ""
+
+
+def _need_dir(ctx: ToolContext, path: str) -> None:
+    if not _is_dir(ctx, path):
+        if ctx.get(FILES, path) is not None:
+            raise InvalidArgument(f"{path} is a file, not a folder")
+        raise NotFound(f"folder {path} not found")
+
+
+def _text(f: File) -> str:
+    if not f.is_text:
+        raise InvalidArgument(f"{f.path} is a binary file ({f.mime_type}, {f.size} bytes); it has no text to read")
+    return f.content
+
+
+def _children(ctx: ToolContext, folder: str) -> tuple[list[Folder], list[File]]:
+    dirs = [d for d in ctx.values(FOLDERS) if parent(d.path) == folder and d.path != folder]
+    files = [f for f in ctx.values(FILES) if parent(f.path) == folder]
+    return dirs, files
+
+
+def _render_listing(data: dict) -> str:
+    lines = [f"{'[DIR] ' if e['type'] == 'directory' else '[FILE]'} {e['name']}" for e in data["entries"]]
+    return "\n".join(lines) or f"{data['path']} is empty"
+
+
+@SERVICE.tool(read_only=True, render=lambda d: d["content"])
+def read_text_file(ctx: ToolContext, path: str, head: int | None = None, tail: int | None = None) -> dict:
+    """Read a text file, optionally only its first or last lines.
+
+    Args:
+        path: Path of the file, e.g. /reports/q1.csv.
+        head: If given, return only the first N lines.
+        tail: If given, return only the last N lines.
+    """
+    if head is not None and tail is not None:
+        raise InvalidArgument("give head or tail, not both")
+    if (head is not None and head < 0) or (tail is not None and tail < 0):
+        raise InvalidArgument("head and tail must be zero or positive")
+    f = _file(ctx, resolve(path))
+    text = _text(f)
+    if head is not None or tail is not None:
+        lines = text.splitlines(keepends=True)
+        text = "".join(lines[:head] if head is not None else (lines[-tail:] if tail else []))
+    return {"path": f.path, "content": text}
+
+
+@SERVICE.tool(read_only=True)
+def read_multiple_files(ctx: ToolContext, paths: list[str]) -> dict:
+    """Read several text files at once; a file that cannot be read gets an error entry, not a failure.
+
+    Args:
+        paths: Paths of the files to read.
+    """
+    if not paths:
+        raise InvalidArgument("paths is empty")
+    out = []
+    for p in paths:
+        try:
+            f = _file(ctx, resolve(p))
+            out.append({"path": f.path, "content": _text(f)})
+        except (NotFound, InvalidArgument) as e:
+            out.append({"path": p, "error": e.message})
+    return {"files": out}
+
+
+@SERVICE.tool()
+def write_file(ctx: ToolContext, path: str, content: str) -> dict:
+    """Create a new text file or overwrite an existing one with the given content. Its folder must exist.
+
+    Args:
+        path: Path of the file to write.
+        content: The full new text of the file.
+    """
+    p = resolve(path)
+    if p == "/" or _is_dir(ctx, p):
+        raise InvalidArgument(f"{p} is a folder; give a file path")
+    folder = parent(p)
+    _need_dir_for_write(ctx, folder)
+    old = ctx.get(FILES, p)
+    rec = File(path=p, content=content, created=old.created if old else ctx.now, modified=ctx.now)
+    ctx.put(FILES, rec)
+    return {"path": p, "size": rec.size, "created": old is None}
+
+
+def _need_dir_for_write(ctx: ToolContext, folder: str) -> None:
+    if not _is_dir(ctx, folder):
+        if ctx.get(FILES, folder) is not None:
+            raise InvalidArgument(f"{folder} is a file, not a folder")
+        raise NotFound(f"folder {folder} does not exist; create it first with create_directory")
+
+
+class Edit(BaseModel):
+    """One exact-text replacement."""
+
+    model_config = ConfigDict(extra="forbid")
+    old_text: str = Field(min_length=1, description="Text to find; must occur exactly once.")
+    new_text: str = Field(description="Text to put in its place.")
+
+
+@SERVICE.tool(render=lambda d: d["diff"] or "no changes")
+def edit_file(ctx: ToolContext, path: str, edits: list[Edit], dry_run: bool = False) -> dict:
+    """Apply exact-text replacements to a text file and return a unified diff of the change.
+
+    Args:
+        path: Path of the file to edit.
+        edits: Replacements applied in order; each old_text must occur exactly once.
+        dry_run: If true, only show the diff and change nothing.
+    """
+    p = resolve(path)
+    f = _file(ctx, p)
+    text = original = _text(f)
+    if not edits:
+        raise InvalidArgument("edits is empty")
+    for i, e in enumerate(edits):
+        n = text.count(e.old_text)
+        if n == 0:
+            raise NotFound(f"edits[{i}].old_text not found in {p}; read the file and copy the text exactly")
+        if n > 1:
+            raise Conflict(f"edits[{i}].old_text occurs {n} times in {p}; include more context to make it unique")
+        text = text.replace(e.old_text, e.new_text, 1)
+    diff = "".join(difflib.unified_diff(original.splitlines(True), text.splitlines(True), f"a{p}", f"b{p}"))
+    if not dry_run and text != original:
+        ctx.put(FILES, f.evolve(content=text, modified=ctx.now))
+    return {"path": p, "diff": diff, "dry_run": dry_run}
+
+
+@SERVICE.tool(idempotent=True)
+def create_directory(ctx: ToolContext, path: str) -> dict:
+    """Create a folder and any missing parent folders; succeeds quietly if it already exists.
+
+    Args:
+        path: Path of the folder to create.
+    """
+    p = resolve(path)
+    created = []
+    walk = p
+    chain = []
+    while walk != "/" and not _is_dir(ctx, walk):
+        if ctx.get(FILES, walk) is not None:
+            raise Conflict(f"{walk} is a file; cannot create a folder there")
+        chain.append(walk)
+        walk = parent(walk)
+    for d in reversed(chain):
+        ctx.put(FOLDERS, Folder(path=d, created=ctx.now))
+        created.append(d)
+    return {"path": p, "created": created}
+
+
+@SERVICE.tool(read_only=True, render=_render_listing)
+def list_directory(ctx: ToolContext, path: str = "/") -> dict:
+    """List the files and folders directly inside a folder.
+
+    Args:
+        path: Folder to list; the root '/' by default.
+    """
+    p = resolve(path)
+    _need_dir(ctx, p)
+    dirs, files = _children(ctx, p)
+    entries = [{"name": d.path.rsplit("/", 1)[-1], "type": "directory"} for d in dirs]
+    entries += [{"name": f.path.rsplit("/", 1)[-1], "type": "file", "size": f.size} for f in files]
+    entries.sort(key=lambda e: e["name"])
+    return {"path": p, "entries": entries}
+
+
+@SERVICE.tool(read_only=True)
+def directory_tree(ctx: ToolContext, path: str = "/", exclude_patterns: list[str] = []) -> dict:
+    """A recursive tree of a folder: each entry has a name, a type and, for folders, children.
+
+    Args:
+        path: Folder at the top of the tree.
+        exclude_patterns: Glob patterns of names or paths to leave out.
+    """
+    p = resolve(path)
+    _need_dir(ctx, p)
+    folders = [d.path for d in ctx.values(FOLDERS) if is_under(d.path, p) and d.path != p]
+    files = [f.path for f in ctx.values(FILES) if is_under(f.path, p)]
+
+    def excluded(q: str) -> bool:
+        return any(fnmatch.fnmatchcase(q, pat) or fnmatch.fnmatchcase(q.rsplit("/", 1)[-1], pat) for pat in exclude_patterns)
+
+    def build(folder: str) -> list[dict]:
+        out: list[dict] = []
+        for d in sorted(x for x in folders if parent(x) == folder):
+            if not excluded(d):
+                out.append({"name": d.rsplit("/", 1)[-1], "type": "directory", "children": build(d)})
+        for f in sorted(x for x in files if parent(x) == folder):
+            if not excluded(f):
+                out.append({"name": f.rsplit("/", 1)[-1], "type": "file"})
+        return out
+
+    return {"path": p, "tree": build(p)}
+
+
+@SERVICE.tool(destructive=True)
+def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
+    """Move or rename a file or folder; fails if the destination already exists.
+
+    Args:
+        source: Current path.
+        destination: New path; its folder must exist.
+    """
+    src, dst = resolve(source, "source"), resolve(destination, "destination")
+    if src == "/":
+        raise InvalidArgument("the root folder cannot be moved")
+    if ctx.get(FILES, dst) is not None or _is_dir(ctx, dst):
+        raise Conflict(f"destination {dst} already exists")
+    _need_dir_for_write(ctx, parent(dst))
+    f = ctx.get(FILES, src)
+    if f is not None:
+        ctx.delete(FILES, src)
+        ctx.put(FILES, f.evolve(path=dst, modified=ctx.now))
+        return {"source": src, "destination": dst, "moved": 1}
+    if not _is_dir(ctx, src):
+        raise NotFound(f"{src} not found" + _suggest(ctx, src))
+    if is_under(dst, src):
+        raise InvalidArgument(f"cannot move {src} into itself")
+    moved = 0
+    for d in [d for d in ctx.values(FOLDERS) if is_under(d.path, src)]:
+        ctx.delete(FOLDERS, d.path)
+        ctx.put(FOLDERS, d.evolve(path=dst + d.path[len(src):]))
+    for f in [f for f in ctx.values(FILES) if is_under(f.path, src)]:
+        ctx.delete(FILES, f.path)
+        ctx.put(FILES, f.evolve(path=dst + f.path[len(src):]))
+        moved += 1
+    return {"source": src, "destination": dst, "moved": moved}
+
+
+@SERVICE.tool(destructive=True)
+def delete_file(ctx: ToolContext, path: str) -> dict:
+    """Delete a file, or an empty folder.
+
+    Args:
+        path: Path of the file or empty folder to delete.
+    """
+    p = resolve(path)
+    if ctx.get(FILES, p) is not None:
+        ctx.delete(FILES, p)
+        return {"deleted": p}
+    if p == "/":
+        raise InvalidArgument("the root folder cannot be deleted")
+    if _is_dir(ctx, p):
+        dirs, files = _children(ctx, p)
+        if dirs or files:
+            raise Conflict(f"folder {p} is not empty ({len(dirs) + len(files)} entries); delete its contents first")
+        ctx.delete(FOLDERS, p)
+        return {"deleted": p}
+    raise NotFound(f"{p} not found" + _suggest(ctx, p))
+
+
+@SERVICE.tool(read_only=True)
+def search_files(ctx: ToolContext, pattern: str, path: str = "/", exclude_patterns: list[str] = []) -> dict:
+    """Find files and folders under a folder whose name or relative path matches a glob pattern.
+
+    Args:
+        pattern: Glob such as '*.csv' (matched against names) or 'reports/**/*.md' (against paths).
+        path: Folder to search in.
+        exclude_patterns: Glob patterns to leave out.
+    """
+    root = resolve(path)
+    _need_dir(ctx, root)
+    hits = []
+    for q in [*(d.path for d in ctx.values(FOLDERS)), *(f.path for f in ctx.values(FILES))]:
+        if q == root or not is_under(q, root):
+            continue
+        rel = q[len(root):].lstrip("/")
+        name = q.rsplit("/", 1)[-1]
+        if _glob(rel, pattern) or _glob(name, pattern) or pattern.lower() in name.lower() and not _has_magic(pattern):
+            if not any(_glob(rel, x) or _glob(name, x) for x in exclude_patterns):
+                hits.append(q)
+    return {"path": root, "pattern": pattern, "matches": sorted(hits)}
+
+
+def _has_magic(p: str) -> bool:
+    return any(c in p for c in "*?[")
+
+
+def _glob(text: str, pattern: str) -> bool:
+    if "**" in pattern:
+        rx = regex.escape(pattern).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+        return regex.fullmatch(rx, text) is not None
+    return fnmatch.fnmatchcase(text, pattern)
+
+
+@SERVICE.tool(read_only=True)
+def grep(
+    ctx: ToolContext, pattern: str, path: str = "/", include: str = "*", ignore_case: bool = False,
+    fixed_string: bool = False, max_results: int = 100,
+) -> dict:
+    """Search the text of files for a regular expression (or fixed string); returns matching lines.
+
+    Args:
+        pattern: Regular expression (or plain text with fixed_string) to look for.
+        path: File or folder to search.
+        include: Glob on file names to search, e.g. '*.md'.
+        ignore_case: Match regardless of case.
+        fixed_string: Treat the pattern as plain text.
+        max_results: Stop after this many matching lines.
+    """
+    if max_results < 1:
+        raise InvalidArgument("max_results must be at least 1")
+    root = resolve(path)
+    try:
+        rx = regex.compile(regex.escape(pattern) if fixed_string else pattern, regex.I if ignore_case else 0)
+    except regex.error as e:
+        raise InvalidArgument(f"pattern is not a valid regular expression: {e}") from None
+    targets = [ctx.get(FILES, root)] if ctx.get(FILES, root) is not None else None
+    if targets is None:
+        _need_dir(ctx, root)
+        targets = [f for f in ctx.values(FILES) if is_under(f.path, root) and fnmatch.fnmatchcase(f.path.rsplit("/", 1)[-1], include)]
+    hits: list[dict] = []
+    truncated = False
+    for f in targets:
+        if not f.is_text:
+            continue
+        for n, line in enumerate(f.content.splitlines(), 1):
+            try:
+                found = rx.search(line, timeout=REGEX_TIMEOUT)
+            except TimeoutError:
+                raise InvalidArgument("pattern took too long to match; simplify it") from None
+            if found:
+                if len(hits) >= max_results:
+                    truncated = True
+                    break
+                hits.append({"path": f.path, "line": n, "text": line[:500]})
+        if truncated:
+            break
+    return {"pattern": pattern, "matches": hits, "truncated": truncated}
+
+
+@SERVICE.tool(read_only=True)
+def get_file_info(ctx: ToolContext, path: str) -> dict:
+    """Metadata of a file or folder: type, size, MIME type, created and modified times.
+
+    Args:
+        path: Path of the file or folder.
+    """
+    p = resolve(path)
+    f = ctx.get(FILES, p)
+    if f is not None:
+        return {"path": p, "type": "file", "size": f.size, "mime_type": f.mime_type, "encoding": f.encoding,
+                "created": f.created.isoformat() if f.created else None,
+                "modified": f.modified.isoformat() if f.modified else None}
+    if _is_dir(ctx, p):
+        d = ctx.get(FOLDERS, p)
+        dirs, files = _children(ctx, p)
+        return {"path": p, "type": "directory", "entries": len(dirs) + len(files),
+                "created": d.created.isoformat() if d is not None and d.created else None}
+    raise NotFound(f"{p} not found" + _suggest(ctx, p))

@@ -1,0 +1,110 @@
+"""The immutable workspace state: persistent tables with structural sharing and an incremental hash.
+
+A state is a value. Every table is an `immutables.Map` (a HAMT), so a change to one record copies
+only the few nodes on its path and every older state stays valid: a snapshot is just a reference.
+The content hash is a sum, modulo 2**128, of one digest per (table, key, record), so a change
+updates it in constant time and equal contents always give equal hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterator, Mapping
+
+import immutables
+
+from .records import Record
+
+_MOD = 1 << 128
+EMPTY: immutables.Map = immutables.Map()
+
+
+def entry_digest(table: str, key: str, record: Record) -> int:
+    """The hash contribution of one stored record."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(table.encode())
+    h.update(b"\0")
+    h.update(key.encode("utf-8", "surrogatepass"))
+    h.update(b"\0")
+    h.update(record.digest())
+    return int.from_bytes(h.digest(), "big")
+
+
+@dataclass(frozen=True, slots=True)
+class LogNode:
+    """One cell of the persistent (shared-tail) event log."""
+
+    event: Any
+    prev: "LogNode | None"
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Everything that a snapshot captures: records, content hash, clock, counters and event log."""
+
+    tables: immutables.Map
+    acc: int
+    now: datetime
+    counters: immutables.Map
+    log: LogNode | None = None
+    log_len: int = 0
+
+    @property
+    def content_hash(self) -> str:
+        """Hex digest of the records alone: equal contents, equal hash, whatever the history."""
+        return f"{self.acc:032x}"
+
+    def table(self, name: str) -> Mapping[str, Record]:
+        """The records of one table (read-only mapping; empty when the table is absent)."""
+        return self.tables.get(name, EMPTY)
+
+    def events(self) -> list[Any]:
+        """The event log, oldest first."""
+        out = []
+        node = self.log
+        while node is not None:
+            out.append(node.event)
+            node = node.prev
+        out.reverse()
+        return out
+
+    def iter_records(self) -> Iterator[tuple[str, str, Record]]:
+        """Every (table, key, record), tables and keys in sorted order."""
+        for name in sorted(self.tables.keys()):
+            table = self.tables[name]
+            for key in sorted(table.keys()):
+                yield name, key, table[key]
+
+    def with_records(self, changes: Mapping[tuple[str, str], Record | None]) -> "State":
+        """A new state with records put (value) or deleted (None); the hash follows incrementally."""
+        tables = self.tables.mutate()
+        acc = self.acc
+        by_table: dict[str, list[tuple[str, Record | None]]] = {}
+        for (tname, key), rec in changes.items():
+            by_table.setdefault(tname, []).append((key, rec))
+        for tname, items in by_table.items():
+            table = tables.get(tname, EMPTY).mutate()
+            for key, rec in items:
+                old = table.get(key)
+                if old is not None:
+                    acc -= entry_digest(tname, key, old)
+                    if rec is None:
+                        del table[key]
+                if rec is not None:
+                    acc += entry_digest(tname, key, rec)
+                    table[key] = rec
+            tables[tname] = table.finish()
+        return State(tables.finish(), acc % _MOD, self.now, self.counters, self.log, self.log_len)
+
+
+def build_state(tables: Mapping[str, Mapping[str, Record]], now: datetime) -> State:
+    """A state from plain mappings of records, hashing everything once."""
+    acc = 0
+    built = {}
+    for tname, records in tables.items():
+        for key, rec in records.items():
+            acc += entry_digest(tname, key, rec)
+        built[tname] = immutables.Map(records)
+    return State(immutables.Map(built), acc % _MOD, now, EMPTY)

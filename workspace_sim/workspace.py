@@ -1,0 +1,316 @@
+"""The workspace: services composed over one immutable state, with calls, snapshots, forks and diffs."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from datetime import timedelta
+from typing import Any, Iterable, Mapping
+
+from pydantic import BaseModel, ValidationError
+
+from .config import WorkspaceConfig
+from .context import ToolContext
+from .diff import Diff, diff_from_writes, diff_states
+from .errors import InvalidArgument, SpecError, ToolError, UnknownTool, pydantic_error_message
+from .events import ErrorInfo, Event, ToolResult
+from .faults import fault_for_call
+from .policies import PendingCall, first_violation
+from .records import Record
+from .registry import Service, Tool
+from .services import all_services
+from .state import LogNode, State, build_state
+
+
+def _to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def load_tables(services: Iterable[Service], data: Mapping[str, Any]) -> dict[str, dict[str, Record]]:
+    """Validate initial data `{service: {table: [record, ...]}}` into records; errors name the path."""
+    by_name = {s.name: s for s in services}
+    tables: dict[str, dict[str, Record]] = {s.table_name(t): {} for s in by_name.values() for t in s.tables}
+    if not isinstance(data, Mapping):
+        raise SpecError("data", f"must be an object of services, got {type(data).__name__}")
+    for sname, sdata in data.items():
+        if sname not in by_name:
+            raise SpecError(f"data.{sname}", f"unknown or disabled service; enabled: {', '.join(sorted(by_name))}")
+        service = by_name[sname]
+        if not isinstance(sdata, Mapping):
+            raise SpecError(f"data.{sname}", "must be an object of tables")
+        for tname, rows in sdata.items():
+            if tname not in service.tables:
+                raise SpecError(f"data.{sname}.{tname}", f"unknown table; {sname} has {', '.join(service.tables)}")
+            model = service.tables[tname]
+            items = rows.values() if isinstance(rows, Mapping) else rows
+            if not isinstance(items, Iterable) or isinstance(items, (str, bytes)):
+                raise SpecError(f"data.{sname}.{tname}", "must be a list of records")
+            target = tables[service.table_name(tname)]
+            for i, row in enumerate(items):
+                where = f"data.{sname}.{tname}[{i}]"
+                try:
+                    rec = row if isinstance(row, model) else model.model_validate(row)
+                except ValidationError as e:
+                    raise SpecError(where, pydantic_error_message(e)) from None
+                if rec.key() in target:
+                    raise SpecError(where, f"duplicate key {rec.key()!r}")
+                target[rec.key()] = rec
+    return tables
+
+
+class Workspace:
+    """A simulated workspace. `call` never raises; every call is logged with the diff it caused."""
+
+    def __init__(self, config: WorkspaceConfig, state: State) -> None:
+        services = all_services()
+        unknown = [s for s in config.services if s not in services]
+        if unknown:
+            raise SpecError("services", f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}")
+        self.config = config
+        self.services: dict[str, Service] = {n: services[n] for n in config.services}
+        self.tools: dict[str, Tool] = {n: t for s in self.services.values() for n, t in s.tools.items()}
+        self._state = state
+        self.initial = state
+
+    @classmethod
+    def create(cls, config: WorkspaceConfig | None = None, data: Mapping[str, Any] | None = None) -> "Workspace":
+        """A workspace with the given settings and initial data `{service: {table: [records]}}`."""
+        config = config or WorkspaceConfig()
+        services = all_services()
+        enabled = [services[n] for n in config.services if n in services]
+        tables = load_tables(enabled, data or {})
+        for service in enabled:
+            if service.prepare is not None:
+                service.prepare(tables, config)
+        return cls(config, build_state(tables, config.now))
+
+    # --- state handles -------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The current (immutable) state."""
+        return self._state
+
+    def snapshot(self) -> State:
+        """An immutable handle on the current state (records, clock, counters, event log)."""
+        return self._state
+
+    def restore(self, snapshot: State) -> None:
+        """Return the workspace exactly to a snapshot."""
+        if not isinstance(snapshot, State):
+            raise TypeError(f"restore() needs a snapshot State, got {type(snapshot).__name__}")
+        self._state = snapshot
+
+    def fork(self) -> "Workspace":
+        """An independent workspace starting from this state (unchanged data is shared)."""
+        other = Workspace.__new__(Workspace)
+        other.config, other.services, other.tools = self.config, self.services, self.tools
+        other._state = self._state
+        other.initial = self.initial
+        return other
+
+    def diff(self, a: State | None = None, b: State | None = None) -> Diff:
+        """The semantic diff from `a` (default: the initial state) to `b` (default: now)."""
+        return diff_states(a if a is not None else self.initial, b if b is not None else self._state)
+
+    @property
+    def content_hash(self) -> str:
+        """A stable hash of the records: equal states have equal hashes."""
+        return self._state.content_hash
+
+    def events(self) -> list[Event]:
+        """The event log, oldest first."""
+        return self._state.events()
+
+    def table(self, name: str) -> Mapping[str, Any]:
+        """The current records of a table, e.g. 'mail.messages'."""
+        return self._state.table(name)
+
+    # --- acting --------------------------------------------------------------------------------
+
+    def _append(self, state: State, event: Event, counters: Mapping[str, int] | None = None) -> State:
+        now = state.now + timedelta(seconds=self.config.tick_seconds)
+        cnt = state.counters
+        if counters:
+            m = cnt.mutate()
+            for k, v in counters.items():
+                m[k] = v
+            cnt = m.finish()
+        return State(state.tables, state.acc, now, cnt, LogNode(event, state.log), state.log_len + 1)
+
+    def call(self, tool: str, args: Any = None) -> ToolResult:
+        """Run one tool call; returns data or a clear error, never raises, and logs the event."""
+        t0 = time.perf_counter()
+        state = self._state
+        counters: dict[str, int] = {}
+        data: Any = None
+        error: ErrorInfo | None = None
+        policy_name: str | None = None
+        diff = Diff()
+        new_tables_state = state
+        t = self.tools.get(tool) if isinstance(tool, str) else None
+        try:
+            if t is None:
+                raise UnknownTool(self._unknown_tool_message(tool))
+            if args is None:
+                args = {}
+            if not isinstance(args, Mapping):
+                raise InvalidArgument(f"arguments must be a JSON object, got {type(args).__name__}")
+            try:
+                validated = t.args_model.model_validate(args)
+            except ValidationError as e:
+                raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
+            fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
+            if fault is not None:
+                raise fault
+            ctx = ToolContext(state, self.config)
+            data = _to_jsonable(t.fn(ctx, **validated.__dict__))
+            counters.update(ctx.counters)
+            if ctx.writes:
+                diff = diff_from_writes(state, ctx.writes.items())
+                if self.config.policies:
+                    pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
+                                          self.config.user, self.config.timezone)
+                    hit = first_violation(self.config.policies, pending)
+                    if hit is not None:
+                        policy_name = hit[0].type
+                        raise ToolError_policy(hit[0].type, hit[1])
+                if diff:
+                    new_tables_state = state.with_records({(c.table, c.key): c.after for c in diff})
+        except ToolError as e:
+            error = ErrorInfo(e.code, e.message)
+            data, diff, new_tables_state = None, Diff(), state
+        except Exception as e:  # a bug in a tool must not escape or corrupt state
+            error = ErrorInfo("internal_error", f"{tool} failed unexpectedly: {type(e).__name__}: {e}")
+            data, diff, new_tables_state = None, Diff(), state
+        safe_args = dict(args) if isinstance(args, Mapping) else (None if args is None else repr(args)[:200])
+        event = Event(
+            index=state.log_len, kind="call", sim_time=state.now, tool=tool if isinstance(tool, str) else repr(tool),
+            args=safe_args, ok=error is None, data=data, error=error, diff=diff, policy=policy_name,
+        )
+        self._state = self._append(new_tables_state, event, counters)
+        event.wall_ms = (time.perf_counter() - t0) * 1000
+        return ToolResult(event.tool or "", error is None, data, error, event, t.render if t else None)
+
+    def _unknown_tool_message(self, tool: Any) -> str:
+        if not isinstance(tool, str):
+            return f"tool name must be a string, got {type(tool).__name__}"
+        close = difflib.get_close_matches(tool, list(self.tools), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; available: {', '.join(sorted(self.tools))}"
+        return f"unknown tool {tool!r}{hint}"
+
+    def add_message(self, role: str, content: str) -> Event:
+        """Log a conversation turn (user or assistant); confirmation policies read these."""
+        state = self._state
+        event = Event(index=state.log_len, kind="message", sim_time=state.now, role=role, content=content)
+        self._state = State(state.tables, state.acc, state.now, state.counters,
+                            LogNode(event, state.log), state.log_len + 1)
+        return event
+
+    def apply_world_change(self, changes: list[Mapping[str, Any]], note: str = "") -> Event:
+        """Apply changes from outside the agent (new mail, a moved meeting), logged as a 'world' event.
+
+        Each change is `{"op": "put", "table": T, "record": {...}}`, `{"op": "patch", "table": T,
+        "key": K, "fields": {...}}` or `{"op": "delete", "table": T, "key": K}`.
+        """
+        state = self._state
+        models = {s.table_name(t): m for s in self.services.values() for t, m in s.tables.items()}
+        writes: dict[tuple[str, str], Record | None] = {}
+        for i, ch in enumerate(changes):
+            where = f"changes[{i}]"
+            table = ch.get("table")
+            if table not in models:
+                raise SpecError(f"{where}.table", f"unknown table {table!r}")
+            op = ch.get("op")
+            try:
+                if op == "put":
+                    rec = models[table].model_validate(ch.get("record"))
+                    writes[(table, rec.key())] = rec
+                elif op in ("patch", "delete"):
+                    key = ch.get("key")
+                    old = writes.get((table, key)) or state.table(table).get(key)
+                    if old is None:
+                        raise SpecError(f"{where}.key", f"no record {key!r} in {table}")
+                    writes[(table, key)] = old.evolve(**ch.get("fields", {})) if op == "patch" else None
+                else:
+                    raise SpecError(f"{where}.op", f"must be put, patch or delete, got {op!r}")
+            except ValidationError as e:
+                raise SpecError(where, pydantic_error_message(e)) from None
+        diff = diff_from_writes(state, writes.items())
+        event = Event(index=state.log_len, kind="world", sim_time=state.now, tool=None, args={"note": note},
+                      ok=True, diff=diff)
+        new = state.with_records({(c.table, c.key): c.after for c in diff}) if diff else state
+        self._state = State(new.tables, new.acc, new.now, new.counters, LogNode(event, state.log), state.log_len + 1)
+        return event
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move simulated time forward (between turns or days)."""
+        s = self._state
+        self._state = State(s.tables, s.acc, s.now + timedelta(seconds=seconds), s.counters, s.log, s.log_len)
+
+    # --- persistence ---------------------------------------------------------------------------
+
+    def export_data(self, state: State | None = None) -> dict[str, dict[str, list[dict[str, Any]]]]:
+        """The records of a state as `{service: {table: [record, ...]}}` (JSON-ready, sorted)."""
+        s = state if state is not None else self._state
+        out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        for service in self.services.values():
+            for tname in service.tables:
+                rows = s.table(service.table_name(tname))
+                out.setdefault(service.name, {})[tname] = [rows[k].model_dump(mode="json") for k in sorted(rows.keys())]
+        return out
+
+    def to_json(self) -> str:
+        """The whole workspace (config, current time and records) as canonical JSON."""
+        doc = {
+            "config": self.config.model_dump(mode="json"),
+            "now": self._state.now.isoformat(),
+            "counters": dict(sorted(self._state.counters.items())),
+            "data": self.export_data(),
+        }
+        return json.dumps(doc, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Workspace":
+        """Rebuild a workspace written by `to_json` (the event log starts empty)."""
+        from datetime import datetime
+
+        import immutables
+
+        doc = json.loads(text)
+        config = WorkspaceConfig.model_validate(doc["config"])
+        ws = cls.create(config, doc["data"])
+        s = ws._state
+        ws._state = State(s.tables, s.acc, datetime.fromisoformat(doc["now"]), immutables.Map(doc["counters"]))
+        ws.initial = ws._state
+        return ws
+
+
+def ToolError_policy(policy_type: str, reason: str) -> ToolError:
+    """The error of a call blocked by a policy."""
+    from .errors import PolicyViolation
+
+    return PolicyViolation(f"blocked by policy '{policy_type}': {reason}. Nothing was changed.", policy=policy_type)
+
+
+class _CounterView(dict):
+    """Counters as seen by fault injection: pending updates over the state's persistent map."""
+
+    def __init__(self, base: Mapping[str, int], pending: dict[str, int]) -> None:
+        super().__init__()
+        self._base, self._pending = base, pending
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._pending:
+            return self._pending[key]
+        return self._base.get(key, default)
+
+    def __setitem__(self, key: str, value: int) -> None:
+        self._pending[key] = value
