@@ -122,7 +122,7 @@ def _children(ctx: ToolContext, folder: str) -> tuple[list[Folder], list[File]]:
 
 
 def _render_listing(data: dict) -> str:
-    lines = [f"{'[DIR] ' if e['type'] == 'directory' else '[FILE]'} {e['name']}" for e in data["entries"]]
+    lines = [f"{'[DIR]' if e['type'] == 'directory' else '[FILE]'} {e['name']}" for e in data["entries"]]
     return "\n".join(lines) or f"{data['path']} is empty"
 
 
@@ -368,9 +368,19 @@ def search_files(ctx: ToolContext, pattern: str, path: str = "/", exclude_patter
         rel = q[len(root):].lstrip("/")
         name = q.rsplit("/", 1)[-1]
         if _glob(rel, pattern) or _glob(name, pattern) or pattern.lower() in name.lower() and not _has_magic(pattern):
-            if not any(_glob(rel, x) or _glob(name, x) for x in exclude_patterns):
+            if not _excluded(rel, exclude_patterns):
                 hits.append(q)
     return {"path": root, "pattern": pattern, "matches": sorted(hits)}
+
+
+def _excluded(rel: str, patterns: list[str]) -> bool:
+    """Whether a relative path, or any folder above it, matches an exclude pattern."""
+    parts = rel.split("/")
+    for i in range(1, len(parts) + 1):
+        prefix, name = "/".join(parts[:i]), parts[i - 1]
+        if any(_glob(prefix, x) or _glob(name, x) for x in patterns):
+            return True
+    return False
 
 
 def _has_magic(p: str) -> bool:

@@ -1,0 +1,157 @@
+"""The evaluation language: JSON predicates judged on (initial state, final state, diff, log, answer).
+
+Documents are validated at load (`parse_predicates` names the JSON path of any problem) and never
+execute code. `evaluate` returns every predicate's pass/fail with expected against observed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from ..errors import SpecError
+from ..state import State
+from .base import EvalContext, PredicateBase, PredicateResult
+from .calendar import EventExists
+from .calls import Answer, ToolCalled, ToolNotCalled
+from .conditions import Condition
+from .files import FileContent
+from .mail import MailSent
+from .records import RecordAbsent, RecordExists, TicketState
+from .scope import OnlyChanged, Unchanged, in_scope
+
+
+class AllOf(PredicateBase):
+    """Every child predicate passes."""
+
+    kind: Literal["all"] = "all"
+    predicates: list["Predicate"] = Field(min_length=1)
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        kids = [p.evaluate(ctx) for p in self.predicates]
+        failed = [k for k in kids if not k.passed]
+        return self.result(not failed, f"all of {len(kids)} checks", 
+                           "all passed" if not failed else f"{len(failed)} failed: " + "; ".join(k.description for k in failed), kids)
+
+
+class AnyOf(PredicateBase):
+    """At least one child predicate passes."""
+
+    kind: Literal["any"] = "any"
+    predicates: list["Predicate"] = Field(min_length=1)
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        kids = [p.evaluate(ctx) for p in self.predicates]
+        passed = [k for k in kids if k.passed]
+        return self.result(bool(passed), f"any of {len(kids)} checks",
+                           f"{len(passed)} passed" if passed else "none passed", kids)
+
+
+class NotOf(PredicateBase):
+    """The child predicate fails."""
+
+    kind: Literal["not"] = "not"
+    predicate: "Predicate"
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        kid = self.predicate.evaluate(ctx)
+        return self.result(not kid.passed, f"not ({kid.expected})", kid.observed, [kid])
+
+
+Predicate = Annotated[
+    Union[
+        RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
+        ToolCalled, ToolNotCalled, Answer, AllOf, AnyOf, NotOf,
+    ],
+    Field(discriminator="kind"),
+]
+for _m in (AllOf, AnyOf, NotOf):
+    _m.model_rebuild()
+
+_LIST = TypeAdapter(list[Predicate])
+KINDS = sorted(m.model_fields["kind"].default for m in Predicate.__args__[0].__args__)  # type: ignore[attr-defined]
+
+
+def parse_predicates(doc: Any, root: str = "predicates") -> list[Any]:
+    """Validate a JSON list of predicates; a problem raises SpecError naming its JSON path."""
+    if not isinstance(doc, list):
+        raise SpecError(root, f"must be a list of predicates, got {type(doc).__name__}")
+    for i, item in enumerate(doc):
+        if not isinstance(item, dict):
+            raise SpecError(f"{root}[{i}]", f"must be an object, got {type(item).__name__}")
+        if item.get("kind") not in KINDS:
+            raise SpecError(f"{root}[{i}].kind", f"unknown kind {item.get('kind')!r}; one of {', '.join(KINDS)}")
+    try:
+        return _LIST.validate_python(doc)
+    except ValidationError as e:
+        err = e.errors()[0]
+        parts = [p for i, p in enumerate(err["loc"]) if not (p in KINDS and i > 0 and not isinstance(p, int)
+                                                              and (isinstance(err["loc"][i - 1], int) or err["loc"][i - 1] == "predicate"))]
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
+        shown = repr(err.get("input"))
+        raise SpecError(f"{root}{loc}", f"{err['msg']} (got {shown[:80]})") from None
+
+
+@dataclass
+class Evaluation:
+    """The verdict on an episode: each predicate's result, the weighted score and the counts."""
+
+    results: list[PredicateResult]
+    policy_violations: int = 0
+    tool_errors: int = 0
+    faults: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when every predicate passes."""
+        return all(r.passed for r in self.results)
+
+    @property
+    def score(self) -> float:
+        """Weighted fraction of predicates passed (1.0 when there are none)."""
+        total = sum(r.weight for r in self.results)
+        return 1.0 if total == 0 else sum(r.weight for r in self.results if r.passed) / total
+
+    def vector(self) -> list[bool]:
+        """Pass/fail per predicate, in order."""
+        return [r.passed for r in self.results]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed, "score": round(self.score, 6), "policy_violations": self.policy_violations,
+            "tool_errors": self.tool_errors, "faults": self.faults,
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def evaluate_states(
+    predicates: list[Any], initial: State, final: State, user: str, final_answer: str | None = None,
+    events: list[Any] | None = None,
+) -> Evaluation:
+    """Judge predicates on explicit states and events."""
+    evs = events if events is not None else final.events()
+    ctx = EvalContext(initial, final, evs, final_answer, user)
+    results = [p.evaluate(ctx) for p in predicates]
+    calls = [e for e in evs if e.kind == "call"]
+    return Evaluation(
+        results,
+        policy_violations=sum(1 for e in calls if e.policy),
+        tool_errors=sum(1 for e in calls if not e.ok and e.error and e.error.code not in ("fault", "policy_violation")),
+        faults=sum(1 for e in calls if not e.ok and e.error and e.error.code == "fault"),
+    )
+
+
+def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = None) -> Evaluation:
+    """Judge predicates on a workspace: its initial state against its current one."""
+    return evaluate_states(predicates, workspace.initial, workspace.state, workspace.config.user, final_answer)
+
+
+__all__ = [
+    "AllOf", "Answer", "AnyOf", "Condition", "EvalContext", "Evaluation", "EventExists", "FileContent", "KINDS",
+    "MailSent", "NotOf", "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "RecordAbsent",
+    "RecordExists", "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "evaluate", "evaluate_states",
+    "in_scope", "parse_predicates",
+]

@@ -1,0 +1,80 @@
+"""What every predicate shares: the evaluation inputs, the result, and the common fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..diff import Diff, diff_states
+from ..events import Event
+from ..state import State
+
+
+@dataclass
+class EvalContext:
+    """The evidence a predicate judges: start and final state, their diff, the log, the answer."""
+
+    initial: State
+    final: State
+    events: list[Event]
+    answer: str | None
+    user: str
+
+    @cached_property
+    def diff(self) -> Diff:
+        return diff_states(self.initial, self.final)
+
+    def added(self, table: str) -> list[Any]:
+        """Records of `table` present in the final state but not the initial one."""
+        return [c.after for c in self.diff if c.table == table and c.kind == "added"]
+
+
+@dataclass
+class PredicateResult:
+    """The outcome of one predicate: pass or fail, and why (expected against observed)."""
+
+    kind: str
+    description: str
+    weight: float
+    passed: bool
+    expected: str
+    observed: str
+    children: list["PredicateResult"] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return f"expected {self.expected}; observed {self.observed}"
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"kind": self.kind, "description": self.description, "weight": self.weight, "passed": self.passed,
+               "expected": self.expected, "observed": self.observed}
+        if self.children:
+            out["children"] = [c.to_json() for c in self.children]
+        return out
+
+
+class PredicateBase(BaseModel):
+    """Fields every predicate has: a plain-English description and a weight."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    description: str = Field("", description="The requirement in plain English.")
+    weight: float = Field(1.0, gt=0, description="Weight in the partial-credit score.")
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def result(self, passed: bool, expected: str, observed: str, children: list[PredicateResult] | None = None
+               ) -> PredicateResult:
+        """Build this predicate's result."""
+        kind = self.kind  # type: ignore[attr-defined]
+        return PredicateResult(kind, self.description or expected, self.weight, passed, expected, observed,
+                               children or [])
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """A compact repr for reasons."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

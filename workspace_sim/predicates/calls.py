@@ -1,0 +1,72 @@
+"""Predicates on the transcript: tools called (or not) with arguments, and the final answer."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Literal
+
+from pydantic import Field
+
+from .base import EvalContext, PredicateBase, PredicateResult, short
+from .conditions import Condition, field_value
+
+
+def _calls(ctx: EvalContext, tool: str, args: dict[str, Condition], successful: bool) -> list:
+    out = []
+    for ev in ctx.events:
+        if ev.kind != "call" or not isinstance(ev.tool, str) or not fnmatch.fnmatchcase(ev.tool, tool):
+            continue
+        if successful and not ev.ok:
+            continue
+        a = ev.args if isinstance(ev.args, dict) else {}
+        if all(c.check(field_value(a, k)) for k, c in args.items()):
+            out.append(ev)
+    return out
+
+
+def _what(tool: str, args: dict[str, Condition]) -> str:
+    return tool + (f" with {', '.join(f'{k} {c.describe()}' for k, c in args.items())}" if args else "")
+
+
+class ToolCalled(PredicateBase):
+    """A tool (name or glob) was called, successfully by default, with arguments meeting conditions."""
+
+    kind: Literal["tool_called"] = "tool_called"
+    tool: str
+    args: dict[str, Condition] = Field(default_factory=dict)
+    successful: bool = True
+    count: Condition | None = None
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        hits = _calls(ctx, self.tool, self.args, self.successful)
+        expected = f"a call of {_what(self.tool, self.args)}"
+        ok = self.count.check(len(hits)) if self.count is not None else bool(hits)
+        if self.count is not None:
+            expected += f", count {self.count.describe()}"
+        return self.result(ok, expected, f"{len(hits)} matching call(s)")
+
+
+class ToolNotCalled(PredicateBase):
+    """A tool (name or glob) was never called (attempts count too) with arguments meeting conditions."""
+
+    kind: Literal["tool_not_called"] = "tool_not_called"
+    tool: str
+    args: dict[str, Condition] = Field(default_factory=dict)
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        hits = _calls(ctx, self.tool, self.args, successful=False)
+        return self.result(not hits, f"no call of {_what(self.tool, self.args)}",
+                           f"{len(hits)} call(s), first at step {hits[0].index}" if hits else "never called")
+
+
+class Answer(PredicateBase):
+    """The agent's final answer to the user meets a condition."""
+
+    kind: Literal["answer"] = "answer"
+    condition: Condition
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        text = ctx.answer
+        ok = text is not None and self.condition.check(text)
+        return self.result(ok, f"final answer {self.condition.describe()}",
+                           "no final answer" if text is None else short(text))

@@ -1,0 +1,191 @@
+"""Value conditions used inside predicates: a literal means equality; an object combines operators."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+import regex
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+REGEX_TIMEOUT = 0.5
+
+
+def _to_datetime(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            f = float(value.replace(",", "").strip())
+            return f if math.isfinite(f) else None
+        except ValueError:
+            return None
+    return None
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+class Condition(BaseModel):
+    """A test on one value; every operator given must hold (a bare literal means `equals`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    equals: Any = None
+    not_equals: Any = None
+    contains: str | None = Field(None, description="Substring of a text (or element of a list).")
+    not_contains: str | None = None
+    regex: str | None = Field(None, description="Regular expression searched in the text.")
+    one_of: list[Any] | None = None
+    gt: float | None = None
+    gte: float | None = None
+    lt: float | None = None
+    lte: float | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    includes: list[Any] | None = Field(None, description="A list value must include all of these.")
+    excludes: list[Any] | None = None
+    count: "Condition | None" = Field(None, description="Condition on the length of a list or text.")
+    exists: bool | None = Field(None, description="Whether the value is present (not null).")
+    ignore_case: bool = False
+    tolerance: float = Field(1e-6, ge=0, description="Allowed numeric difference for equals.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _literal(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return {"equals": data}
+        if not data:
+            raise ValueError("empty condition: give a literal or at least one operator")
+        return data
+
+    @model_validator(mode="after")
+    def _check_regex(self) -> "Condition":
+        if self.regex is not None:
+            try:
+                regex.compile(self.regex)
+            except regex.error as e:
+                raise ValueError(f"invalid regex {self.regex!r}: {e}") from None
+        if self.after is not None and self.after.tzinfo is None or self.before is not None and self.before.tzinfo is None:
+            raise ValueError("after/before need a time zone offset")
+        return self
+
+    def describe(self) -> str:
+        """The condition in words."""
+        parts = []
+        for name in ("equals", "not_equals", "contains", "not_contains", "regex", "one_of", "gt", "gte", "lt", "lte",
+                     "after", "before", "includes", "excludes", "exists"):
+            v = getattr(self, name)
+            if v is not None and (name != "equals" or "equals" in self.model_fields_set):
+                parts.append(f"{name.replace('_', ' ')} {_norm(v)!r}")
+        if self.count is not None:
+            parts.append(f"count {self.count.describe()}")
+        return " and ".join(parts) or "anything"
+
+    def check(self, value: Any) -> bool:
+        """Whether `value` satisfies every operator."""
+        value = _norm(value)
+        fold = (lambda s: s.casefold()) if self.ignore_case else (lambda s: s)
+        if self.exists is not None and (value is not None) != self.exists:
+            return False
+        if "equals" in self.model_fields_set and not self._eq(value, self.equals, fold):
+            return False
+        if self.not_equals is not None and self._eq(value, self.not_equals, fold):
+            return False
+        if self.contains is not None and not self._contains(value, self.contains, fold):
+            return False
+        if self.not_contains is not None and self._contains(value, self.not_contains, fold):
+            return False
+        if self.regex is not None:
+            if not isinstance(value, str):
+                return False
+            try:
+                if regex.search(self.regex, value, regex.I if self.ignore_case else 0, timeout=REGEX_TIMEOUT) is None:
+                    return False
+            except TimeoutError:
+                return False
+        if self.one_of is not None and not any(self._eq(value, o, fold) for o in self.one_of):
+            return False
+        for op, bound in (("gt", self.gt), ("gte", self.gte), ("lt", self.lt), ("lte", self.lte)):
+            if bound is None:
+                continue
+            n = _num(value)
+            if n is None or not {"gt": n > bound, "gte": n >= bound, "lt": n < bound, "lte": n <= bound}[op]:
+                return False
+        if self.after is not None or self.before is not None:
+            t = _to_datetime(value)
+            if t is None or t.tzinfo is None:
+                return False
+            if self.after is not None and not t > self.after or self.before is not None and not t < self.before:
+                return False
+        if self.includes is not None:
+            if not isinstance(value, list) or not all(any(self._eq(v, i, fold) for v in value) for i in self.includes):
+                return False
+        if self.excludes is not None:
+            if isinstance(value, list) and any(any(self._eq(v, i, fold) for v in value) for i in self.excludes):
+                return False
+        if self.count is not None:
+            if not isinstance(value, (list, str)) or not self.count.check(len(value)):
+                return False
+        return True
+
+    def _eq(self, a: Any, b: Any, fold: Any) -> bool:
+        if isinstance(a, str) and isinstance(b, str):
+            if fold(a.strip()) == fold(b.strip()):
+                return True
+            ta, tb = _to_datetime(a), _to_datetime(b)
+            return bool(ta and tb and ta.tzinfo and tb.tzinfo and ta == tb)
+        na, nb = _num(a), _num(b)
+        if na is not None and nb is not None:
+            return abs(na - nb) <= self.tolerance
+        return bool(a == b)
+
+    def _contains(self, value: Any, needle: str, fold: Any) -> bool:
+        if isinstance(value, str):
+            return fold(needle) in fold(value)
+        if isinstance(value, list):
+            return any(isinstance(v, str) and fold(needle) in fold(v) for v in value)
+        return False
+
+
+def field_value(record: Any, path: str) -> Any:
+    """A (dotted) field of a record; through a list, the list of each element's field."""
+    value: Any = record
+    for part in path.split("."):
+        if isinstance(value, list):
+            if part.isdigit():
+                i = int(part)
+                value = value[i] if i < len(value) else None
+            else:
+                value = [_get(v, part) for v in value]
+        else:
+            value = _get(value, part)
+        if value is None:
+            return None
+    return value
+
+
+def _get(obj: Any, name: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name)
+    if isinstance(obj, BaseModel):
+        return getattr(obj, name, None) if name in type(obj).model_fields else None
+    return None

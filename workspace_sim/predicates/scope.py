@@ -1,0 +1,71 @@
+"""Collateral-damage predicates: `unchanged(scope)` and `only_changed(scopes)`.
+
+A scope is a service ('mail'), a table ('tickets.tickets'), a table with a key glob
+('tickets.tickets:OPS-1*'), or the files shorthand 'files:/reports/*' (files and folders whose
+path matches; '*' also crosses folders).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from ..diff import RecordChange
+from .base import EvalContext, PredicateBase, PredicateResult
+
+
+def in_scope(change: RecordChange, scope: str) -> bool:
+    """Whether a record change falls inside a scope string."""
+    target, _, glob = scope.partition(":")
+    if target == "files" and glob:
+        return change.service == "files" and fnmatch.fnmatchcase(change.key, glob)
+    if "." in target:
+        if change.table != target:
+            return False
+    elif change.service != target:
+        return False
+    return not glob or fnmatch.fnmatchcase(change.key, glob)
+
+
+def _check_scope(v: str) -> str:
+    target = v.partition(":")[0]
+    if not target or any(c.isspace() for c in target):
+        raise ValueError(f"bad scope {v!r}: use 'service', 'service.table', 'service.table:KEYGLOB' or 'files:/GLOB'")
+    return v
+
+
+def _listing(changes: list[RecordChange]) -> str:
+    shown = ", ".join(f"{c.kind} {c.table}:{c.key}" for c in changes[:5])
+    return shown + (f" and {len(changes) - 5} more" if len(changes) > 5 else "")
+
+
+class Unchanged(PredicateBase):
+    """Nothing inside `scope` changed between the start and the end."""
+
+    kind: Literal["unchanged"] = "unchanged"
+    scope: str
+
+    _v = field_validator("scope")(lambda cls, v: _check_scope(v))
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        hit = [c for c in ctx.diff if in_scope(c, self.scope)]
+        return self.result(not hit, f"no change in {self.scope}", _listing(hit) if hit else "no change")
+
+
+class OnlyChanged(PredicateBase):
+    """Every change lies inside one of `scopes` (nothing else was touched)."""
+
+    kind: Literal["only_changed"] = "only_changed"
+    scopes: list[str] = Field(min_length=1)
+
+    @field_validator("scopes")
+    @classmethod
+    def _v(cls, v: list[str]) -> list[str]:
+        return [_check_scope(s) for s in v]
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        outside = [c for c in ctx.diff if not any(in_scope(c, s) for s in self.scopes)]
+        return self.result(not outside, f"changes only in {', '.join(self.scopes)}",
+                           f"also changed: {_listing(outside)}" if outside else "no change outside")
