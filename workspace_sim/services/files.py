@@ -36,7 +36,11 @@ class File(Record):
 
     @model_validator(mode="after")
     def _derive(self) -> "File":
-        if self.path != resolve(self.path):
+        try:
+            normal = resolve(self.path)
+        except InvalidArgument as e:
+            raise ValueError(e.message) from None
+        if self.path != normal:
             raise ValueError(f"path {self.path!r} is not a normalised absolute path")
         raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
         object.__setattr__(self, "size", len(raw))
@@ -59,6 +63,16 @@ class Folder(Record):
     key_field = "path"
     path: str
     created: datetime | None = None
+
+    @model_validator(mode="after")
+    def _normal(self) -> "Folder":
+        try:
+            normal = resolve(self.path)
+        except InvalidArgument as e:
+            raise ValueError(e.message) from None
+        if self.path != normal or normal == "/":
+            raise ValueError(f"path {self.path!r} is not a normalised absolute folder path")
+        return self
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
