@@ -1,0 +1,56 @@
+"""`coworkenv bench`: run the benchmarks and print each figure next to its same-run baseline."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def bench(
+        only: Optional[list[str]] = typer.Option(None, "--only", help="Benchmark areas to run (default: all)."),
+        quick: bool = typer.Option(False, "--quick", help="Fewer repetitions (for smoke tests)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object {key: value, ...}."),
+    ) -> None:
+        """Measure speed figures (snapshot, restore, calls/s, synthesis, episodes, sandbox)."""
+        from rich.console import Console
+        from rich.table import Table
+
+        import benchmarks
+
+        available = benchmarks.areas()
+        chosen = only or available
+        unknown = [a for a in chosen if a not in available]
+        if unknown:
+            raise typer.BadParameter(f"unknown area(s) {unknown}; available: {', '.join(available)}", param_hint="--only")
+        err = Console(stderr=True)
+        figures = []
+        for area in chosen:
+            with err.status(f"benchmark: {area}"):
+                try:
+                    figures += [dict(f, area=area) for f in benchmarks.run_area(area, quick)]
+                except Exception as e:  # one broken area must not hide the others
+                    err.print(f"[red]{area} failed: {type(e).__name__}: {e}[/red]")
+        if as_json:
+            out = {}
+            for f in figures:
+                out[f["key"]] = f["value"]
+                if f.get("baseline_key"):
+                    out[f["baseline_key"]] = f["baseline"]
+            typer.echo(json.dumps(out, indent=2, sort_keys=True))
+            return
+        table = Table(title="coworkenv bench (baselines measured in this same run)")
+        for col in ("area", "figure", "value", "baseline", "ratio", "note"):
+            table.add_column(col, justify="right" if col in ("value", "baseline", "ratio") else "left")
+        for f in figures:
+            base = f.get("baseline")
+            lower = f.get("better", "higher" if "/s" in f.get("unit", "") else "lower") == "lower"
+            ratio = ""
+            if base and f["value"]:
+                ratio = f"{(base / f['value']) if lower else (f['value'] / base):,.1f}x better"
+            table.add_row(f["area"], f["key"], f"{f['value']:,.2f} {f.get('unit', '')}",
+                          f"{base:,.2f}" if base is not None else "", ratio, f.get("note", ""))
+        Console().print(table)

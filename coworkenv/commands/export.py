@@ -1,0 +1,70 @@
+"""`coworkenv export sft|rl`: datasets from episode records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    export = typer.Typer(help="Turn episode records into SFT or RL datasets.", no_args_is_help=True)
+    app.add_typer(export, name="export")
+
+    @export.command("sft")
+    def sft(
+        records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
+        format: str = typer.Option("hf", "--format", help="hf (dict arguments) or openai (string arguments)."),
+        out: Path = typer.Option(Path("sft"), "--out", help="Folder for train.jsonl, validation.jsonl, manifest.json."),
+        validation: float = typer.Option(0.1, "--validation", help="Fraction of environments held out."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the environment split."),
+    ) -> None:
+        """Export passing, violation-free, deduplicated episodes as SFT data, split by environment."""
+        from trainers.export.sft import ExportError, export_sft
+        from trainers.record import RecordError
+
+        if format not in ("hf", "openai"):
+            raise typer.BadParameter(f"must be hf or openai, got {format!r}", param_hint="--format")
+        try:
+            report = export_sft(records, out, format, validation, seed)  # type: ignore[arg-type]
+        except (RecordError, ExportError, ValueError) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.items()) or "none"
+        typer.echo(f"wrote {report.train} train and {report.validation} validation examples ({format}) to {out}; "
+                   f"skipped: {skipped}")
+
+    @export.command("rl")
+    def rl(
+        records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
+        out: Path = typer.Option(Path("rl.jsonl"), "--out", help="Output JSONL file, one line per group."),
+        terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
+        shaping: bool = typer.Option(False, "--shaping/--no-shaping", help="Potential-based per-turn shaping."),
+        method: str = typer.Option("grpo", "--method", help="grpo, drgrpo or rloo."),
+        level: str = typer.Option("episode", "--level", help="episode, turn (MT-GRPO) or gigpo."),
+        gamma: float = typer.Option(1.0, "--gamma", help="Discount for shaping and turn returns."),
+        violation_penalty: float = typer.Option(0.5, "--violation-penalty"),
+        fault_penalty: float = typer.Option(0.25, "--fault-penalty"),
+    ) -> None:
+        """Export rollout groups per environment with rewards and per-turn advantages."""
+        from pydantic import ValidationError
+
+        from trainers.credit import CreditConfig
+        from trainers.export.rl import export_rl
+        from trainers.record import RecordError
+        from trainers.rewards import RewardConfig
+
+        try:
+            rewards = RewardConfig(terminal=terminal, shaping=shaping, gamma=gamma,  # type: ignore[arg-type]
+                                   violation_penalty=violation_penalty, fault_penalty=fault_penalty)
+            credit = CreditConfig(method=method, level=level, gamma=gamma)  # type: ignore[arg-type]
+            summary = export_rl(records, out, rewards, credit)
+        except ValidationError as e:
+            problems = "; ".join(f"--{'.'.join(map(str, x['loc'])).replace('_', '-')}: {x['msg']}" for x in e.errors())
+            typer.echo(f"error: {problems}", err=True)
+            raise typer.Exit(2) from None
+        except (RecordError, ValueError) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(json.dumps(summary))
