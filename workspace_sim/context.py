@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .errors import NotFound
 from .records import Record
@@ -14,17 +16,57 @@ if TYPE_CHECKING:
     from .config import WorkspaceConfig
 
 
+_log = logging.getLogger(__name__)
+
+
+class Resources:
+    """Live objects a workspace holds outside its state (e.g. a sandbox container), closed together.
+
+    Items are created on first use by `get(name, factory)` and are not part of snapshots: a fork
+    gets its own `Resources`, `restore` keeps them, and `close()` calls each item's `close()`
+    (newest first, errors logged, never raised). Using an item again after `close()` creates a
+    new one.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str, factory: Callable[[], Any]) -> Any:
+        """The item called `name`, made by `factory()` the first time it is asked for."""
+        with self._lock:
+            item = self._items.get(name)
+            if item is None:
+                item = self._items[name] = factory()
+            return item
+
+    def peek(self, name: str) -> Any:
+        """The item called `name` if it exists, else None (creates nothing)."""
+        return self._items.get(name)
+
+    def close(self) -> None:
+        """Release every item; safe to call more than once."""
+        with self._lock:
+            items, self._items = list(self._items.items()), {}
+        for name, item in reversed(items):
+            try:
+                item.close()
+            except Exception:  # one failing release must not keep the others alive
+                _log.exception("closing workspace resource %s failed", name)
+
+
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now")
+    __slots__ = ("state", "config", "writes", "counters", "now", "resources")
 
-    def __init__(self, state: State, config: "WorkspaceConfig") -> None:
+    def __init__(self, state: State, config: "WorkspaceConfig", resources: Resources | None = None) -> None:
         self.state = state
         self.config = config
         self.writes: dict[tuple[str, str], Record | None] = {}
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
+        self.resources = resources  # the workspace's live objects; None outside a Workspace
 
     @property
     def user(self) -> str:
@@ -60,11 +102,11 @@ class ToolContext:
 
     def keys(self, table: str) -> list[str]:
         """Every key of a table in order, including this call's writes."""
-        return [r.key() for r in self.values(table)]
+        return [r.record_key() for r in self.values(table)]
 
     def put(self, table: str, record: Record) -> Record:
         """Store a record under its own key (insert or replace)."""
-        self.writes[(table, record.key())] = record
+        self.writes[(table, record.record_key())] = record
         return record
 
     def delete(self, table: str, key: str) -> None:

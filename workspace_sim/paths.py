@@ -10,6 +10,7 @@ from .errors import InvalidArgument
 
 MAX_PATH = 1024
 _ENCODED = re.compile(r"%(2e|2f|5c|00)", re.I)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def resolve(path: object, what: str = "path") -> str:
@@ -27,22 +28,16 @@ def resolve(path: object, what: str = "path") -> str:
         raise InvalidArgument(f"{what} is longer than {MAX_PATH} characters")
     if "\x00" in path:
         raise InvalidArgument(f"{what} contains a NUL byte")
-    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+    if _CONTROL.search(path):
         raise InvalidArgument(f"{what} contains control characters")
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument(f"{what} is not valid UTF-8 (lone surrogate)") from None
+    if not path.isascii():
+        _check_unicode(path, what)
     if "\\" in path:
         raise InvalidArgument(f"{what} contains a backslash; use '/' as the separator")
     if _ENCODED.search(path):
         raise InvalidArgument(f"{what} contains a percent-encoded separator or dot; give the plain path")
-    folded = unicodedata.normalize("NFKC", path)
-    if folded != unicodedata.normalize("NFC", path) and ("/" in folded.replace(path, "") or ".." in folded):
-        raise InvalidArgument(f"{what} uses look-alike Unicode separators or dots; give the plain path")
     if path.startswith("~"):
         raise InvalidArgument(f"{what} refers to a home folder; paths are relative to the workspace root '/'")
-    depth = 0
     parts: list[str] = []
     for part in path.split("/"):
         if part in ("", "."):
@@ -51,11 +46,19 @@ def resolve(path: object, what: str = "path") -> str:
             if not parts:
                 raise InvalidArgument(f"{what} {path!r} escapes the workspace root")
             parts.pop()
-            depth -= 1
             continue
         parts.append(part)
-        depth += 1
     return "/" + "/".join(parts)
+
+
+def _check_unicode(path: str, what: str) -> None:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} is not valid UTF-8 (lone surrogate)") from None
+    folded = unicodedata.normalize("NFKC", path)
+    if folded != unicodedata.normalize("NFC", path) and (folded.count("/") != path.count("/") or ".." in folded):
+        raise InvalidArgument(f"{what} uses look-alike Unicode separators or dots; give the plain path")
 
 
 def parent(path: str) -> str:

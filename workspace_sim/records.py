@@ -17,13 +17,14 @@ class Record(BaseModel):
 
     def digest(self) -> bytes:
         """A 16-byte digest of the record's canonical JSON, computed once and cached."""
-        d = self._digest
+        private = self.__pydantic_private__
+        d = private.get("_digest")  # type: ignore[union-attr]
         if d is None:
-            d = hashlib.blake2b(self.model_dump_json().encode(), digest_size=16).digest()
-            self._digest = d
+            d = hashlib.blake2b(self.__pydantic_serializer__.to_json(self), digest_size=16).digest()
+            private["_digest"] = d  # type: ignore[index]
         return d
 
-    def key(self) -> str:
+    def record_key(self) -> str:
         """The record's primary key within its table."""
         return str(getattr(self, self.key_field))
 

@@ -75,6 +75,17 @@ class Service:
     title: str = ""
     tools: dict[str, Tool] = field(default_factory=dict)
     prepare: Callable[[dict[str, dict[str, Record]], Any], None] | None = None
+    availability: Callable[[Any], tuple[bool, str]] | None = None
+
+    def available(self, config: Any) -> tuple[bool, str]:
+        """Whether the service can offer its tools under `config` (e.g. an engine it needs is
+        reachable), with the reason when not; services without an `availability` check always can."""
+        if self.availability is None:
+            return True, ""
+        try:
+            return self.availability(config)
+        except Exception as e:  # a broken check must not break workspace creation
+            return False, f"availability check failed: {type(e).__name__}: {e}"
 
     def table_name(self, table: str) -> str:
         """The qualified state table name, e.g. 'mail.messages'."""

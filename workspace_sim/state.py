@@ -79,24 +79,20 @@ class State:
 
     def with_records(self, changes: Mapping[tuple[str, str], Record | None]) -> "State":
         """A new state with records put (value) or deleted (None); the hash follows incrementally."""
-        tables = self.tables.mutate()
+        tables = self.tables
         acc = self.acc
-        by_table: dict[str, list[tuple[str, Record | None]]] = {}
         for (tname, key), rec in changes.items():
-            by_table.setdefault(tname, []).append((key, rec))
-        for tname, items in by_table.items():
-            table = tables.get(tname, EMPTY).mutate()
-            for key, rec in items:
-                old = table.get(key)
-                if old is not None:
-                    acc -= entry_digest(tname, key, old)
-                    if rec is None:
-                        del table[key]
-                if rec is not None:
-                    acc += entry_digest(tname, key, rec)
-                    table[key] = rec
-            tables[tname] = table.finish()
-        return State(tables.finish(), acc % _MOD, self.now, self.counters, self.log, self.log_len)
+            table = tables.get(tname, EMPTY)
+            old = table.get(key)
+            if old is not None:
+                acc -= entry_digest(tname, key, old)
+                if rec is None:
+                    table = table.delete(key)
+            if rec is not None:
+                acc += entry_digest(tname, key, rec)
+                table = table.set(key, rec)
+            tables = tables.set(tname, table)
+        return State(tables, acc % _MOD, self.now, self.counters, self.log, self.log_len)
 
 
 def build_state(tables: Mapping[str, Mapping[str, Record]], now: datetime) -> State:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import time
+import weakref
 from datetime import timedelta
 from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError
 
 from .config import WorkspaceConfig
-from .context import ToolContext
+from .context import Resources, ToolContext
 from .diff import Diff, diff_from_writes, diff_states
 from .errors import InvalidArgument, SpecError, ToolError, UnknownTool, pydantic_error_message
 from .events import ErrorInfo, Event, ToolResult
@@ -22,8 +24,12 @@ from .registry import Service, Tool
 from .services import all_services
 from .state import LogNode, State, build_state
 
+_log = logging.getLogger(__name__)
+
 
 def _to_jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, list):
@@ -59,9 +65,9 @@ def load_tables(services: Iterable[Service], data: Mapping[str, Any]) -> dict[st
                     rec = row if isinstance(row, model) else model.model_validate(row)
                 except ValidationError as e:
                     raise SpecError(where, pydantic_error_message(e)) from None
-                if rec.key() in target:
-                    raise SpecError(where, f"duplicate key {rec.key()!r}")
-                target[rec.key()] = rec
+                if rec.record_key() in target:
+                    raise SpecError(where, f"duplicate key {rec.record_key()!r}")
+                target[rec.record_key()] = rec
     return tables
 
 
@@ -75,9 +81,37 @@ class Workspace:
             raise SpecError("services", f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}")
         self.config = config
         self.services: dict[str, Service] = {n: services[n] for n in config.services}
-        self.tools: dict[str, Tool] = {n: t for s in self.services.values() for n, t in s.tools.items()}
+        # services whose tools cannot be offered here (e.g. no Docker engine), with the reason
+        self.unavailable: dict[str, str] = {}
+        for name, service in self.services.items():
+            ok, reason = service.available(config)
+            if not ok:
+                self.unavailable[name] = reason
+                _log.warning("service %s offers no tools: %s", name, reason)
+        self.tools: dict[str, Tool] = {
+            n: t for s in self.services.values() if s.name not in self.unavailable for n, t in s.tools.items()
+        }
         self._state = state
         self.initial = state
+        self._own_resources()
+
+    def _own_resources(self) -> None:
+        self.resources = Resources()
+        # released when the workspace is garbage-collected or the interpreter exits, if not before
+        self._finalizer = weakref.finalize(self, self.resources.close)
+
+    def close(self) -> None:
+        """Release the live resources of this workspace (e.g. remove its sandbox container).
+
+        The state stays readable; a later call that needs a resource creates it again.
+        """
+        self.resources.close()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @classmethod
     def create(cls, config: WorkspaceConfig | None = None, data: Mapping[str, Any] | None = None) -> "Workspace":
@@ -112,8 +146,10 @@ class Workspace:
         """An independent workspace starting from this state (unchanged data is shared)."""
         other = Workspace.__new__(Workspace)
         other.config, other.services, other.tools = self.config, self.services, self.tools
+        other.unavailable = self.unavailable
         other._state = self._state
         other.initial = self.initial
+        other._own_resources()  # a fork never shares live resources (containers) with its origin
         return other
 
     def diff(self, a: State | None = None, b: State | None = None) -> Diff:
@@ -161,7 +197,7 @@ class Workspace:
                 raise UnknownTool(self._unknown_tool_message(tool))
             if args is None:
                 args = {}
-            if not isinstance(args, Mapping):
+            if type(args) is not dict and not isinstance(args, Mapping):
                 raise InvalidArgument(f"arguments must be a JSON object, got {type(args).__name__}")
             try:
                 validated = t.args_model.model_validate(args)
@@ -170,7 +206,7 @@ class Workspace:
             fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
             if fault is not None:
                 raise fault
-            ctx = ToolContext(state, self.config)
+            ctx = ToolContext(state, self.config, self.resources)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             counters.update(ctx.counters)
             if ctx.writes:
@@ -232,7 +268,7 @@ class Workspace:
             try:
                 if op == "put":
                     rec = models[table].model_validate(ch.get("record"))
-                    writes[(table, rec.key())] = rec
+                    writes[(table, rec.record_key())] = rec
                 elif op in ("patch", "delete"):
                     key = ch.get("key")
                     old = writes.get((table, key)) or state.table(table).get(key)

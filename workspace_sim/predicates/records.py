@@ -30,7 +30,7 @@ def _nearest(records: list[Any], where: dict[str, Condition]) -> str:
     if best is None:
         return "the table is empty"
     shown = ", ".join(f"{f}={field_value(best, f)!r}"[:80] for f in best_missing or [])
-    return f"no match; closest is {best.key()} with {shown}"
+    return f"no match; closest is {best.record_key()} with {shown}"
 
 
 class RecordExists(PredicateBase):
@@ -51,7 +51,7 @@ class RecordExists(PredicateBase):
             ok = self.count.check(len(hits))
         else:
             ok = bool(hits)
-        observed = f"{len(hits)} matching ({', '.join(h.key() for h in hits[:5])})" if hits else _nearest(pool, self.where)
+        observed = f"{len(hits)} matching ({', '.join(h.record_key() for h in hits[:5])})" if hits else _nearest(pool, self.where)
         return self.result(ok, expected, observed)
 
 
@@ -65,7 +65,7 @@ class RecordAbsent(PredicateBase):
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
         hits = matching(ctx.final.table(self.table).values(), self.where)
         return self.result(not hits, "no " + describe_where(self.table, self.where),
-                           f"{len(hits)} matching ({', '.join(h.key() for h in hits[:5])})" if hits else "none")
+                           f"{len(hits)} matching ({', '.join(h.record_key() for h in hits[:5])})" if hits else "none")
 
 
 class TicketState(PredicateBase):

@@ -6,6 +6,7 @@ import base64
 import difflib
 import fnmatch
 import mimetypes
+from functools import lru_cache
 from datetime import datetime
 from typing import Any, Literal
 
@@ -45,7 +46,7 @@ class File(Record):
         raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
         object.__setattr__(self, "size", len(raw))
         if not self.mime_type:
-            guess = mimetypes.guess_type(self.path)[0]
+            guess = _guess_mime(self.path.rsplit("/", 1)[-1].rpartition(".")[2].lower())
             object.__setattr__(self, "mime_type", guess or ("text/plain" if self.encoding == "utf-8" else "application/octet-stream"))
         return self
 
@@ -55,6 +56,11 @@ class File(Record):
 
     def diff_text(self) -> str | None:
         return self.content if self.is_text else None
+
+
+@lru_cache(maxsize=256)
+def _guess_mime(extension: str) -> str | None:
+    return mimetypes.guess_type(f"x.{extension}")[0] if extension else None
 
 
 class Folder(Record):

@@ -1,0 +1,84 @@
+"""Tar archives to and from the container: what goes in is ours, what comes out is read, never extracted.
+
+The archive coming back from a sandbox is untrusted: it is parsed in memory only, its names are
+checked with the same rules as agent paths, links, devices and pipes are reported as ignored, and
+the total size is bounded.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..errors import InvalidArgument
+from ..paths import resolve
+from .tree import Tree
+
+
+class ArchiveTooLarge(Exception):
+    """The files read back exceed the allowed size."""
+
+
+def pack(files: Mapping[str, bytes], dirs: Iterable[str], uid: int, gid: int, mtime: float) -> bytes:
+    """A tar of folders and files (workspace paths, written relative to the extraction folder)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for d in sorted(dirs):
+            info = tarfile.TarInfo("." + d)
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            info.uid, info.gid, info.mtime = uid, gid, mtime
+            tar.addfile(info)
+        for path, data in sorted(files.items()):
+            info = tarfile.TarInfo("." + path)
+            info.size, info.mode = len(data), 0o644
+            info.uid, info.gid, info.mtime = uid, gid, mtime
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@dataclass
+class Unpacked:
+    """A tree read from an archive, and the entries that were left out (with why)."""
+
+    tree: Tree
+    ignored: list[str] = field(default_factory=list)
+
+
+def unpack(data: bytes, max_bytes: int) -> Unpacked:
+    """Read a tar of a folder (as `tar -cf - -C DIR .` writes it) into a Tree, without touching disk.
+
+    Regular files (hard links read as copies) and folders are kept; symbolic links, devices, pipes
+    and names that are not valid workspace paths are listed in `ignored`. More than `max_bytes` of
+    file content raises ArchiveTooLarge.
+    """
+    files: dict[str, bytes] = {}
+    dirs: set[str] = set()
+    ignored: list[str] = []
+    total = 0
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        for member in tar:
+            name = member.name
+            if name in (".", "./", ""):
+                continue
+            try:
+                path = resolve(name if name.startswith("/") else "/" + name.removeprefix("./"), "name")
+            except InvalidArgument as e:
+                ignored.append(f"{name!r} ({e.message})")
+                continue
+            if path == "/":
+                continue
+            if member.isdir():
+                dirs.add(path)
+            elif member.isreg() or member.islnk():  # a hard link is one more name for the same bytes
+                fobj = tar.extractfile(member)
+                content = fobj.read(max_bytes - total + 1) if fobj is not None else b""
+                total += len(content)
+                if total > max_bytes:
+                    raise ArchiveTooLarge(f"more than {max_bytes} bytes of files")
+                files[path] = content
+            else:
+                kind = "symbolic link" if member.issym() else "special file"
+                ignored.append(f"{path} ({kind}; the workspace keeps only regular files and folders)")
+    return Unpacked(Tree(files, frozenset(dirs)), ignored)

@@ -1,0 +1,960 @@
+"""Mail: per-person mailboxes with folders, threads, labels, drafts, and attachments that refer to files.
+
+Every stored message is one mailbox's copy, owned by `owner`. Sending stores the sender's copy in
+"sent" and a copy in the inbox of every recipient who has an account; all copies of one sent mail
+share `message_id` and `thread_id`. The agent acts as the workspace user and only ever sees or
+changes that user's copies: another mailbox's message ids answer "not found", like missing ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import email.utils
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Annotated, Any, Iterable
+from zoneinfo import ZoneInfo
+
+from pydantic import Field, field_validator, model_validator
+
+from ..context import ToolContext
+from ..errors import Conflict, InvalidArgument, NotFound, SpecError
+from ..paths import resolve
+from ..records import Record
+from ..registry import Service
+from .contacts import PEOPLE, email_problem, fold, normalize_email
+
+MESSAGES, ACCOUNTS, FILES, FOLDERS = "mail.messages", "mail.accounts", "files.files", "files.folders"
+SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash")
+MAX_SUBJECT = 998
+MAX_BODY = 200_000
+MAX_RECIPIENTS = 100
+MAX_NAME = 100
+SNIPPET = 100
+
+
+# --- records -------------------------------------------------------------------------------------
+
+
+def _name_problem(name: object) -> str | None:
+    if not isinstance(name, str):
+        return f"must be a string, got {type(name).__name__}"
+    if not name.strip():
+        return "is empty"
+    if len(name) > MAX_NAME:
+        return f"is longer than {MAX_NAME} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "contains control characters"
+    return None
+
+
+def folder_name(name: str) -> str:
+    """The canonical folder name: stripped; the system folders (inbox, sent, ...) in lower case."""
+    problem = _name_problem(name)
+    if problem is not None:
+        raise ValueError(f"folder name {name!r} {problem}")
+    name = name.strip()
+    return name.lower() if name.lower() in SYSTEM_FOLDERS else name
+
+
+def label_name(name: str) -> str:
+    """A label stripped of surrounding space (labels keep their case but compare case-insensitively)."""
+    problem = _name_problem(name)
+    if problem is not None:
+        raise ValueError(f"label {name!r} {problem}")
+    return name.strip()
+
+
+def _unique(items: Iterable[str], key: Any = lambda s: s) -> list[str]:
+    seen: set[Any] = set()
+    out = []
+    for x in items:
+        k = key(x)
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+class Account(Record):
+    """A mailbox: the user or an internal colleague. Mail to an account lands in its inbox."""
+
+    key_field = "email"
+    email: str
+    name: str = ""
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        return normalize_email(v)
+
+
+class Message(Record):
+    """One mailbox's copy of a message.
+
+    `message_id` is shared by every copy of one sent mail (it defaults to `id`); `thread_id` groups
+    a conversation (defaults to `id`); `in_reply_to` is the id of the answered message in the same
+    mailbox, or None. Addresses are stored in lower case; attachments are file paths.
+    """
+
+    id: str = Field(min_length=1)
+    owner: str
+    folder: str = "inbox"
+    thread_id: str = ""
+    message_id: str = ""
+    in_reply_to: str | None = None
+    sender: str
+    to: list[str] = Field(default_factory=list)
+    cc: list[str] = Field(default_factory=list)
+    bcc: list[str] = Field(default_factory=list)
+    subject: str = ""
+    body: str = ""
+    date: datetime
+    labels: list[str] = Field(default_factory=list)
+    read: bool = False
+    attachments: list[str] = Field(default_factory=list)
+
+    @field_validator("owner", "sender")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        return normalize_email(v)
+
+    @field_validator("to", "cc", "bcc")
+    @classmethod
+    def _addresses(cls, v: list[str]) -> list[str]:
+        return _unique(normalize_email(a) for a in v)
+
+    @field_validator("folder")
+    @classmethod
+    def _folder(cls, v: str) -> str:
+        return folder_name(v)
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: list[str]) -> list[str]:
+        return _unique((label_name(x) for x in v), key=str.casefold)
+
+    @field_validator("attachments")
+    @classmethod
+    def _paths(cls, v: list[str]) -> list[str]:
+        out = []
+        for i, p in enumerate(v):
+            try:
+                out.append(resolve(p, f"attachments[{i}]"))
+            except InvalidArgument as e:
+                raise ValueError(e.message) from None
+        return _unique(out)
+
+    @field_validator("subject")
+    @classmethod
+    def _subject(cls, v: str) -> str:
+        if "\n" in v or "\r" in v:
+            raise ValueError("subject must be one line")
+        return v
+
+    @field_validator("date")
+    @classmethod
+    def _aware(cls, v: datetime) -> datetime:
+        if v.tzinfo is None:
+            raise ValueError("date must include a time zone offset")
+        return v
+
+    @model_validator(mode="after")
+    def _defaults(self) -> "Message":
+        if not self.thread_id:
+            object.__setattr__(self, "thread_id", self.id)
+        if not self.message_id:
+            object.__setattr__(self, "message_id", self.id)
+        return self
+
+    @property
+    def is_draft(self) -> bool:
+        return self.folder == "drafts"
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give the user a mailbox if the data has none, and check that every message has an owner account."""
+    accounts, messages = tables.get(ACCOUNTS), tables.get(MESSAGES)
+    if accounts is None or messages is None:
+        return
+    problem = email_problem(config.user)
+    if problem is not None:
+        raise SpecError("config.user", f"the mail service needs the user's e-mail address; {config.user!r} {problem}")
+    me = config.user.strip().lower()
+    if me not in accounts:
+        person = tables.get(PEOPLE, {}).get(me)
+        accounts[me] = Account(email=me, name=getattr(person, "name", ""))
+    for mid, m in messages.items():
+        if m.owner not in accounts:  # type: ignore[attr-defined]
+            raise SpecError(f"data.mail.messages[id={mid}].owner",
+                            f"{m.owner} has no mail account; add it to data.mail.accounts")  # type: ignore[attr-defined]
+
+
+SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=_prepare)
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+
+def _me(ctx: ToolContext) -> str:
+    return ctx.user.strip().lower()
+
+
+def _mailbox(ctx: ToolContext) -> list[Message]:
+    me = _me(ctx)
+    return [m for m in ctx.values(MESSAGES) if m.owner == me]
+
+
+def _mine(ctx: ToolContext, msg_id: str) -> Message:
+    """The user's own copy of a message; any other mailbox's message is reported as not found."""
+    m = ctx.get(MESSAGES, msg_id)
+    if m is not None and m.owner == _me(ctx):
+        return m
+    close = difflib.get_close_matches(msg_id, [x.id for x in _mailbox(ctx)], n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; use search_emails to find message ids"
+    raise NotFound(f"message {msg_id!r} not found in your mailbox{hint}")
+
+
+def _fresh_id(ctx: ToolContext) -> str:
+    while True:
+        mid = ctx.new_id("msg")
+        if ctx.get(MESSAGES, mid) is None:
+            return mid
+
+
+def _names(ctx: ToolContext) -> dict[str, str]:
+    """Display names by address, from the directory and the mail accounts."""
+    names = {p.email: p.name for p in ctx.values(PEOPLE)} if ctx.has_service("contacts") else {}
+    names.update({a.email: a.name for a in ctx.values(ACCOUNTS) if a.name})
+    return names
+
+
+def _suggest_address(ctx: ToolContext, text: str) -> str:
+    q = fold(text.split("@")[0].strip())
+    if not q:
+        return ""
+    hits = sorted(a for a, n in _names(ctx).items() if q in fold(n) or q in a)
+    return f"; did you mean {', '.join(hits[:3])}?" if hits else ""
+
+
+def _addresses(ctx: ToolContext, values: list[str], field: str) -> list[str]:
+    """Validated, lower-cased, de-duplicated addresses; 'Name <addr>' is accepted as addr."""
+    out = []
+    for i, raw in enumerate(values):
+        value = raw
+        if "<" in raw and raw.rstrip().endswith(">"):
+            value = email.utils.parseaddr(raw)[1] or raw
+        problem = email_problem(value)
+        if problem is not None:
+            raise InvalidArgument(
+                f"{field}[{i}] {raw!r} is not a valid e-mail address: it {problem}" + _suggest_address(ctx, raw)
+            )
+        out.append(value.strip().lower())
+    return _unique(out)
+
+
+def _recipients(ctx: ToolContext, to: list[str], cc: list[str], bcc: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """To, Cc and Bcc validated; an address keeps only its first place (To before Cc before Bcc)."""
+    t = _addresses(ctx, to, "to")
+    c = [a for a in _addresses(ctx, cc, "cc") if a not in t]
+    b = [a for a in _addresses(ctx, bcc, "bcc") if a not in t and a not in c]
+    if len(t) + len(c) + len(b) > MAX_RECIPIENTS:
+        raise InvalidArgument(f"too many recipients ({len(t) + len(c) + len(b)}); at most {MAX_RECIPIENTS}")
+    return t, c, b
+
+
+def _attachments(ctx: ToolContext, paths: list[str], field: str = "attachments") -> list[str]:
+    """Normalised attachment paths; each must be an existing file when the files service is on."""
+    out = []
+    for i, raw in enumerate(paths):
+        p = resolve(raw, f"{field}[{i}]")
+        if ctx.has_service("files") and ctx.get(FILES, p) is None:
+            if p == "/" or ctx.get(FOLDERS, p) is not None:
+                raise InvalidArgument(f"{field}[{i}] {p} is a folder; attach files, not folders")
+            close = difflib.get_close_matches(p, ctx.keys(FILES), n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; use search_files to find it"
+            raise NotFound(f"{field}[{i}]: file {p} not found{hint}")
+        out.append(p)
+    return _unique(out)
+
+
+def _text_checks(subject: str | None, body: str | None) -> None:
+    if subject is not None:
+        if "\n" in subject or "\r" in subject:
+            raise InvalidArgument("subject must be one line (it contains a line break)")
+        if len(subject) > MAX_SUBJECT:
+            raise InvalidArgument(f"subject is longer than {MAX_SUBJECT} characters")
+    if body is not None and len(body) > MAX_BODY:
+        raise InvalidArgument(f"body is longer than {MAX_BODY} characters")
+
+
+def _prefixed(prefix: str, subject: str, already: str) -> str:
+    return subject if re.match(already, subject, re.I) else f"{prefix}: {subject}".rstrip()
+
+
+def _tz(ctx: ToolContext) -> ZoneInfo:
+    return ZoneInfo(ctx.config.timezone)
+
+
+def _when(m: Message, tz: ZoneInfo) -> str:
+    return m.date.astimezone(tz).isoformat()
+
+
+def _deliver(
+    ctx: ToolContext, *, to: list[str], cc: list[str], bcc: list[str], subject: str, body: str,
+    attachments: list[str], thread_id: str | None = None, in_reply_to: Message | None = None,
+    labels: list[str] | None = None,
+) -> tuple[Message, list[str], list[str]]:
+    """Store the user's sent copy and one inbox copy per internal recipient; returns (sent, internal, external)."""
+    if not (to or cc or bcc):
+        raise InvalidArgument("give at least one recipient in to, cc or bcc")
+    me = _me(ctx)
+    sid = _fresh_id(ctx)
+    sent = Message(
+        id=sid, owner=me, folder="sent", thread_id=thread_id or sid, message_id=sid,
+        in_reply_to=in_reply_to.id if in_reply_to else None, sender=me, to=to, cc=cc, bcc=bcc, subject=subject,
+        body=body, date=ctx.now, labels=labels or [], read=True, attachments=attachments,
+    )
+    ctx.put(MESSAGES, sent)
+    internal, external = [], []
+    for rcpt in [*to, *cc, *bcc]:
+        if ctx.get(ACCOUNTS, rcpt) is None:
+            external.append(rcpt)
+            continue
+        internal.append(rcpt)
+        parent = _copy_in(ctx, rcpt, in_reply_to.message_id) if in_reply_to else None
+        ctx.put(MESSAGES, Message(
+            id=_fresh_id(ctx), owner=rcpt, folder="inbox", thread_id=sent.thread_id, message_id=sid,
+            in_reply_to=parent, sender=me, to=to, cc=cc, bcc=[rcpt] if rcpt in bcc else [], subject=subject,
+            body=body, date=ctx.now, read=False, attachments=attachments,
+        ))
+    return sent, internal, external
+
+
+def _copy_in(ctx: ToolContext, owner: str, message_id: str) -> str | None:
+    """The id of `owner`'s copy of the mail `message_id`, if their mailbox holds one."""
+    for m in ctx.values(MESSAGES):
+        if m.owner == owner and m.message_id == message_id and not m.is_draft:
+            return m.id
+    return None
+
+
+def _sent_result(sent: Message, internal: list[str], external: list[str], tz: ZoneInfo) -> dict:
+    return {"id": sent.id, "thread_id": sent.thread_id, "in_reply_to": sent.in_reply_to, "to": sent.to,
+            "cc": sent.cc, "bcc": sent.bcc, "subject": sent.subject, "date": _when(sent, tz),
+            "attachments": sent.attachments, "delivered_internally": internal, "external": external}
+
+
+def _render_sent(d: dict) -> str:
+    rcpts = ", ".join([*d["to"], *(f"cc {a}" for a in d["cc"]), *(f"bcc {a}" for a in d["bcc"])])
+    text = f"Sent {d['id']} \"{d['subject']}\" to {rcpts}"
+    if d["attachments"]:
+        text += f" with {len(d['attachments'])} attachment(s)"
+    return text + f" (thread {d['thread_id']})."
+
+
+# --- search --------------------------------------------------------------------------------------
+
+_OPERATORS = {
+    "from": "from:alice", "to": "to:bob@example.com", "cc": "cc:carol", "bcc": "bcc:dave",
+    "subject": 'subject:"quarterly report"', "label": "label:urgent", "in": "in:inbox", "is": "is:unread",
+    "has": "has:attachment", "after": "after:2026-03-01", "before": "before:2026-03-31",
+    "filename": "filename:report.pdf", "thread": "thread:msg-0001abcd",
+}
+_IS = ("read", "unread", "starred")
+_DATE = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")
+_OP = re.compile(r"([A-Za-z_]+):")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One search condition: an operator (or 'text') with its parsed value, possibly negated."""
+
+    op: str
+    value: Any
+    negate: bool = False
+
+
+def _quoted(query: str, i: int) -> tuple[str, int]:
+    j = query.find('"', i + 1)
+    if j < 0:
+        raise InvalidArgument(f"query: the double quote at position {i} is never closed")
+    value = query[i + 1:j]
+    if not value.strip():
+        raise InvalidArgument(f"query: empty quoted phrase at position {i}")
+    return value, j + 1
+
+
+def _op_value(op: str, raw: str, tz: ZoneInfo) -> Any:
+    v = raw.strip()
+    if op == "is":
+        if v.lower() not in _IS:
+            raise InvalidArgument(f"query: is:{v} is not supported; use one of {', '.join('is:' + x for x in _IS)}")
+        return v.lower()
+    if op == "has":
+        if v.lower() not in ("attachment", "attachments"):
+            raise InvalidArgument(f"query: has:{v} is not supported; use has:attachment")
+        return "attachment"
+    if op in ("after", "before"):
+        m = _DATE.fullmatch(v)
+        try:
+            if m is None:
+                raise ValueError
+            d = date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            raise InvalidArgument(f"query: {op}:{v} is not a valid date; use YYYY-MM-DD, e.g. {_OPERATORS[op]}") from None
+        return datetime(d.year, d.month, d.day, tzinfo=tz)
+    if op == "in":
+        if v.lower() == "anywhere":
+            return "anywhere"
+        try:
+            return folder_name(v)
+        except ValueError as e:
+            raise InvalidArgument(f"query: in:{v}: {e}") from None
+    return fold(v)
+
+
+def parse_query(query: str, tz: ZoneInfo) -> list[Term]:
+    """Parse the search syntax into terms (all must match); a malformed query is an InvalidArgument.
+
+    Terms: `from:`, `to:` (To, Cc or Bcc), `cc:`, `bcc:`, `subject:`, `label:`, `in:folder`
+    (`in:anywhere` includes trash), `is:read|unread|starred`, `has:attachment`, `after:`/`before:`
+    (YYYY-MM-DD, local midnight; after is inclusive, before exclusive), `filename:`, `thread:`,
+    "quoted phrases" and free words; a leading '-' negates a term. Operator values may be quoted.
+    """
+    terms: list[Term] = []
+    i, n = 0, len(query)
+    while i < n:
+        if query[i].isspace():
+            i += 1
+            continue
+        negate = query[i] == "-" and i + 1 < n and not query[i + 1].isspace()
+        if negate:
+            i += 1
+        if query[i] in "(){}":
+            raise InvalidArgument(
+                f"query: grouping with {query[i]!r} (position {i}) is not supported; terms separated by spaces must all match"
+            )
+        if query[i] == '"':
+            phrase, i = _quoted(query, i)
+            terms.append(Term("text", fold(phrase), negate))
+            continue
+        m = _OP.match(query, i)
+        if m:
+            op = m[1].lower()
+            i = m.end()
+            if i < n and query[i] == '"':
+                raw, i = _quoted(query, i)
+            else:
+                j = i
+                while j < n and not query[j].isspace():
+                    j += 1
+                raw, i = query[i:j], j
+            if op not in _OPERATORS:
+                close = difflib.get_close_matches(op, list(_OPERATORS), n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]}:? " if close else ""
+                raise InvalidArgument(
+                    f"query: unknown operator {op + ':'!r}; {hint}supported: {', '.join(o + ':' for o in _OPERATORS)}; "
+                    'to search for text containing a colon, put it in double quotes'
+                )
+            if not raw.strip():
+                raise InvalidArgument(f"query: {op}: needs a value, e.g. {_OPERATORS[op]}")
+            terms.append(Term(op, _op_value(op, raw, tz), negate))
+            continue
+        j = i
+        while j < n and not query[j].isspace() and query[j] != '"':
+            j += 1
+        word, i = query[i:j], j
+        if word == "OR":
+            raise InvalidArgument("query: OR is not supported; all terms must match, so run one search per alternative")
+        if word != "AND":
+            terms.append(Term("text", fold(word), negate))
+    return terms
+
+
+class _Matcher:
+    """Evaluates terms against messages, caching each message's folded text."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+        self._hay: dict[str, str] = {}
+
+    def _addr(self, address: str, v: str) -> bool:
+        return v in address or v in fold(self.names.get(address, ""))
+
+    def haystack(self, m: Message) -> str:
+        h = self._hay.get(m.id)
+        if h is None:
+            people = [m.sender, *m.to, *m.cc, *m.bcc]
+            parts = [m.subject, m.body, *people, *(self.names.get(a, "") for a in people),
+                     *(p.rsplit("/", 1)[-1] for p in m.attachments)]
+            h = self._hay[m.id] = fold("\n".join(parts))
+        return h
+
+    def test(self, m: Message, t: Term) -> bool:
+        op, v = t.op, t.value
+        if op == "text":
+            hit = v in self.haystack(m)
+        elif op == "from":
+            hit = self._addr(m.sender, v)
+        elif op == "to":
+            hit = any(self._addr(a, v) for a in [*m.to, *m.cc, *m.bcc])
+        elif op in ("cc", "bcc"):
+            hit = any(self._addr(a, v) for a in getattr(m, op))
+        elif op == "subject":
+            hit = v in fold(m.subject)
+        elif op == "label":
+            hit = any(fold(x) == v for x in m.labels)
+        elif op == "in":
+            hit = v == "anywhere" or fold(m.folder) == fold(v)
+        elif op == "is":
+            hit = (not m.read) if v == "unread" else m.read if v == "read" else any(fold(x) == "starred" for x in m.labels)
+        elif op == "has":
+            hit = bool(m.attachments)
+        elif op == "after":
+            hit = m.date >= v
+        elif op == "before":
+            hit = m.date < v
+        elif op == "filename":
+            hit = any(v in fold(p) for p in m.attachments)
+        else:  # thread
+            hit = fold(m.thread_id) == v
+        return hit != t.negate
+
+
+def _folders(box: list[Message]) -> list[str]:
+    custom = sorted({m.folder for m in box if m.folder not in SYSTEM_FOLDERS}, key=str.casefold)
+    return [*SYSTEM_FOLDERS, *custom]
+
+
+def _need_folder(box: list[Message], folder: str, where: str) -> None:
+    known = _folders(box)
+    if fold(folder) not in {fold(f) for f in known}:
+        raise NotFound(f"{where}: no folder named {folder!r}; your folders: {', '.join(known)}")
+
+
+def _snippet(body: str) -> str:
+    text = " ".join(body.split())
+    return text if len(text) <= SNIPPET else text[:SNIPPET - 1].rstrip() + "…"
+
+
+def _render_search(d: dict) -> str:
+    msgs = d["messages"]
+    if not msgs:
+        return f"No messages match{' (' + str(d['total']) + ' in all; offset is past the end)' if d['total'] else ''}."
+    start = d["offset"] + 1
+    lines = [f"Messages {start}-{start + len(msgs) - 1} of {d['total']}, newest first:"]
+    for m in msgs:
+        flags = [m["folder"]] + (["unread"] if m["unread"] else []) + [f"label {x}" for x in m["labels"]]
+        if m["attachments"]:
+            flags.append(f"{m['attachments']} attachment(s)")
+        sender = f"{m['from_name']} <{m['from']}>" if m["from_name"] else m["from"]
+        lines.append(f"- {m['id']}  {m['date'][:16].replace('T', ' ')}  {sender}  \"{m['subject']}\"  ({', '.join(flags)})")
+        if m["snippet"]:
+            lines.append(f"    {m['snippet']}")
+    if d["total"] > start - 1 + len(msgs):
+        lines.append(f"More: call again with offset={start - 1 + len(msgs)}.")
+    return "\n".join(lines)
+
+
+@SERVICE.tool(read_only=True, render=_render_search)
+def search_emails(
+    ctx: ToolContext, query: str = "", folder: str | None = None,
+    max_results: Annotated[int, Field(ge=1, le=100)] = 20, offset: Annotated[int, Field(ge=0)] = 0,
+) -> dict:
+    """Search your mailbox, newest first, with Gmail-style terms that must all match: from:, to:, cc:, bcc:, subject:, label:, in:folder (in:anywhere includes trash, which is otherwise left out), is:unread, is:read, is:starred, has:attachment, after:YYYY-MM-DD, before:YYYY-MM-DD, filename:, thread:, "quoted phrases" and free words; put '-' before a term to exclude it. Each result has id, thread, folder, sender, subject, date, a snippet and flags.
+
+    Args:
+        query: Search terms, e.g. 'from:alice is:unread after:2026-03-01 "budget review"'. Empty matches everything.
+        folder: Only this folder (inbox, sent, drafts, archive, trash or a custom folder).
+        max_results: Most messages to return (1-100).
+        offset: Number of matching messages to skip, for paging.
+    """
+    tz = _tz(ctx)
+    terms = parse_query(query, tz)
+    box = _mailbox(ctx)
+    for t in terms:
+        if t.op == "in" and t.value != "anywhere":
+            _need_folder(box, t.value, "query")
+    scoped = any(t.op == "in" and not t.negate for t in terms)
+    if folder is not None:
+        try:
+            f = folder_name(folder)
+        except ValueError as e:
+            raise InvalidArgument(f"folder: {e}") from None
+        _need_folder(box, f, "folder")
+        terms.append(Term("in", f))
+        scoped = True
+    if not scoped:
+        terms.append(Term("in", "trash", negate=True))
+    matcher = _Matcher(_names(ctx))
+    hits = [m for m in box if all(matcher.test(m, t) for t in terms)]
+    hits.sort(key=lambda m: m.id)
+    hits.sort(key=lambda m: m.date, reverse=True)
+    names = matcher.names
+    page = [
+        {"id": m.id, "thread_id": m.thread_id, "folder": m.folder, "from": m.sender,
+         "from_name": names.get(m.sender) or None, "to": m.to, "subject": m.subject, "date": _when(m, tz),
+         "snippet": _snippet(m.body), "unread": not m.read, "labels": m.labels, "attachments": len(m.attachments)}
+        for m in hits[offset:offset + max_results]
+    ]
+    return {"query": query, "total": len(hits), "offset": offset, "messages": page}
+
+
+def _render_folders(d: dict) -> str:
+    lines = ["Folders:"] + [f"- {f['name']}: {f['total']} ({f['unread']} unread)" for f in d["folders"]]
+    if d["labels"]:
+        lines += ["Labels:"] + [f"- {x['name']}: {x['total']} ({x['unread']} unread)" for x in d["labels"]]
+    return "\n".join(lines)
+
+
+@SERVICE.tool(read_only=True, render=_render_folders)
+def list_mail_folders(ctx: ToolContext) -> dict:
+    """List your mail folders (inbox, sent, drafts, archive, trash and any custom ones) and labels, each with its number of messages and unread messages."""
+    box = _mailbox(ctx)
+    folders = [{"name": f, "total": sum(m.folder == f for m in box),
+                "unread": sum(m.folder == f and not m.read for m in box)} for f in _folders(box)]
+    labels: dict[str, dict[str, Any]] = {}
+    for m in box:
+        for x in m.labels:
+            entry = labels.setdefault(x.casefold(), {"name": x, "total": 0, "unread": 0})
+            entry["total"] += 1
+            entry["unread"] += not m.read
+    return {"folders": folders, "labels": [labels[k] for k in sorted(labels)]}
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def _render_message(d: dict) -> str:
+    lines = [f"From: {d['from_name']} <{d['from']}>" if d["from_name"] else f"From: {d['from']}"]
+    for label, key in (("To", "to"), ("Cc", "cc"), ("Bcc", "bcc")):
+        if d[key]:
+            lines.append(f"{label}: {', '.join(d[key])}")
+    lines.append(f"Date: {d['date']}")
+    lines.append(f"Subject: {d['subject']}")
+    meta = f"Id: {d['id']} | thread {d['thread_id']} | folder {d['folder']} | {'read' if d['read'] else 'unread'}"
+    if d["in_reply_to"]:
+        meta += f" | in reply to {d['in_reply_to']}"
+    if d["labels"]:
+        meta += f" | labels: {', '.join(d['labels'])}"
+    lines.append(meta)
+    if d["attachments"]:
+        lines.append(f"Attachments: {', '.join(d['attachments'])}")
+    return "\n".join(lines) + "\n\n" + d["body"]
+
+
+@SERVICE.tool(idempotent=True, render=_render_message)
+def read_email(ctx: ToolContext, id: str, mark_read: bool = False) -> dict:
+    """Read one of your messages in full: sender, recipients, date, subject, body, labels, attachments (file paths) and thread. It leaves the read flag as it is unless mark_read is true.
+
+    Args:
+        id: Message id, as given by search_emails.
+        mark_read: If true, also mark the message as read.
+    """
+    m = _mine(ctx, id)
+    if mark_read and not m.read:
+        m = ctx.put(MESSAGES, m.evolve(read=True))  # type: ignore[assignment]
+    names = _names(ctx)
+    return {"id": m.id, "thread_id": m.thread_id, "in_reply_to": m.in_reply_to, "folder": m.folder,
+            "from": m.sender, "from_name": names.get(m.sender) or None, "to": m.to, "cc": m.cc, "bcc": m.bcc,
+            "subject": m.subject, "date": _when(m, _tz(ctx)), "body": m.body, "labels": m.labels,
+            "read": m.read, "attachments": m.attachments}
+
+
+# --- sending -------------------------------------------------------------------------------------
+
+
+@SERVICE.tool(render=_render_sent)
+def send_email(
+    ctx: ToolContext, to: list[str], subject: str, body: str, cc: list[str] = [], bcc: list[str] = [],
+    attachments: list[str] = [],
+) -> dict:
+    """Send a new message from your address. Your copy goes to your sent folder; colleagues with a mailbox here receive it in their inbox.
+
+    Args:
+        to: Recipient addresses, e.g. ["alice@example.com"].
+        subject: Subject line (one line).
+        body: Message text.
+        cc: Carbon-copy addresses.
+        bcc: Blind-copy addresses (hidden from the other recipients).
+        attachments: Paths of files to attach, e.g. ["/reports/q1.pdf"].
+    """
+    _text_checks(subject, body)
+    t, c, b = _recipients(ctx, to, cc, bcc)
+    if not t:
+        raise InvalidArgument("to is empty; give at least one recipient address")
+    files = _attachments(ctx, attachments)
+    sent, internal, external = _deliver(ctx, to=t, cc=c, bcc=b, subject=subject, body=body, attachments=files)
+    return _sent_result(sent, internal, external, _tz(ctx))
+
+
+def _reply_recipients(ctx: ToolContext, orig: Message, reply_all: bool) -> tuple[list[str], list[str]]:
+    me = _me(ctx)
+    if orig.sender == me:  # answering your own message goes to its recipients again
+        to = list(orig.to)
+        cc = list(orig.cc) if reply_all else []
+    else:
+        to = [orig.sender] + ([a for a in orig.to if a != me] if reply_all else [])
+        cc = [a for a in orig.cc if a != me] if reply_all else []
+    to = _unique(to)
+    return to, [a for a in _unique(cc) if a not in to]
+
+
+def _answerable(m: Message, verb: str) -> None:
+    if m.is_draft:
+        raise Conflict(f"message {m.id} is a draft; you can only {verb} sent or received mail (send the draft with send_draft)")
+
+
+@SERVICE.tool(render=_render_sent)
+def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = []) -> dict:
+    """Reply to one of your messages in the same thread, with subject 'Re: ...'. Goes to the sender (or, for your own sent message, to its recipients); reply_all also includes the other To and Cc recipients except you.
+
+    Args:
+        id: Id of the message to answer.
+        body: Text of the reply.
+        reply_all: If true, reply to everyone on the message, not only the sender.
+        attachments: Paths of files to attach.
+    """
+    orig = _mine(ctx, id)
+    _answerable(orig, "reply to")
+    _text_checks(None, body)
+    to, cc = _reply_recipients(ctx, orig, reply_all)
+    if not to and not cc:
+        raise InvalidArgument(f"message {orig.id} has no recipients to reply to; use send_email instead")
+    files = _attachments(ctx, attachments)
+    subject = _prefixed("Re", orig.subject, r"\s*re\s*:")
+    _text_checks(subject, None)
+    sent, internal, external = _deliver(ctx, to=to, cc=cc, bcc=[], subject=subject, body=body, attachments=files,
+                                        thread_id=orig.thread_id, in_reply_to=orig)
+    return _sent_result(sent, internal, external, _tz(ctx))
+
+
+def _forwarded_block(m: Message, names: dict[str, str], tz: ZoneInfo) -> str:
+    def who(a: str) -> str:
+        return f"{names[a]} <{a}>" if names.get(a) else a
+
+    head = ["---------- Forwarded message ---------", f"From: {who(m.sender)}",
+            f"Date: {m.date.astimezone(tz):%a, %d %b %Y %H:%M %Z}", f"Subject: {m.subject}",
+            f"To: {', '.join(who(a) for a in m.to)}"]
+    if m.cc:
+        head.append(f"Cc: {', '.join(who(a) for a in m.cc)}")
+    return "\n".join(head) + "\n\n" + m.body
+
+
+@SERVICE.tool(render=_render_sent)
+def forward_email(ctx: ToolContext, id: str, to: list[str], body: str = "", cc: list[str] = []) -> dict:
+    """Forward one of your messages, with its attachments, to new recipients; your note comes first, then the original message. The subject becomes 'Fwd: ...'.
+
+    Args:
+        id: Id of the message to forward.
+        to: Recipient addresses.
+        body: Your note above the forwarded message.
+        cc: Carbon-copy addresses.
+    """
+    orig = _mine(ctx, id)
+    _answerable(orig, "forward")
+    t, c, _ = _recipients(ctx, to, cc, [])
+    if not t:
+        raise InvalidArgument("to is empty; give at least one recipient address")
+    text = (body.rstrip() + "\n\n" if body.strip() else "") + _forwarded_block(orig, _names(ctx), _tz(ctx))
+    _text_checks(None, text)
+    subject = _prefixed("Fwd", orig.subject, r"\s*(fwd?|fw)\s*:")
+    _text_checks(subject, None)
+    sent, internal, external = _deliver(ctx, to=t, cc=c, bcc=[], subject=subject, body=text,
+                                        attachments=list(orig.attachments), thread_id=orig.thread_id)
+    return _sent_result(sent, internal, external, _tz(ctx))
+
+
+# --- drafts --------------------------------------------------------------------------------------
+
+
+def _draft_result(m: Message, tz: ZoneInfo) -> dict:
+    return {"id": m.id, "thread_id": m.thread_id, "in_reply_to": m.in_reply_to, "to": m.to, "cc": m.cc,
+            "bcc": m.bcc, "subject": m.subject, "body": m.body, "attachments": m.attachments,
+            "date": _when(m, tz)}
+
+
+def _render_draft(d: dict) -> str:
+    rcpts = ", ".join([*d["to"], *(f"cc {a}" for a in d["cc"]), *(f"bcc {a}" for a in d["bcc"])]) or "no recipients yet"
+    return f"Draft {d['id']} \"{d['subject']}\" to {rcpts}; send it with send_draft."
+
+
+def _draft(ctx: ToolContext, draft_id: str) -> Message:
+    m = _mine(ctx, draft_id)
+    if not m.is_draft:
+        raise Conflict(f"message {m.id} is not a draft (it is in {m.folder}); only drafts can be edited or sent this way")
+    return m
+
+
+@SERVICE.tool(render=_render_draft)
+def create_draft(
+    ctx: ToolContext, to: list[str] = [], subject: str = "", body: str = "", cc: list[str] = [],
+    bcc: list[str] = [], attachments: list[str] = [], in_reply_to: str | None = None,
+) -> dict:
+    """Save a draft in your drafts folder without sending it; send it later with send_draft. A draft may answer one of your messages (in_reply_to), which puts it in that thread.
+
+    Args:
+        to: Recipient addresses (may be left empty for now).
+        subject: Subject line; for a reply it defaults to 'Re: <original subject>'.
+        body: Message text.
+        cc: Carbon-copy addresses.
+        bcc: Blind-copy addresses.
+        attachments: Paths of files to attach.
+        in_reply_to: Id of the message this draft answers, if any.
+    """
+    _text_checks(subject, body)
+    t, c, b = _recipients(ctx, to, cc, bcc)
+    files = _attachments(ctx, attachments)
+    orig = None
+    if in_reply_to is not None:
+        orig = _mine(ctx, in_reply_to)
+        _answerable(orig, "reply to")
+        if not subject:
+            subject = _prefixed("Re", orig.subject, r"\s*re\s*:")
+            _text_checks(subject, None)
+    did = _fresh_id(ctx)
+    me = _me(ctx)
+    m = Message(id=did, owner=me, folder="drafts", thread_id=orig.thread_id if orig else did,
+                in_reply_to=orig.id if orig else None, sender=me, to=t, cc=c, bcc=b, subject=subject, body=body,
+                date=ctx.now, read=True, attachments=files)
+    ctx.put(MESSAGES, m)
+    return _draft_result(m, _tz(ctx))
+
+
+@SERVICE.tool(render=_render_draft)
+def update_draft(
+    ctx: ToolContext, id: str, to: list[str] | None = None, subject: str | None = None, body: str | None = None,
+    cc: list[str] | None = None, bcc: list[str] | None = None, attachments: list[str] | None = None,
+) -> dict:
+    """Change fields of one of your drafts; fields left out keep their value, a given list replaces the old one. Sent mail cannot be changed.
+
+    Args:
+        id: Id of the draft.
+        to: New recipient addresses.
+        subject: New subject line.
+        body: New message text.
+        cc: New carbon-copy addresses.
+        bcc: New blind-copy addresses.
+        attachments: New list of attached file paths.
+    """
+    d = _draft(ctx, id)
+    if all(x is None for x in (to, subject, body, cc, bcc, attachments)):
+        raise InvalidArgument("nothing to change; give at least one of to, subject, body, cc, bcc, attachments")
+    _text_checks(subject, body)
+    t, c, b = _recipients(ctx, d.to if to is None else to, d.cc if cc is None else cc, d.bcc if bcc is None else bcc)
+    files = d.attachments if attachments is None else _attachments(ctx, attachments)
+    new = d.evolve(to=t, cc=c, bcc=b, subject=d.subject if subject is None else subject,
+                   body=d.body if body is None else body, attachments=files, date=ctx.now)
+    ctx.put(MESSAGES, new)
+    return _draft_result(new, _tz(ctx))  # type: ignore[arg-type]
+
+
+@SERVICE.tool(render=_render_sent)
+def send_draft(ctx: ToolContext, id: str) -> dict:
+    """Send one of your drafts as it is: it leaves the drafts folder and is sent like send_email (a reply draft stays in its thread). The sent message gets a new id.
+
+    Args:
+        id: Id of the draft to send.
+    """
+    d = _draft(ctx, id)
+    if not (d.to or d.cc or d.bcc):
+        raise InvalidArgument(f"draft {d.id} has no recipients; add some with update_draft first")
+    files = _attachments(ctx, d.attachments, "draft attachments")
+    orig = None
+    if d.in_reply_to is not None:
+        parent = ctx.get(MESSAGES, d.in_reply_to)
+        orig = parent if parent is not None and parent.owner == d.owner else None
+    ctx.delete(MESSAGES, d.id)
+    sent, internal, external = _deliver(
+        ctx, to=d.to, cc=d.cc, bcc=d.bcc, subject=d.subject, body=d.body, attachments=files,
+        thread_id=None if d.thread_id == d.id else d.thread_id, in_reply_to=orig, labels=d.labels,
+    )
+    result = _sent_result(sent, internal, external, _tz(ctx))
+    result["draft_id"] = d.id
+    return result
+
+
+# --- organising ----------------------------------------------------------------------------------
+
+
+@SERVICE.tool(idempotent=True)
+def move_email(ctx: ToolContext, id: str, folder: str) -> dict:
+    """Move one of your messages to another folder: inbox, archive, trash, or a custom folder (created on first use). Drafts cannot be moved, and only mail you sent can go to sent.
+
+    Args:
+        id: Id of the message.
+        folder: Destination folder name.
+    """
+    m = _mine(ctx, id)
+    try:
+        target = folder_name(folder)
+    except ValueError as e:
+        raise InvalidArgument(f"folder: {e}") from None
+    if m.is_draft:
+        raise Conflict(f"message {m.id} is a draft; send it with send_draft or discard it with delete_email")
+    if target == "drafts":
+        raise InvalidArgument("only drafts live in drafts; create one with create_draft")
+    if target == "sent" and m.sender != m.owner:
+        raise InvalidArgument(f"message {m.id} is from {m.sender}; only mail you sent can go to sent")
+    if m.folder == target:
+        return {"id": m.id, "folder": target, "moved": False}
+    ctx.put(MESSAGES, m.evolve(folder=target))
+    return {"id": m.id, "folder": target, "from_folder": m.folder, "moved": True}
+
+
+@SERVICE.tool(idempotent=True)
+def label_email(ctx: ToolContext, id: str, add: list[str] = [], remove: list[str] = []) -> dict:
+    """Add labels to and remove labels from one of your messages (labels compare case-insensitively; 'starred' marks a star).
+
+    Args:
+        id: Id of the message.
+        add: Labels to add, e.g. ["urgent"].
+        remove: Labels to remove.
+    """
+    m = _mine(ctx, id)
+    if not add and not remove:
+        raise InvalidArgument("give labels to add or remove")
+    try:
+        plus = [label_name(x) for x in add]
+        minus = {label_name(x).casefold() for x in remove}
+    except ValueError as e:
+        raise InvalidArgument(str(e)) from None
+    both = sorted({x for x in plus if x.casefold() in minus})
+    if both:
+        raise InvalidArgument(f"label(s) {', '.join(both)} are both added and removed; choose one")
+    absent = sorted(x for x in minus if x not in {y.casefold() for y in m.labels})
+    labels = _unique([*(x for x in m.labels if x.casefold() not in minus), *plus], key=str.casefold)
+    if labels != m.labels:
+        ctx.put(MESSAGES, m.evolve(labels=labels))
+    return {"id": m.id, "labels": labels, **({"not_present": absent} if absent else {})}
+
+
+@SERVICE.tool(idempotent=True)
+def mark_email_read(ctx: ToolContext, id: str, read: bool = True) -> dict:
+    """Mark one of your messages as read, or as unread with read=false.
+
+    Args:
+        id: Id of the message.
+        read: True for read, false for unread.
+    """
+    m = _mine(ctx, id)
+    if m.read != read:
+        ctx.put(MESSAGES, m.evolve(read=read))
+    return {"id": m.id, "read": read}
+
+
+@SERVICE.tool(destructive=True)
+def delete_email(ctx: ToolContext, id: str) -> dict:
+    """Delete one of your messages: mail goes to trash (move it back with move_email); a message already in trash, or a draft, is removed permanently.
+
+    Args:
+        id: Id of the message.
+    """
+    m = _mine(ctx, id)
+    if m.folder == "trash" or m.is_draft:
+        ctx.delete(MESSAGES, m.id)
+        return {"id": m.id, "deleted": "permanently"}
+    ctx.put(MESSAGES, m.evolve(folder="trash"))
+    return {"id": m.id, "deleted": "moved to trash", "from_folder": m.folder}

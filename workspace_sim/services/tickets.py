@@ -1,0 +1,622 @@
+"""Tickets: Jira-like projects and tickets with a per-project status workflow, comments and links.
+
+Each project declares its workflow as a map from every status to the statuses a ticket may move to
+next (the default is Open -> In Progress -> In Review -> Resolved -> Closed, with Reopened). Priorities
+use one scheme: lowest, low, medium, high, highest. Links are kept on both tickets (A blocks B means
+B is_blocked_by A).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..context import ToolContext
+from ..errors import InvalidArgument, NotFound, SpecError
+from ..records import Record
+from ..registry import Service
+from .contacts import email_problem
+
+PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
+Priority = Literal["lowest", "low", "medium", "high", "highest"]
+PRIORITIES: tuple[str, ...] = ("lowest", "low", "medium", "high", "highest")
+LinkType = Literal["blocks", "is_blocked_by", "relates_to", "duplicates", "is_duplicated_by"]
+INVERSE: dict[str, str] = {"blocks": "is_blocked_by", "is_blocked_by": "blocks", "relates_to": "relates_to",
+                           "duplicates": "is_duplicated_by", "is_duplicated_by": "duplicates"}
+DEFAULT_WORKFLOW: dict[str, list[str]] = {
+    "Open": ["In Progress", "Resolved", "Closed"],
+    "In Progress": ["Open", "In Review", "Resolved"],
+    "In Review": ["In Progress", "Resolved"],
+    "Resolved": ["Closed", "Reopened"],
+    "Closed": ["Reopened"],
+    "Reopened": ["In Progress", "Resolved", "Closed"],
+}
+DONE_NAMES = {"resolved", "closed", "done", "cancelled", "canceled", "won't do", "rejected"}
+MAX_TITLE, MAX_TEXT, MAX_LABELS = 300, 20_000, 50
+_PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
+_TICKET_KEY = re.compile(r"^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]{0,8})$")
+
+
+# --- validation helpers ---------------------------------------------------------------------------
+
+
+def normalize_email(value: object, what: str = "email") -> str:
+    """The canonical form of a valid email address (the contacts service's rules), or ValueError naming `what`."""
+    problem = email_problem(value)
+    if problem is not None:
+        raise ValueError(f"{what} {value!r} {problem}")
+    return str(value).strip().lower()
+
+
+def _label(value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 100 or any(c.isspace() for c in value.strip()):
+        raise ValueError(f"label {value!r} must be a non-empty word of at most 100 characters without spaces")
+    return value.strip()
+
+
+def _arg(fn: Any, *args: Any) -> Any:
+    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        raise InvalidArgument(str(e)) from None
+
+
+def ticket_number(key: str) -> tuple[str, int]:
+    """The (project, number) of a ticket key such as 'OPS-12'."""
+    m = _TICKET_KEY.match(key)
+    if m is None:
+        raise ValueError(f"ticket key {key!r} must look like PROJECT-123 (e.g. OPS-12)")
+    return m.group(1), int(m.group(2))
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+class Project(Record):
+    """A project: its key, name and workflow (status -> statuses it may move to)."""
+
+    key_field = "key"
+    key: str
+    name: str = ""
+    workflow: dict[str, list[str]] = Field(default_factory=dict)
+    initial_status: str = ""
+    done_statuses: list[str] | None = None
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        if not _PROJECT_KEY.match(v):
+            raise ValueError(f"project key {v!r} must be 2-10 capital letters or digits starting with a letter (e.g. OPS)")
+        return v
+
+    @model_validator(mode="after")
+    def _check(self) -> "Project":
+        flow = self.workflow or {k: list(v) for k, v in DEFAULT_WORKFLOW.items()}
+        for status, targets in flow.items():
+            if not status.strip():
+                raise ValueError("workflow has an empty status name")
+            unknown = [t for t in targets if t not in flow]
+            if unknown:
+                raise ValueError(f"workflow status {status!r} moves to {unknown}, which are not statuses of the workflow")
+        initial = self.initial_status or next(iter(flow))
+        if initial not in flow:
+            raise ValueError(f"initial_status {initial!r} is not a status of the workflow ({', '.join(flow)})")
+        done = self.done_statuses if self.done_statuses is not None else [s for s in flow if s.lower() in DONE_NAMES]
+        if any(s not in flow for s in done):
+            raise ValueError(f"done_statuses {done} must all be statuses of the workflow")
+        object.__setattr__(self, "workflow", flow)
+        object.__setattr__(self, "initial_status", initial)
+        object.__setattr__(self, "done_statuses", done)
+        object.__setattr__(self, "name", self.name or self.key)
+        return self
+
+    def status_named(self, text: str) -> str | None:
+        """The workflow status matching `text` case-insensitively, or None."""
+        folded = " ".join(text.split()).lower()
+        return next((s for s in self.workflow if s.lower() == folded), None)
+
+
+class Comment(BaseModel):
+    """A comment on a ticket."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str = ""
+    author: str
+    body: str
+    created: datetime | None = None
+
+    @field_validator("author", mode="before")
+    @classmethod
+    def _author(cls, v: object) -> str:
+        return normalize_email(v, "comment author")
+
+
+class Link(BaseModel):
+    """A typed link to another ticket."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: LinkType
+    target: str
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: str) -> str:
+        ticket_number(v)
+        return v
+
+
+class Ticket(Record):
+    """A ticket of a project; `project` is derived from the key when left empty."""
+
+    key_field = "key"
+    key: str
+    project: str = ""
+    title: str
+    description: str = ""
+    status: str = ""
+    priority: Priority = "medium"
+    assignee: str | None = None
+    reporter: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    comments: list[Comment] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    due_date: date | None = None
+    created: datetime | None = None
+    updated: datetime | None = None
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority(cls, v: object) -> object:
+        return v.strip().lower() if isinstance(v, str) else v
+
+    @field_validator("assignee", "reporter", mode="before")
+    @classmethod
+    def _person(cls, v: object) -> str | None:
+        return None if v is None or v == "" else normalize_email(v, "assignee/reporter")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: list[str]) -> list[str]:
+        out: list[str] = []
+        for x in v:
+            x = _label(x)
+            if x not in out:
+                out.append(x)
+        return out
+
+    @model_validator(mode="after")
+    def _check(self) -> "Ticket":
+        project, _ = ticket_number(self.key)
+        if self.project and self.project != project:
+            raise ValueError(f"ticket {self.key} belongs to project {project}, not {self.project!r}")
+        object.__setattr__(self, "project", project)
+        if not self.title.strip():
+            raise ValueError(f"ticket {self.key} has an empty title")
+        if any(not c.id for c in self.comments):
+            numbered = [c if c.id else c.model_copy(update={"id": f"{self.key}-c{i}"}) for i, c in enumerate(self.comments, 1)]
+            object.__setattr__(self, "comments", numbered)
+        if any(link.target == self.key for link in self.links):
+            raise ValueError(f"ticket {self.key} links to itself")
+        return self
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Complete initial data: create missing projects (default workflow), set initial statuses and
+    times, add the reverse side of every link, and refuse statuses or links that cannot exist."""
+    projects, tickets = tables.get(PROJECTS), tables.get(TICKETS)
+    if projects is None or tickets is None:
+        return
+    for key, t in list(tickets.items()):
+        where = f"data.tickets.tickets[{key}]"
+        project = projects.get(t.project)
+        if project is None:
+            project = projects[t.project] = Project(key=t.project)
+        status = t.status or project.initial_status
+        if status not in project.workflow:
+            raise SpecError(f"{where}.status", f"{status!r} is not a status of project {t.project} "
+                            f"(workflow: {', '.join(project.workflow)})")
+        comments = [c if c.created else c.model_copy(update={"created": config.now}) for c in t.comments]
+        tickets[key] = t.evolve(status=status, comments=comments, created=t.created or config.now,
+                                updated=t.updated or t.created or config.now)
+    for key, t in list(tickets.items()):
+        for i, link in enumerate(t.links):
+            target = tickets.get(link.target)
+            if target is None:
+                raise SpecError(f"data.tickets.tickets[{key}].links[{i}]", f"links to {link.target}, which does not exist")
+            back = Link(type=INVERSE[link.type], target=key)  # type: ignore[arg-type]
+            if back not in target.links:
+                tickets[link.target] = target.evolve(links=[*target.links, back])
+
+
+SERVICE = Service("tickets", {"projects": Project, "tickets": Ticket}, title="Tickets", prepare=_prepare)
+
+
+# --- lookups --------------------------------------------------------------------------------------
+
+
+def _ticket(ctx: ToolContext, key: str) -> Ticket:
+    k = key.strip().upper()
+    t = ctx.get(TICKETS, k)
+    if t is None:
+        if not _TICKET_KEY.match(k):
+            raise InvalidArgument(f"ticket key {key!r} must look like PROJECT-123 (e.g. OPS-12)")
+        close = difflib.get_close_matches(k, ctx.keys(TICKETS), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; use search_tickets to find ticket keys"
+        raise NotFound(f"ticket {k} not found{hint}")
+    return t
+
+
+def _project(ctx: ToolContext, key: str) -> Project:
+    k = key.strip().upper()
+    p = ctx.get(PROJECTS, k)
+    if p is None:
+        known = ctx.keys(PROJECTS)
+        raise NotFound(f"project {key!r} not found; projects: {', '.join(known) if known else 'none'}")
+    return p
+
+
+def _person(ctx: ToolContext, value: str, what: str) -> str:
+    """A valid email ('me' is the user) that, when the contacts service is enabled, is in the directory."""
+    if value.strip().lower() == "me":
+        return ctx.user
+    email = _arg(normalize_email, value, what)
+    if ctx.has_service("contacts") and email != ctx.user and ctx.get(PEOPLE, email) is None:
+        close = difflib.get_close_matches(email, ctx.keys(PEOPLE), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; use search_contacts to find people"
+        raise NotFound(f"{what} {email} is not in the directory{hint}")
+    return email
+
+
+def _text(value: str, what: str, limit: int, required: bool = False) -> str:
+    text = value.strip()
+    if required and not text:
+        raise InvalidArgument(f"{what} is empty")
+    if len(text) > limit:
+        raise InvalidArgument(f"{what} is {len(text)} characters long; at most {limit} are allowed")
+    return text
+
+
+def _labels(values: list[str], what: str) -> list[str]:
+    if len(values) > MAX_LABELS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
+    out: list[str] = []
+    for v in values:
+        x = _arg(_label, v)
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def _due(value: str, what: str = "due_date") -> date | None:
+    """A date from YYYY-MM-DD text; an empty string means no due date."""
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-03-20)") from None
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def _summary(t: Ticket) -> dict[str, Any]:
+    return {"key": t.key, "title": t.title, "status": t.status, "priority": t.priority, "assignee": t.assignee,
+            "labels": list(t.labels), "due_date": t.due_date.isoformat() if t.due_date else None}
+
+
+def ticket_json(t: Ticket, project: Project | None) -> dict[str, Any]:
+    """A ticket with all its fields and the statuses it may move to next."""
+    out = t.model_dump(mode="json")
+    out["allowed_transitions"] = list(project.workflow.get(t.status, [])) if project else []
+    return out
+
+
+def _line(d: dict[str, Any]) -> str:
+    who = d["assignee"] or "unassigned"
+    due = f", due {d['due_date']}" if d.get("due_date") else ""
+    return f"{d['key']} [{d['status']}] ({d['priority']}) {d['title']} - {who}{due}"
+
+
+def _render_search(data: dict) -> str:
+    if not data["tickets"]:
+        return "No tickets match."
+    first = data["offset"] + 1
+    head = f"Tickets {first}-{first + len(data['tickets']) - 1} of {data['total']}:"
+    return "\n".join([head, *(f"- {_line(d)}" for d in data["tickets"])])
+
+
+def _render_ticket(data: dict) -> str:
+    d = data["ticket"] if "ticket" in data else data
+    lines = [_line(d), f"Reporter: {d['reporter'] or 'unknown'}; labels: {', '.join(d['labels']) or 'none'}"]
+    if d["description"]:
+        lines.append(d["description"])
+    lines += [f"Link: {x['type']} {x['target']}" for x in d["links"]]
+    lines += [f"Comment {c['id']} by {c['author']} ({c['created']}): {c['body']}" for c in d["comments"]]
+    lines.append(f"Can move to: {', '.join(d['allowed_transitions']) or 'nothing (final status)'}")
+    return "\n".join(lines)
+
+
+# --- search ---------------------------------------------------------------------------------------
+
+FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "is")
+
+
+_TOKEN = re.compile(r'\s*(?:([A-Za-z]+):(?:"([^"]*)"|(\S*))|"([^"]*)"|(\S+))')
+
+
+def parse_query(query: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Split a search query into (filter, value) pairs and lower-cased free-text terms.
+
+    Filters are `name:value` or `name:"quoted value"` with the names in FILTERS; `is:` takes open,
+    done, unassigned or overdue. Everything else is a word or "quoted phrase" that must appear.
+    """
+    if query.count('"') % 2:
+        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
+    filters: list[tuple[str, str]] = []
+    words: list[str] = []
+    for m in _TOKEN.finditer(query):
+        name, quoted, bare, phrase, word = m.groups()
+        if name is not None:
+            if name.lower() not in FILTERS:
+                raise InvalidArgument(f"unknown filter {name}: in query; use {', '.join(f + ':' for f in FILTERS)} "
+                                      "or put text containing ':' in quotes")
+            value = quoted if quoted is not None else bare
+            if not value or not value.strip():
+                raise InvalidArgument(f"filter {name}: has no value (write e.g. {name}:value)")
+            filters.append((name.lower(), value))
+        elif (phrase or word or "").strip():
+            words.append(" ".join((phrase or word or "").split()).lower())
+    return filters, words
+
+
+def _matches(ctx: ToolContext, t: Ticket, name: str, value: str, projects: dict[str, Project]) -> bool:
+    v = value.strip().lower()
+    if name == "project":
+        return t.project.lower() == v
+    if name == "status":
+        return t.status.lower() == " ".join(v.split())
+    if name in ("assignee", "reporter"):
+        who = getattr(t, name)
+        if v in ("none", "unassigned"):
+            return who is None
+        return who == (ctx.user if v == "me" else v)
+    if name == "priority":
+        if v not in PRIORITIES:
+            raise InvalidArgument(f"priority {value!r} is not one of {', '.join(PRIORITIES)}")
+        return t.priority == v
+    if name == "label":
+        return v in (x.lower() for x in t.labels)
+    p = projects.get(t.project)
+    done = t.status in (p.done_statuses or []) if p else False
+    if v == "open":
+        return not done
+    if v == "done":
+        return done
+    if v == "unassigned":
+        return t.assignee is None
+    if v == "overdue":
+        return not done and t.due_date is not None and t.due_date < ctx.now.date()
+    raise InvalidArgument(f"is:{value} is not supported; use is:open, is:done, is:unassigned or is:overdue")
+
+
+@SERVICE.tool(read_only=True, render=_render_search)
+def search_tickets(
+    ctx: ToolContext, query: str = "", project: str | None = None, status: str | None = None,
+    assignee: str | None = None, priority: Priority | None = None, label: str | None = None,
+    limit: int = 20, offset: int = 0,
+) -> dict:
+    """Search tickets by text and filters, ordered by project and number. The query may mix words or "quoted phrases" (matched in key, title, description, labels and comments) with filters project:OPS, status:"In Progress", assignee:me (or an email, or none), reporter:, priority:high, label:, is:open, is:done, is:unassigned, is:overdue.
+
+    Args:
+        query: Text and filters, e.g. 'login error assignee:me is:open'.
+        project: Only tickets of this project key.
+        status: Only tickets in this status (case-insensitive).
+        assignee: Only tickets assigned to this email ('me' for you, 'none' for unassigned).
+        priority: Only tickets of this priority.
+        label: Only tickets with this label.
+        limit: Maximum number of tickets to return (1-100).
+        offset: Number of matching tickets to skip (for paging).
+    """
+    if not 1 <= limit <= 100:
+        raise InvalidArgument("limit must be between 1 and 100")
+    if offset < 0:
+        raise InvalidArgument("offset must be zero or positive")
+    if len(query) > 1000:
+        raise InvalidArgument("query is longer than 1000 characters")
+    filters, words = parse_query(query)
+    for name, value in (("project", project), ("status", status), ("assignee", assignee),
+                        ("priority", priority), ("label", label)):
+        if value is not None:
+            filters.append((name, value))
+    projects = {p.key: p for p in ctx.values(PROJECTS)}
+    for name, value in filters:
+        if name == "project" and value.strip().upper() not in projects:
+            _project(ctx, value)
+    hits = []
+    for t in ctx.values(TICKETS):
+        if not all(_matches(ctx, t, n, v, projects) for n, v in filters):
+            continue
+        hay = " ".join([t.key, t.title, t.description, *t.labels, *(c.body for c in t.comments)]).lower()
+        if all(w in hay for w in words):
+            hits.append(t)
+    hits.sort(key=lambda t: ticket_number(t.key))
+    page = hits[offset:offset + limit]
+    return {"total": len(hits), "offset": offset, "limit": limit, "tickets": [_summary(t) for t in page]}
+
+
+# --- tools ----------------------------------------------------------------------------------------
+
+
+@SERVICE.tool(read_only=True, render=_render_ticket)
+def get_ticket(ctx: ToolContext, key: str) -> dict:
+    """Get a ticket with all its fields, comments and links, and the statuses it may move to next.
+
+    Args:
+        key: The ticket key, e.g. OPS-12.
+    """
+    t = _ticket(ctx, key)
+    return ticket_json(t, ctx.get(PROJECTS, t.project))
+
+
+@SERVICE.tool(render=_render_ticket)
+def create_ticket(
+    ctx: ToolContext, project: str, title: str, description: str = "", priority: Priority = "medium",
+    assignee: str | None = None, labels: list[str] = [], due_date: str = "",
+) -> dict:
+    """Create a ticket in a project; it gets the next key (e.g. OPS-13), the project's initial status, and you as reporter.
+
+    Args:
+        project: Key of the project, e.g. OPS.
+        title: One-line summary.
+        description: Details.
+        priority: One of lowest, low, medium, high, highest.
+        assignee: Email of the person to assign ('me' for you); unassigned if omitted.
+        labels: Labels (single words).
+        due_date: Due date as YYYY-MM-DD; empty for none.
+    """
+    p = _project(ctx, project)
+    t_title = _text(title, "title", MAX_TITLE, required=True)
+    numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if k.startswith(p.key + "-")]
+    key = f"{p.key}-{max(numbers, default=0) + 1}"
+    t = Ticket(key=key, project=p.key, title=t_title, description=_text(description, "description", MAX_TEXT),
+               status=p.initial_status, priority=priority,
+               assignee=_person(ctx, assignee, "assignee") if assignee is not None else None,
+               reporter=ctx.user, labels=_labels(labels, "labels"), due_date=_due(due_date),
+               created=ctx.now, updated=ctx.now)
+    ctx.put(TICKETS, t)
+    return {"ticket": ticket_json(t, p)}
+
+
+@SERVICE.tool(render=_render_ticket)
+def update_ticket(
+    ctx: ToolContext, key: str, title: str | None = None, description: str | None = None,
+    priority: Priority | None = None, labels: list[str] | None = None, add_labels: list[str] = [],
+    remove_labels: list[str] = [], due_date: str | None = None,
+) -> dict:
+    """Change a ticket's fields; only those given change. Use transition_ticket for the status and assign_ticket for the assignee.
+
+    Args:
+        key: The ticket key, e.g. OPS-12.
+        title: New one-line summary.
+        description: New details (replaces the old text).
+        priority: New priority: lowest, low, medium, high or highest.
+        labels: The complete new list of labels (replaces the old one).
+        add_labels: Labels to add.
+        remove_labels: Labels to remove.
+        due_date: New due date as YYYY-MM-DD; an empty string removes it.
+    """
+    t = _ticket(ctx, key)
+    if all(v is None for v in (title, description, priority, labels, due_date)) and not add_labels and not remove_labels:
+        raise InvalidArgument("nothing to change; give at least one field such as title, priority or labels")
+    changes: dict[str, Any] = {}
+    if title is not None:
+        changes["title"] = _text(title, "title", MAX_TITLE, required=True)
+    if description is not None:
+        changes["description"] = _text(description, "description", MAX_TEXT)
+    if priority is not None:
+        changes["priority"] = priority
+    if due_date is not None:
+        changes["due_date"] = _due(due_date)
+    new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
+    new_labels += [x for x in _labels(add_labels, "add_labels") if x not in new_labels]
+    gone = _labels(remove_labels, "remove_labels")
+    missing = [x for x in gone if x not in new_labels]
+    if missing:
+        raise InvalidArgument(f"{t.key} has no label {', '.join(missing)}; its labels are {', '.join(new_labels) or 'none'}")
+    changes["labels"] = [x for x in new_labels if x not in gone]
+    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
+    if changed:
+        t = t.evolve(**changes, updated=ctx.now)
+        ctx.put(TICKETS, t)
+    return {"ticket": ticket_json(t, ctx.get(PROJECTS, t.project)), "changed": changed}
+
+
+def _comment(ctx: ToolContext, body: str) -> Comment:
+    return Comment(id=ctx.new_id("cmt"), author=ctx.user, body=_text(body, "comment", MAX_TEXT, required=True),
+                   created=ctx.now)
+
+
+@SERVICE.tool(render=_render_ticket)
+def transition_ticket(ctx: ToolContext, key: str, status: str, comment: str | None = None) -> dict:
+    """Move a ticket to another status of its project's workflow, optionally adding a comment in the same step; moves the workflow does not allow are refused with the allowed ones listed.
+
+    Args:
+        key: The ticket key, e.g. OPS-12.
+        status: The status to move to, e.g. In Progress or Resolved (case-insensitive).
+        comment: A comment to add with the move, e.g. how it was resolved.
+    """
+    t = _ticket(ctx, key)
+    p = _project(ctx, t.project)
+    allowed = p.workflow.get(t.status, [])
+    target = p.status_named(status)
+    if target is None:
+        raise InvalidArgument(f"{status!r} is not a status of project {p.key}; its statuses are "
+                              f"{', '.join(p.workflow)}. From {t.status} it can move to {', '.join(allowed) or 'nothing'}")
+    if target == t.status:
+        raise InvalidArgument(f"{t.key} is already {t.status}; from there it can move to {', '.join(allowed) or 'nothing'}")
+    if target not in allowed:
+        raise InvalidArgument(f"{t.key} cannot move from {t.status} to {target}; "
+                              f"allowed from {t.status}: {', '.join(allowed) or 'nothing (final status)'}")
+    comments = [*t.comments, _comment(ctx, comment)] if comment is not None else list(t.comments)
+    t = t.evolve(status=target, comments=comments, updated=ctx.now)
+    ctx.put(TICKETS, t)
+    return {"ticket": ticket_json(t, p)}
+
+
+@SERVICE.tool()
+def add_comment(ctx: ToolContext, key: str, body: str) -> dict:
+    """Add a comment to a ticket, written as you.
+
+    Args:
+        key: The ticket key, e.g. OPS-12.
+        body: The text of the comment.
+    """
+    t = _ticket(ctx, key)
+    c = _comment(ctx, body)
+    ctx.put(TICKETS, t.evolve(comments=[*t.comments, c], updated=ctx.now))
+    return {"key": t.key, "comment": c.model_dump(mode="json")}
+
+
+@SERVICE.tool(idempotent=True, render=_render_ticket)
+def assign_ticket(ctx: ToolContext, key: str, assignee: str | None) -> dict:
+    """Assign a ticket to a person, or unassign it with null. With the contacts service the person must be in the directory.
+
+    Args:
+        key: The ticket key, e.g. OPS-12.
+        assignee: Email of the new assignee ('me' for you), or null to unassign.
+    """
+    t = _ticket(ctx, key)
+    who = _person(ctx, assignee, "assignee") if assignee is not None else None
+    if who != t.assignee:
+        t = t.evolve(assignee=who, updated=ctx.now)
+        ctx.put(TICKETS, t)
+    return {"ticket": ticket_json(t, ctx.get(PROJECTS, t.project))}
+
+
+@SERVICE.tool(idempotent=True)
+def link_tickets(ctx: ToolContext, key: str, type: LinkType, target: str) -> dict:
+    """Link two tickets; the reverse link is added to the target (A blocks B also records B is_blocked_by A).
+
+    Args:
+        key: The ticket the link starts from, e.g. OPS-12.
+        type: blocks, is_blocked_by, relates_to, duplicates or is_duplicated_by.
+        target: The other ticket's key, e.g. OPS-7.
+    """
+    a = _ticket(ctx, key)
+    b = _ticket(ctx, target)
+    if a.key == b.key:
+        raise InvalidArgument(f"a ticket cannot be linked to itself ({a.key})")
+    forward, back = Link(type=type, target=b.key), Link(type=INVERSE[type], target=a.key)  # type: ignore[arg-type]
+    created = forward not in a.links
+    if created:
+        ctx.put(TICKETS, a.evolve(links=[*a.links, forward], updated=ctx.now))
+    if back not in b.links:
+        ctx.put(TICKETS, b.evolve(links=[*b.links, back], updated=ctx.now))
+    return {"key": a.key, "type": type, "target": b.key, "created": created}
