@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 NO_SKIP = os.environ.get("COWORKENV_NO_SKIP") == "1"
 
 
