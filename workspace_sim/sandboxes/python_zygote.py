@@ -46,8 +46,9 @@ _BLOCKED = {
     "os.utime": "change the real disk", "shutil.rmtree": "change the real disk", "os.chdir": "leave the workspace",
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-# pyfakefs replaces `os` in loaded modules, this one included; the child's last steps use the real one
-_real_write, _real_exit = os.write, os._exit
+# pyfakefs replaces `os` and its functions in loaded modules, this one included; the real exit is
+# kept where it does not look (inside a dict)
+_REAL = {"exit": os._exit}
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -57,8 +58,8 @@ def _audit(event: str, args: tuple) -> None:
         if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS):
             what = f"write to the real disk ({args[0]!r})"
     if what is not None:
-        raise PermissionError(f"run_python may not {what}: it works on the workspace files only "
-                              "(use run_command for processes)")
+        hint = "; use run_command to run programs" if "process" in what else ""
+        raise PermissionError(f"run_python may not {what}: it works only on the workspace files under /{hint}")
 
 
 def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
@@ -71,6 +72,7 @@ def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    answer_pipe = open(res_w, "wb", closefd=False)  # a real file object: pyfakefs leaves it alone
     # the limit is on memory the snippet adds to what this forked worker already maps
     cap = _vm_size() + req["memory_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
@@ -89,7 +91,7 @@ def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
     fs.set_disk_usage(req["disk_bytes"])
     mount_tree(fs, tree, "/")
     os.chdir("/")
-    before, _ = read_tree(fs, "/")
+    before, _ = read_tree(fs, "/", frozenset() if "/tmp" in tree.dirs else frozenset({"/tmp"}))
     status, error, code = "ok", None, 0
     source = req["code"]
     import linecache
@@ -105,23 +107,47 @@ def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
             print(e.code, file=sys.stderr)
     except BaseException as e:  # the snippet's own error is a result, reported like Python does
         status, code = "error", 1
-        error = f"{type(e).__name__}: {e}"
-        tb = e.__traceback__.tb_next if e.__traceback__ is not None and not isinstance(e, SyntaxError) else None
-        traceback.print_exception(type(e), e, tb)
+        error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if isinstance(e, MemoryError):
+            error += f" (the memory limit is {req['memory_mb']} MB)"
+        _print_user_traceback(e)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except Exception:
         pass
-    after, ignored = read_tree(fs, "/")
+    _flush_open_files(fs)
+    # /tmp is scratch space (pyfakefs makes it for tempfile); it comes back only if the workspace has it
+    skip = frozenset() if "/tmp" in tree.dirs else frozenset({"/tmp"})
+    after, ignored = read_tree(fs, "/", skip)
     answer = {"status": status, "exit_code": code, "error": error, "ignored": ignored,
               "delta": delta(before, after).to_json()}
-    data = json.dumps(answer).encode()
-    view = memoryview(data)
-    while view:
-        n = _real_write(res_w, view)
-        view = view[n:]
-    _real_exit(0)
+    answer_pipe.write(json.dumps(answer).encode())
+    answer_pipe.flush()
+    _REAL["exit"](0)
+
+
+def _flush_open_files(fs: Any) -> None:
+    """Write out files the snippet left open (e.g. `json.dump(x, open(p, "w"))`), as exit would."""
+    for wrappers in list(fs.open_files):
+        for w in wrappers or ():
+            try:
+                w.flush()
+            except Exception:
+                pass
+
+
+_INTERNAL = (os.path.dirname(os.path.abspath(__file__)),)
+
+
+def _print_user_traceback(e: BaseException) -> None:
+    """Print the snippet's exception without the frames of this worker, pyfakefs or the audit hook."""
+    import pyfakefs
+
+    internal = _INTERNAL + (os.path.dirname(os.path.abspath(pyfakefs.__file__)),)
+    tb = traceback.TracebackException(type(e), e, e.__traceback__)
+    tb.stack = traceback.StackSummary.from_list([f for f in tb.stack if not f.filename.startswith(internal)])
+    sys.stderr.write("".join(tb.format()))
 
 
 def _vm_size() -> int:
@@ -138,8 +164,12 @@ def run_one(req: dict[str, Any]) -> dict[str, Any]:
     if pid == 0:
         try:
             for fd in (out_r, err_r, res_r, _PROTO_IN, _PROTO_OUT):
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
             _child(req, out_w, err_w, res_w)
+        except BaseException:  # a failure of ours (not the snippet's): say what, then exit
+            traceback.print_exc()
+            sys.stderr.flush()
         finally:
             os._exit(70)
     for fd in (out_w, err_w, res_w):

@@ -24,7 +24,8 @@ class ArchiveTooLarge(Exception):
 def pack(files: Mapping[str, bytes], dirs: Iterable[str], uid: int, gid: int, mtime: float) -> bytes:
     """A tar of folders and files (workspace paths, written relative to the extraction folder)."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    # GNU long names rather than PAX headers: busybox tar, the default image's, reads them
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT, encoding="utf-8") as tar:
         for d in sorted(dirs):
             info = tarfile.TarInfo("." + d)
             info.type, info.mode = tarfile.DIRTYPE, 0o755
@@ -40,10 +41,11 @@ def pack(files: Mapping[str, bytes], dirs: Iterable[str], uid: int, gid: int, mt
 
 @dataclass
 class Unpacked:
-    """A tree read from an archive, and the entries that were left out (with why)."""
+    """A tree read from an archive, the entries left out (with why), and their names in the archive."""
 
     tree: Tree
     ignored: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
 
 
 def unpack(data: bytes, max_bytes: int) -> Unpacked:
@@ -56,6 +58,7 @@ def unpack(data: bytes, max_bytes: int) -> Unpacked:
     files: dict[str, bytes] = {}
     dirs: set[str] = set()
     ignored: list[str] = []
+    foreign: list[str] = []
     total = 0
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
         for member in tar:
@@ -66,6 +69,7 @@ def unpack(data: bytes, max_bytes: int) -> Unpacked:
                 path = resolve(name if name.startswith("/") else "/" + name.removeprefix("./"), "name")
             except InvalidArgument as e:
                 ignored.append(f"{name!r} ({e.message})")
+                foreign.append(name)
                 continue
             if path == "/":
                 continue
@@ -81,4 +85,5 @@ def unpack(data: bytes, max_bytes: int) -> Unpacked:
             else:
                 kind = "symbolic link" if member.issym() else "special file"
                 ignored.append(f"{path} ({kind}; the workspace keeps only regular files and folders)")
-    return Unpacked(Tree(files, frozenset(dirs)), ignored)
+                foreign.append(name)
+    return Unpacked(Tree(files, frozenset(dirs)), ignored, foreign)

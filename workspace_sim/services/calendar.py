@@ -274,7 +274,12 @@ def _emails(values: list[str], what: str) -> list[str]:
 
 
 def _text(value: str, what: str, limit: int, required: bool = False) -> str:
+    """Stripped text within `limit` characters that can be stored as UTF-8 (no lone surrogates)."""
     text = value.strip()
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
     if required and not text:
         raise InvalidArgument(f"{what} is empty; give a short {what}")
     if len(text) > limit:
@@ -684,11 +689,12 @@ def find_free_slots(
         raise InvalidArgument("attendees is empty; name at least one person")
     free: list[Interval] = [(lo, hi)]
     infos = []
+    window = [ev for ev in ctx.values(EVENTS) if ev.end > lo and ev.start < hi]
     for email in people:
         av = availability(ctx, email)
         infos.append(av.to_json())
         mine = _working(av, lo, hi) if working_hours_only else [(lo, hi)]
-        busy = [(ev.start, ev.end) for ev in ctx.values(EVENTS) if ev.end > lo and ev.start < hi and ev.busy_for(email)]
+        busy = [(ev.start, ev.end) for ev in window if ev.busy_for(email)]
         free = _intersect(free, _subtract(mine, busy))
     length, step = timedelta(minutes=duration_minutes), timedelta(minutes=step_minutes)
     slots: list[dict[str, str]] = []

@@ -22,6 +22,7 @@ from ..registry import Service
 
 PEOPLE = "contacts.people"
 MAX_ADDRESS = 254
+MAX_QUERY = 500
 
 _LOCAL = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$")
 _LABEL = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
@@ -59,6 +60,8 @@ def normalize_email(address: str) -> str:
 
 def fold(text: str) -> str:
     """Text folded for matching: accents removed and case folded ('José' matches 'jose')."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
@@ -195,7 +198,9 @@ def _score(p: Person, words: list[str], whole: str) -> int:
 def _render_search(d: dict) -> str:
     if not d["contacts"]:
         return "No contacts match."
-    head = f"{len(d['contacts'])} of {d['total']} contacts" + (" (more: narrow the query or raise limit)" if d["truncated"] else "")
+    head = f"{len(d['contacts'])} of {d['total']} contacts"
+    if d["truncated"]:
+        head += " (more: narrow the query or raise limit)"
     lines = [head]
     for c in d["contacts"]:
         extra = ", ".join(x for x in (c["title"], c["department"]) if x)
@@ -212,13 +217,17 @@ def search_contacts(
     ctx: ToolContext, query: str = "", department: str | None = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
 ) -> dict:
-    """Search the organisation's directory by name, email, title or department (case-insensitive), best matches first; every result shows email, title and department so people with similar names can be told apart.
+    """Search the organisation's directory by name, email, title or department (case-insensitive), best matches first;
+    every result shows email, title and department so people with similar names can be told apart.
 
     Args:
-        query: Words to look for; every word must match the person's name, email, title or department. Empty lists everyone.
+        query: Words to look for; every word must match the person's name, email, title or department. Empty lists
+            everyone.
         department: Only people of this department (exact name, case-insensitive).
         limit: Most results to return (1-100).
     """
+    if len(query) > MAX_QUERY:
+        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words of the name or title")
     words = fold(query).split()
     whole = " ".join(words)
     dept = None
@@ -281,7 +290,8 @@ def _render_card(d: dict) -> str:
 
 @SERVICE.tool(read_only=True, render=_render_card)
 def get_contact(ctx: ToolContext, email: str) -> dict:
-    """Get one person's full directory entry by e-mail address: title, department, manager, direct reports, phone, location, time zone with their current local time, and working hours.
+    """Get one person's full directory entry by e-mail address: title, department, manager, direct reports, phone,
+    location, time zone with their current local time, and working hours.
 
     Args:
         email: The person's e-mail address (case-insensitive), e.g. alice.smith@example.com.

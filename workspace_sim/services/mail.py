@@ -16,7 +16,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, Iterable
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from ..context import ToolContext
 from ..errors import Conflict, InvalidArgument, NotFound, SpecError
@@ -31,6 +31,7 @@ MAX_SUBJECT = 998
 MAX_BODY = 200_000
 MAX_RECIPIENTS = 100
 MAX_NAME = 100
+MAX_QUERY = 2000
 SNIPPET = 100
 
 
@@ -114,6 +115,7 @@ class Message(Record):
     labels: list[str] = Field(default_factory=list)
     read: bool = False
     attachments: list[str] = Field(default_factory=list)
+    _folded: str | None = PrivateAttr(default=None)
 
     @field_validator("owner", "sender")
     @classmethod
@@ -172,6 +174,16 @@ class Message(Record):
     def is_draft(self) -> bool:
         return self.folder == "drafts"
 
+    def folded_text(self) -> str:
+        """Subject, body, addresses and attachment names folded for search, computed once per record."""
+        private = self.__pydantic_private__  # direct access: pydantic's attribute hook is slow here
+        text = private.get("_folded")
+        if text is None:
+            parts = [self.subject, self.body, self.sender, *self.to, *self.cc, *self.bcc,
+                     *(p.rsplit("/", 1)[-1] for p in self.attachments)]
+            text = private["_folded"] = fold("\n".join(parts))
+        return text
+
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
     """Give the user a mailbox if the data has none, and check that every message has an owner account."""
@@ -186,9 +198,10 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         person = tables.get(PEOPLE, {}).get(me)
         accounts[me] = Account(email=me, name=getattr(person, "name", ""))
     for mid, m in messages.items():
-        if m.owner not in accounts:  # type: ignore[attr-defined]
+        owner = m.owner  # type: ignore[attr-defined]
+        if owner not in accounts:
             raise SpecError(f"data.mail.messages[id={mid}].owner",
-                            f"{m.owner} has no mail account; add it to data.mail.accounts")  # type: ignore[attr-defined]
+                            f"{owner} has no mail account; add it to data.mail.accounts")
 
 
 SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=_prepare)
@@ -254,7 +267,9 @@ def _addresses(ctx: ToolContext, values: list[str], field: str) -> list[str]:
     return _unique(out)
 
 
-def _recipients(ctx: ToolContext, to: list[str], cc: list[str], bcc: list[str]) -> tuple[list[str], list[str], list[str]]:
+def _recipients(
+    ctx: ToolContext, to: list[str], cc: list[str], bcc: list[str]
+) -> tuple[list[str], list[str], list[str]]:
     """To, Cc and Bcc validated; an address keeps only its first place (To before Cc before Bcc)."""
     t = _addresses(ctx, to, "to")
     c = [a for a in _addresses(ctx, cc, "cc") if a not in t]
@@ -403,7 +418,9 @@ def _op_value(op: str, raw: str, tz: ZoneInfo) -> Any:
                 raise ValueError
             d = date(int(m[1]), int(m[2]), int(m[3]))
         except ValueError:
-            raise InvalidArgument(f"query: {op}:{v} is not a valid date; use YYYY-MM-DD, e.g. {_OPERATORS[op]}") from None
+            raise InvalidArgument(
+                f"query: {op}:{v} is not a valid date; use YYYY-MM-DD, e.g. {_OPERATORS[op]}"
+            ) from None
         return datetime(d.year, d.month, d.day, tzinfo=tz)
     if op == "in":
         if v.lower() == "anywhere":
@@ -423,6 +440,8 @@ def parse_query(query: str, tz: ZoneInfo) -> list[Term]:
     (YYYY-MM-DD, local midnight; after is inclusive, before exclusive), `filename:`, `thread:`,
     "quoted phrases" and free words; a leading '-' negates a term. Operator values may be quoted.
     """
+    if len(query) > MAX_QUERY:
+        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; search for fewer terms")
     terms: list[Term] = []
     i, n = 0, len(query)
     while i < n:
@@ -434,7 +453,8 @@ def parse_query(query: str, tz: ZoneInfo) -> list[Term]:
             i += 1
         if query[i] in "(){}":
             raise InvalidArgument(
-                f"query: grouping with {query[i]!r} (position {i}) is not supported; terms separated by spaces must all match"
+                f"query: grouping with {query[i]!r} (position {i}) is not supported; "
+                "terms separated by spaces must all match"
             )
         if query[i] == '"':
             phrase, i = _quoted(query, i)
@@ -474,28 +494,19 @@ def parse_query(query: str, tz: ZoneInfo) -> list[Term]:
 
 
 class _Matcher:
-    """Evaluates terms against messages, caching each message's folded text."""
+    """Evaluates terms against messages; display names of the addresses count as their text too."""
 
     def __init__(self, names: dict[str, str]) -> None:
         self.names = names
-        self._hay: dict[str, str] = {}
+        self._folded_names = {a: fold(n) for a, n in names.items()}
 
     def _addr(self, address: str, v: str) -> bool:
-        return v in address or v in fold(self.names.get(address, ""))
-
-    def haystack(self, m: Message) -> str:
-        h = self._hay.get(m.id)
-        if h is None:
-            people = [m.sender, *m.to, *m.cc, *m.bcc]
-            parts = [m.subject, m.body, *people, *(self.names.get(a, "") for a in people),
-                     *(p.rsplit("/", 1)[-1] for p in m.attachments)]
-            h = self._hay[m.id] = fold("\n".join(parts))
-        return h
+        return v in address or v in self._folded_names.get(address, "")
 
     def test(self, m: Message, t: Term) -> bool:
         op, v = t.op, t.value
         if op == "text":
-            hit = v in self.haystack(m)
+            hit = v in m.folded_text() or any(self._addr(a, v) for a in (m.sender, *m.to, *m.cc, *m.bcc))
         elif op == "from":
             hit = self._addr(m.sender, v)
         elif op == "to":
@@ -508,8 +519,10 @@ class _Matcher:
             hit = any(fold(x) == v for x in m.labels)
         elif op == "in":
             hit = v == "anywhere" or fold(m.folder) == fold(v)
-        elif op == "is":
-            hit = (not m.read) if v == "unread" else m.read if v == "read" else any(fold(x) == "starred" for x in m.labels)
+        elif op == "is" and v in ("read", "unread"):
+            hit = m.read == (v == "read")
+        elif op == "is":  # starred
+            hit = any(fold(x) == "starred" for x in m.labels)
         elif op == "has":
             hit = bool(m.attachments)
         elif op == "after":
@@ -550,7 +563,8 @@ def _render_search(d: dict) -> str:
         if m["attachments"]:
             flags.append(f"{m['attachments']} attachment(s)")
         sender = f"{m['from_name']} <{m['from']}>" if m["from_name"] else m["from"]
-        lines.append(f"- {m['id']}  {m['date'][:16].replace('T', ' ')}  {sender}  \"{m['subject']}\"  ({', '.join(flags)})")
+        when = m["date"][:16].replace("T", " ")
+        lines.append(f"- {m['id']}  {when}  {sender}  \"{m['subject']}\"  ({', '.join(flags)})")
         if m["snippet"]:
             lines.append(f"    {m['snippet']}")
     if d["total"] > start - 1 + len(msgs):
@@ -563,7 +577,11 @@ def search_emails(
     ctx: ToolContext, query: str = "", folder: str | None = None,
     max_results: Annotated[int, Field(ge=1, le=100)] = 20, offset: Annotated[int, Field(ge=0)] = 0,
 ) -> dict:
-    """Search your mailbox, newest first, with Gmail-style terms that must all match: from:, to:, cc:, bcc:, subject:, label:, in:folder (in:anywhere includes trash, which is otherwise left out), is:unread, is:read, is:starred, has:attachment, after:YYYY-MM-DD, before:YYYY-MM-DD, filename:, thread:, "quoted phrases" and free words; put '-' before a term to exclude it. Each result has id, thread, folder, sender, subject, date, a snippet and flags.
+    """Search your mailbox, newest first, with Gmail-style terms that must all match: from:, to:, cc:, bcc:, subject:,
+    label:, in:folder (in:anywhere includes trash, which is otherwise left out), is:unread, is:read, is:starred,
+    has:attachment, after:YYYY-MM-DD, before:YYYY-MM-DD, filename:, thread:, "quoted phrases" and free words; put
+    '-' before a term to exclude it. Each result has id, thread, folder, sender, subject, date, a snippet and
+    flags.
 
     Args:
         query: Search terms, e.g. 'from:alice is:unread after:2026-03-01 "budget review"'. Empty matches everything.
@@ -611,7 +629,8 @@ def _render_folders(d: dict) -> str:
 
 @SERVICE.tool(read_only=True, render=_render_folders)
 def list_mail_folders(ctx: ToolContext) -> dict:
-    """List your mail folders (inbox, sent, drafts, archive, trash and any custom ones) and labels, each with its number of messages and unread messages."""
+    """List your mail folders (inbox, sent, drafts, archive, trash and any custom ones) and labels, each with its
+    number of messages and unread messages."""
     box = _mailbox(ctx)
     folders = [{"name": f, "total": sum(m.folder == f for m in box),
                 "unread": sum(m.folder == f and not m.read for m in box)} for f in _folders(box)]
@@ -647,7 +666,8 @@ def _render_message(d: dict) -> str:
 
 @SERVICE.tool(idempotent=True, render=_render_message)
 def read_email(ctx: ToolContext, id: str, mark_read: bool = False) -> dict:
-    """Read one of your messages in full: sender, recipients, date, subject, body, labels, attachments (file paths) and thread. It leaves the read flag as it is unless mark_read is true.
+    """Read one of your messages in full: sender, recipients, date, subject, body, labels, attachments (file paths)
+    and thread. It leaves the read flag as it is unless mark_read is true.
 
     Args:
         id: Message id, as given by search_emails.
@@ -671,7 +691,8 @@ def send_email(
     ctx: ToolContext, to: list[str], subject: str, body: str, cc: list[str] = [], bcc: list[str] = [],
     attachments: list[str] = [],
 ) -> dict:
-    """Send a new message from your address. Your copy goes to your sent folder; colleagues with a mailbox here receive it in their inbox.
+    """Send a new message from your address. Your copy goes to your sent folder; colleagues with a mailbox here
+    receive it in their inbox.
 
     Args:
         to: Recipient addresses, e.g. ["alice@example.com"].
@@ -704,12 +725,15 @@ def _reply_recipients(ctx: ToolContext, orig: Message, reply_all: bool) -> tuple
 
 def _answerable(m: Message, verb: str) -> None:
     if m.is_draft:
-        raise Conflict(f"message {m.id} is a draft; you can only {verb} sent or received mail (send the draft with send_draft)")
+        raise Conflict(
+            f"message {m.id} is a draft; you can only {verb} sent or received mail (send the draft with send_draft)"
+        )
 
 
 @SERVICE.tool(render=_render_sent)
 def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = []) -> dict:
-    """Reply to one of your messages in the same thread, with subject 'Re: ...'. Goes to the sender (or, for your own sent message, to its recipients); reply_all also includes the other To and Cc recipients except you.
+    """Reply to one of your messages in the same thread, with subject 'Re: ...'. Goes to the sender (or, for your own
+    sent message, to its recipients); reply_all also includes the other To and Cc recipients except you.
 
     Args:
         id: Id of the message to answer.
@@ -745,7 +769,8 @@ def _forwarded_block(m: Message, names: dict[str, str], tz: ZoneInfo) -> str:
 
 @SERVICE.tool(render=_render_sent)
 def forward_email(ctx: ToolContext, id: str, to: list[str], body: str = "", cc: list[str] = []) -> dict:
-    """Forward one of your messages, with its attachments, to new recipients; your note comes first, then the original message. The subject becomes 'Fwd: ...'.
+    """Forward one of your messages, with its attachments, to new recipients; your note comes first, then the original
+    message. The subject becomes 'Fwd: ...'.
 
     Args:
         id: Id of the message to forward.
@@ -784,7 +809,9 @@ def _render_draft(d: dict) -> str:
 def _draft(ctx: ToolContext, draft_id: str) -> Message:
     m = _mine(ctx, draft_id)
     if not m.is_draft:
-        raise Conflict(f"message {m.id} is not a draft (it is in {m.folder}); only drafts can be edited or sent this way")
+        raise Conflict(
+            f"message {m.id} is not a draft (it is in {m.folder}); only drafts can be edited or sent this way"
+        )
     return m
 
 
@@ -793,7 +820,8 @@ def create_draft(
     ctx: ToolContext, to: list[str] = [], subject: str = "", body: str = "", cc: list[str] = [],
     bcc: list[str] = [], attachments: list[str] = [], in_reply_to: str | None = None,
 ) -> dict:
-    """Save a draft in your drafts folder without sending it; send it later with send_draft. A draft may answer one of your messages (in_reply_to), which puts it in that thread.
+    """Save a draft in your drafts folder without sending it; send it later with send_draft. A draft may answer one of
+    your messages (in_reply_to), which puts it in that thread.
 
     Args:
         to: Recipient addresses (may be left empty for now).
@@ -828,7 +856,8 @@ def update_draft(
     ctx: ToolContext, id: str, to: list[str] | None = None, subject: str | None = None, body: str | None = None,
     cc: list[str] | None = None, bcc: list[str] | None = None, attachments: list[str] | None = None,
 ) -> dict:
-    """Change fields of one of your drafts; fields left out keep their value, a given list replaces the old one. Sent mail cannot be changed.
+    """Change fields of one of your drafts; fields left out keep their value, a given list replaces the old one. Sent
+    mail cannot be changed.
 
     Args:
         id: Id of the draft.
@@ -853,7 +882,8 @@ def update_draft(
 
 @SERVICE.tool(render=_render_sent)
 def send_draft(ctx: ToolContext, id: str) -> dict:
-    """Send one of your drafts as it is: it leaves the drafts folder and is sent like send_email (a reply draft stays in its thread). The sent message gets a new id.
+    """Send one of your drafts as it is: it leaves the drafts folder and is sent like send_email (a reply draft stays
+    in its thread). The sent message gets a new id.
 
     Args:
         id: Id of the draft to send.
@@ -881,7 +911,8 @@ def send_draft(ctx: ToolContext, id: str) -> dict:
 
 @SERVICE.tool(idempotent=True)
 def move_email(ctx: ToolContext, id: str, folder: str) -> dict:
-    """Move one of your messages to another folder: inbox, archive, trash, or a custom folder (created on first use). Drafts cannot be moved, and only mail you sent can go to sent.
+    """Move one of your messages to another folder: inbox, archive, trash, or a custom folder (created on first use).
+    Drafts cannot be moved, and only mail you sent can go to sent.
 
     Args:
         id: Id of the message.
@@ -906,7 +937,8 @@ def move_email(ctx: ToolContext, id: str, folder: str) -> dict:
 
 @SERVICE.tool(idempotent=True)
 def label_email(ctx: ToolContext, id: str, add: list[str] = [], remove: list[str] = []) -> dict:
-    """Add labels to and remove labels from one of your messages (labels compare case-insensitively; 'starred' marks a star).
+    """Add labels to and remove labels from one of your messages (labels compare case-insensitively; 'starred' marks a
+    star).
 
     Args:
         id: Id of the message.
@@ -947,7 +979,8 @@ def mark_email_read(ctx: ToolContext, id: str, read: bool = True) -> dict:
 
 @SERVICE.tool(destructive=True)
 def delete_email(ctx: ToolContext, id: str) -> dict:
-    """Delete one of your messages: mail goes to trash (move it back with move_email); a message already in trash, or a draft, is removed permanently.
+    """Delete one of your messages: mail goes to trash (move it back with move_email); a message already in trash, or
+    a draft, is removed permanently.
 
     Args:
         id: Id of the message.

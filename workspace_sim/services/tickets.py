@@ -53,9 +53,11 @@ def normalize_email(value: object, what: str = "email") -> str:
 
 
 def _label(value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 100 or any(c.isspace() for c in value.strip()):
-        raise ValueError(f"label {value!r} must be a non-empty word of at most 100 characters without spaces")
-    return value.strip()
+    """A label: one printable word of at most 100 characters."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or len(text) > 100 or not text.isprintable() or any(c.isspace() or 0xD800 <= ord(c) <= 0xDFFF for c in text):
+        raise ValueError(f"label {value!r} must be a non-empty word of at most 100 printable characters without spaces")
+    return text
 
 
 def _arg(fn: Any, *args: Any) -> Any:
@@ -105,15 +107,26 @@ class Project(Record):
                 raise ValueError(f"workflow status {status!r} moves to {unknown}, which are not statuses of the workflow")
         initial = self.initial_status or next(iter(flow))
         if initial not in flow:
-            raise ValueError(f"initial_status {initial!r} is not a status of the workflow ({', '.join(flow)})")
-        done = self.done_statuses if self.done_statuses is not None else [s for s in flow if s.lower() in DONE_NAMES]
+            raise ValueError(f"initial_status {initial!r} is not a status of the workflow ({', '.join(sorted(flow))})")
+        done = self.done_statuses if self.done_statuses is not None else sorted(s for s in flow if s.lower() in DONE_NAMES)
         if any(s not in flow for s in done):
             raise ValueError(f"done_statuses {done} must all be statuses of the workflow")
-        object.__setattr__(self, "workflow", flow)
+        # Canonical key order, so a JSON round trip (which sorts keys) gives back the same record.
+        object.__setattr__(self, "workflow", dict(sorted(flow.items())))
         object.__setattr__(self, "initial_status", initial)
         object.__setattr__(self, "done_statuses", done)
         object.__setattr__(self, "name", self.name or self.key)
         return self
+
+    def statuses(self) -> list[str]:
+        """The workflow's statuses in the order a ticket meets them: breadth-first from the initial one."""
+        order, queue = [self.initial_status], [self.initial_status]
+        while queue:
+            for nxt in self.workflow[queue.pop(0)]:
+                if nxt not in order:
+                    order.append(nxt)
+                    queue.append(nxt)
+        return order + sorted(s for s in self.workflow if s not in order)
 
     def status_named(self, text: str) -> str | None:
         """The workflow status matching `text` case-insensitively, or None."""
@@ -219,7 +232,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         status = t.status or project.initial_status
         if status not in project.workflow:
             raise SpecError(f"{where}.status", f"{status!r} is not a status of project {t.project} "
-                            f"(workflow: {', '.join(project.workflow)})")
+                            f"(workflow: {', '.join(project.statuses())})")
         comments = [c if c.created else c.model_copy(update={"created": config.now}) for c in t.comments]
         tickets[key] = t.evolve(status=status, comments=comments, created=t.created or config.now,
                                 updated=t.updated or t.created or config.now)
@@ -273,7 +286,12 @@ def _person(ctx: ToolContext, value: str, what: str) -> str:
 
 
 def _text(value: str, what: str, limit: int, required: bool = False) -> str:
+    """Stripped text within `limit` characters that can be stored as UTF-8 (no lone surrogates)."""
     text = value.strip()
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
     if required and not text:
         raise InvalidArgument(f"{what} is empty")
     if len(text) > limit:
@@ -558,7 +576,7 @@ def transition_ticket(ctx: ToolContext, key: str, status: str, comment: str | No
     target = p.status_named(status)
     if target is None:
         raise InvalidArgument(f"{status!r} is not a status of project {p.key}; its statuses are "
-                              f"{', '.join(p.workflow)}. From {t.status} it can move to {', '.join(allowed) or 'nothing'}")
+                              f"{', '.join(p.statuses())}. From {t.status} it can move to {', '.join(allowed) or 'nothing'}")
     if target == t.status:
         raise InvalidArgument(f"{t.key} is already {t.status}; from there it can move to {', '.join(allowed) or 'nothing'}")
     if target not in allowed:

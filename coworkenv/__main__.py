@@ -1,0 +1,5 @@
+"""`python -m coworkenv`: the same as the `coworkenv` command."""
+
+from .cli import main
+
+main()

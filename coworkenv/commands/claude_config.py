@@ -1,0 +1,37 @@
+"""`coworkenv claude-config`: print a ready `claude_desktop_config.json` entry for an environment."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ._environment import fail, source_from_options
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("claude-config")
+    def claude_config(
+        spec: Optional[Path] = typer.Argument(None, help="Environment spec file (JSON or YAML)."),
+        python: Optional[str] = typer.Option(None, "--python", help="MODULE:FUNCTION returning a ServedEnvironment."),
+        name: Optional[str] = typer.Option(None, help="Server name shown in Claude Desktop (default: from the environment)."),
+        record_dir: Path = typer.Option(Path("runs/episodes"), help="Folder for the episodes' records."),
+    ) -> None:
+        """Print the `mcpServers` entry that makes Claude Desktop start this environment over stdio."""
+        from mcp_server.claude import desktop_entry
+        from mcp_server.environment import EnvironmentLoadError
+
+        source = source_from_options(spec, python)
+        if source.kind == "spec" and not Path(source.ref).is_file():
+            raise fail(f"{source.ref}: no such spec file")
+        try:
+            env_id = source.load().id
+        except EnvironmentLoadError as e:
+            raise fail(str(e)) from None
+        server_name = name or "coworkenv-" + re.sub(r"[^A-Za-z0-9_-]+", "-", str(env_id)).strip("-")
+        entry = desktop_entry(source, sys.executable, record_dir.expanduser().resolve(), server_name)
+        typer.echo(json.dumps(entry, indent=2))

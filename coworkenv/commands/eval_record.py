@@ -1,0 +1,59 @@
+"""`coworkenv eval RECORD`: each predicate's pass/fail and why, for every episode of a record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+
+def _rows(results: list[dict[str, Any]], depth: int = 0) -> list[tuple[str, ...]]:
+    rows = []
+    for r in results:
+        mark = "[green]pass[/]" if r.get("passed") else "[red]FAIL[/]"
+        rows.append((mark, "  " * depth + str(r.get("description", "")), f"{r.get('weight', 1)}",
+                     str(r.get("expected", "")), str(r.get("observed", ""))))
+        rows.extend(_rows(r.get("children") or [], depth + 1))
+    return rows
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("eval")
+    def eval_record(
+        record: Path = typer.Argument(..., help="An episode record (JSONL)."),
+        answer: Optional[str] = typer.Option(None, help="The agent's final answer, for answer predicates."),
+        episode: Optional[str] = typer.Option(None, help="Only this episode of the file."),
+        rescore: bool = typer.Option(False, help="Replay and evaluate again even where a result is recorded."),
+        no_append: bool = typer.Option(False, "--no-append", help="Do not append the result to unfinished records."),
+    ) -> None:
+        """Evaluate a recorded episode (replaying it when it has no result yet) and print every predicate."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from mcp_server.recording import RecordReadError
+        from mcp_server.replay import ReplayError, judge_record
+
+        console = Console()
+        try:
+            verdicts = judge_record(record, answer, rescore=rescore, append=not no_append, segment_id=episode)
+        except (RecordReadError, ReplayError) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        if not verdicts:
+            typer.echo(f"error: {record} holds no episodes", err=True)
+            raise typer.Exit(2)
+        for v in verdicts:
+            ev = v.evaluation
+            how = "recorded" if v.from_record else ("replayed, result appended" if v.appended else "replayed")
+            table = Table(title=f"{v.segment.segment_id} ({v.segment.header.get('env_id')}): "
+                                f"score {float(ev.get('score', 0)):.2f}, {'passed' if ev.get('passed') else 'failed'} ({how})")
+            for col in ("", "requirement", "weight", "expected", "observed"):
+                table.add_column(col)
+            for row in _rows(ev.get("results") or []):
+                table.add_row(*row)
+            console.print(table)
+            if ev.get("error"):
+                console.print(f"[red]{ev['error']}[/]", highlight=False)
+            for w in v.warnings:
+                console.print(f"[yellow]warning:[/] {w}", highlight=False)

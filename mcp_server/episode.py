@@ -1,0 +1,196 @@
+"""One episode: an environment's workspace, its paged results, its snapshots and its record.
+
+The episode knows nothing of transports: the MCP server (stdio or HTTP) calls `call`, the admin
+API calls `reset`, `snapshot`, `restore`, `fork`, `evaluate` and `end`. Every workspace event is
+written to the record as soon as it happens; `end` evaluates and appends the `final` line.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from workspace_sim import State, Workspace
+
+from .environment import EnvironmentSource, ServedEnvironment, environment_hash
+from .recording import RecordWriter, event_line, final_line, header_line, now_iso
+from .results import PAGER_TOOL, Answer, ResultPager
+
+EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+class EpisodeError(ValueError):
+    """A request an episode cannot honour (unknown snapshot, episode already ended); the message says why."""
+
+
+def new_episode_id() -> str:
+    """A fresh, unguessable episode id."""
+    return "ep-" + secrets.token_hex(8)
+
+
+class Episode:
+    """A live episode of one environment, recorded as it goes."""
+
+    def __init__(
+        self,
+        env: ServedEnvironment,
+        episode_id: str | None = None,
+        *,
+        source: EnvironmentSource | None = None,
+        record_dir: str | Path | None = None,
+        transport: str = "inprocess",
+        workspace: Workspace | None = None,
+        start: dict[str, Any] | None = None,
+        env_hash: str | None = None,
+    ) -> None:
+        episode_id = episode_id or new_episode_id()
+        if not EPISODE_ID.match(episode_id):
+            raise EpisodeError(f"episode id must be 1-64 letters, digits, '-' or '_' (starting with a letter or "
+                               f"digit), got {episode_id!r}")
+        self.id = episode_id
+        self.env = env
+        self.source = source
+        self.transport = transport
+        self.env_hash = env_hash if env_hash is not None else environment_hash(env)
+        self.workspace = workspace if workspace is not None else env.build_workspace()
+        self.pager = ResultPager(self.workspace.config.max_result_chars)
+        self.snapshots: dict[str, State] = {}
+        self.ended = False
+        self.evaluation: dict[str, Any] | None = None
+        self._writer = RecordWriter(Path(record_dir) / f"{episode_id}.jsonl") if record_dir is not None else None
+        self._segment = -1
+        self._segment_events: list[dict[str, Any]] = []
+        self._started = time.perf_counter()
+        self._tool_seconds = 0.0
+        self._begin_segment(start or {"kind": "fresh"})
+
+    # --- identity ------------------------------------------------------------------------------
+
+    @property
+    def segment_id(self) -> str:
+        """The id of the current record segment (`<episode>` first, then `<episode>.<n>`)."""
+        return self.id if self._segment == 0 else f"{self.id}.{self._segment}"
+
+    @property
+    def record_path(self) -> Path | None:
+        """The record file, or None when the episode is not recorded."""
+        return self._writer.path if self._writer is not None else None
+
+    def task_text(self) -> str:
+        """The request as the user sees it."""
+        return self.env.task_text()
+
+    # --- acting --------------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Any) -> Answer:
+        """Run one tool call (or page through a long result) and record it; never raises."""
+        if self.ended:
+            return Answer("Error (episode_ended): this episode has ended; no more calls are accepted.", None, True)
+        if name == PAGER_TOOL:
+            args = arguments if isinstance(arguments, dict) else {}
+            extra = sorted(set(args) - {"result_id", "page"})
+            if extra:
+                return Answer(f"Error (invalid_argument): unexpected argument(s) {', '.join(extra)} for {PAGER_TOOL}; "
+                              "give result_id and page", None, True)
+            return self.pager.page(args.get("result_id"), args.get("page"))
+        t0 = time.perf_counter()
+        result = self.workspace.call(name, arguments)
+        self._tool_seconds += time.perf_counter() - t0
+        self._record(result.event)
+        return self.pager.shape(result)
+
+    # --- admin ---------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Finish the current segment and start again from a fresh workspace."""
+        self._require_live()
+        self._finish_segment(None, "user_ended")
+        self.workspace = self.env.build_workspace()
+        self.pager = ResultPager(self.workspace.config.max_result_chars)
+        self._begin_segment({"kind": "reset"})
+
+    def snapshot(self) -> str:
+        """Remember the current state; returns the snapshot id for `restore`."""
+        self._require_live()
+        sid = f"s{len(self.snapshots) + 1}"
+        self.snapshots[sid] = self.workspace.snapshot()
+        return sid
+
+    def restore(self, snapshot_id: str) -> None:
+        """Return to a snapshot; the record starts a new segment that begins with the snapshot's history."""
+        self._require_live()
+        if snapshot_id not in self.snapshots:
+            known = ", ".join(self.snapshots) or "none"
+            raise EpisodeError(f"episode {self.id} has no snapshot {snapshot_id!r} (snapshots: {known})")
+        self._finish_segment(None, "user_ended")
+        self.workspace.restore(self.snapshots[snapshot_id])
+        self._begin_segment({"kind": "restore", "snapshot": snapshot_id})
+
+    def fork(self, new_id: str | None = None, record_dir: str | Path | None = None) -> "Episode":
+        """A new, independent episode starting from this one's current state (and history)."""
+        self._require_live()
+        rd = record_dir if record_dir is not None else (self._writer.path.parent if self._writer else None)
+        return Episode(self.env, new_id, source=self.source, record_dir=rd, transport=self.transport,
+                       workspace=self.workspace.fork(), start={"kind": "fork", "from": self.segment_id},
+                       env_hash=self.env_hash)
+
+    def evaluate(self, final_answer: str | None = None) -> dict[str, Any]:
+        """The evaluation of the current state (does not end the episode)."""
+        return self.env.evaluate(self.workspace, final_answer).to_json()
+
+    def end(self, final_answer: str | None = None, reason: str | None = None) -> dict[str, Any]:
+        """Evaluate, append the final line and close the record; later calls return the same evaluation."""
+        if self.ended:
+            assert self.evaluation is not None
+            return self.evaluation
+        stop = reason or ("answered" if final_answer is not None else "user_ended")
+        self.evaluation = self._finish_segment(final_answer, stop)
+        self.ended = True
+        if self._writer is not None:
+            self._writer.close()
+        return self.evaluation
+
+    def state_summary(self) -> dict[str, Any]:
+        """The workspace's records and content hash (for harnesses; never served to the agent)."""
+        return {"episode_id": self.id, "segment": self.segment_id, "content_hash": self.workspace.content_hash,
+                "sim_time": self.workspace.state.now.isoformat(), "data": self.workspace.export_data()}
+
+    # --- recording -----------------------------------------------------------------------------
+
+    def _require_live(self) -> None:
+        if self.ended:
+            raise EpisodeError(f"episode {self.id} has ended")
+
+    def _begin_segment(self, start: dict[str, Any]) -> None:
+        self._segment += 1
+        self._segment_events = []
+        self._started = time.perf_counter()
+        self._tool_seconds = 0.0
+        if self._writer is not None:
+            settings = {"transport": self.transport, "source": self.source.to_json() if self.source else None,
+                        "episode": self.id, "segment": self._segment, "start": start, "started_at": now_iso()}
+            self._writer.write(header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings))
+        for event in self.workspace.events():  # the history a restore or fork starts from
+            self._record(event)
+
+    def _record(self, event: Any) -> None:
+        line = event_line(event, self.segment_id, len(self._segment_events))
+        self._segment_events.append(line)
+        if self._writer is not None:
+            self._writer.write(line)
+
+    def _finish_segment(self, final_answer: str | None, stop_reason: str) -> dict[str, Any]:
+        try:
+            evaluation = self.evaluate(final_answer)
+        except Exception as e:  # a broken predicate must not lose the record
+            evaluation = {"passed": False, "score": 0.0, "error": f"evaluation failed: {type(e).__name__}: {e}",
+                          "results": []}
+        if self._writer is not None:
+            renders = {name: t.render for name, t in self.workspace.tools.items() if t.render}
+            timings = {"total": time.perf_counter() - self._started, "tools": self._tool_seconds}
+            self._writer.write(final_line(self.segment_id, self.task_text(), self._segment_events, renders,
+                                          evaluation, stop_reason, final_answer, timings))
+        return evaluation

@@ -1,0 +1,249 @@
+"""The streamable-HTTP transport: episodes at `/episodes/{id}/mcp`, a token-protected admin API at `/admin`.
+
+Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON objects):
+
+    GET    /admin/episodes                       live episodes
+    POST   /admin/episodes                       create {"spec"?: path, "episode_id"?: id} -> 201
+    GET    /admin/episodes/{id}                  one episode
+    POST   /admin/episodes/{id}/reset            start again from a fresh workspace
+    POST   /admin/episodes/{id}/snapshot         -> {"snapshot_id"}
+    POST   /admin/episodes/{id}/restore          {"snapshot_id"}
+    POST   /admin/episodes/{id}/fork             {"episode_id"?} -> 201, the new episode
+    POST   /admin/episodes/{id}/evaluate         {"final_answer"?} -> evaluation (episode goes on)
+    POST   /admin/episodes/{id}/end              {"final_answer"?} -> evaluation (recorded; episode ends)
+    DELETE /admin/episodes/{id}                  same as end, without an answer
+    GET    /admin/episodes/{id}/log              the record's lines
+    GET    /admin/episodes/{id}/state            records and content hash
+
+Errors are JSON `{"error": {"code", "message"}}` with a fitting status: 401 missing token,
+403 wrong token, 400 malformed body, 404 unknown episode or route, 405 wrong method, 409 taken id,
+410 ended episode, 413 body too large.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from .environment import EnvironmentLoadError, EnvironmentSource
+from .episode import EpisodeError
+from .hub import EpisodeHub, HubError, LiveEpisode
+from .recording import RecordReadError, read_record_file
+
+log = logging.getLogger("coworkenv.mcp.http")
+MAX_BODY = 1 << 20
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """A JSON error response."""
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+
+
+async def read_body(request: Request, allowed: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+    """The request's JSON object body (empty allowed), checked against the allowed fields and their types."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise HubError(413, "body_too_large", f"request body over {MAX_BODY} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise HubError(400, "malformed_body", f"body is not valid JSON: {e}") from None
+    if not isinstance(body, dict):
+        raise HubError(400, "malformed_body", f"body must be a JSON object, got {type(body).__name__}")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        fields = ", ".join(allowed) or "none"
+        raise HubError(400, "malformed_body", f"unknown field(s) {', '.join(unknown)}; allowed: {fields}")
+    for name, typ in allowed.items():
+        if name in body and body[name] is not None and not isinstance(body[name], typ):
+            want = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
+            raise HubError(400, "malformed_body", f"field {name} must be {want}, got {type(body[name]).__name__}")
+    return body
+
+
+def describe(live: LiveEpisode, request: Request | None = None) -> dict[str, Any]:
+    """What the admin API says about a live episode."""
+    ep = live.episode
+    path = f"/episodes/{ep.id}/mcp"
+    out = {"episode_id": ep.id, "env_id": ep.env.id, "title": ep.env.title, "mcp_path": path,
+           "segment": ep.segment_id, "calls": len(ep.workspace.events()), "snapshots": list(ep.snapshots),
+           "record": str(ep.record_path) if ep.record_path else None}
+    if request is not None:
+        out["mcp_url"] = str(request.base_url).rstrip("/") + path
+    return out
+
+
+class AdminApi:
+    """The admin routes over a hub, each behind the bearer token."""
+
+    def __init__(self, hub: EpisodeHub, token: str) -> None:
+        if len(token) < 16:
+            raise ValueError("the admin token must be at least 16 characters")
+        self.hub, self.token = hub, token
+
+    def guard(self, handler: Handler) -> Handler:
+        """Wrap a handler with the token check and the translation of errors into JSON responses."""
+
+        async def wrapped(request: Request) -> Response:
+            auth = request.headers.get("authorization", "")
+            scheme, _, given = auth.partition(" ")
+            if not auth:
+                return error(401, "missing_token", "send the admin token as 'Authorization: Bearer <token>'",
+                             {"WWW-Authenticate": "Bearer"})
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+                return error(403, "bad_token", "the admin token is wrong")
+            try:
+                return await handler(request)
+            except HubError as e:
+                return error(e.status, e.code, e.message)
+            except EnvironmentLoadError as e:
+                return error(400, "bad_environment", str(e))
+            except EpisodeError as e:
+                return error(409, "episode_conflict", str(e))
+            except Exception as e:  # an admin request must never take the server down
+                log.exception("admin request %s %s failed", request.method, request.url.path)
+                return error(500, "internal_error", f"{type(e).__name__}: {e}")
+
+        return wrapped
+
+    def routes(self) -> list[Route]:
+        """The admin routes."""
+        g = self.guard
+        p = "/admin/episodes"
+        return [
+            Route(p, g(self.list_episodes), methods=["GET"]),
+            Route(p, g(self.create), methods=["POST"]),
+            Route(p + "/{eid}", g(self.show), methods=["GET"]),
+            Route(p + "/{eid}", g(self.delete), methods=["DELETE"]),
+            Route(p + "/{eid}/reset", g(self.reset), methods=["POST"]),
+            Route(p + "/{eid}/snapshot", g(self.snapshot), methods=["POST"]),
+            Route(p + "/{eid}/restore", g(self.restore), methods=["POST"]),
+            Route(p + "/{eid}/fork", g(self.fork), methods=["POST"]),
+            Route(p + "/{eid}/evaluate", g(self.evaluate), methods=["POST"]),
+            Route(p + "/{eid}/end", g(self.end), methods=["POST"]),
+            Route(p + "/{eid}/log", g(self.log), methods=["GET"]),
+            Route(p + "/{eid}/state", g(self.state), methods=["GET"]),
+        ]
+
+    async def list_episodes(self, request: Request) -> Response:
+        return JSONResponse({"episodes": [describe(live, request) for live in self.hub.live.values()]})
+
+    async def create(self, request: Request) -> Response:
+        body = await read_body(request, {"spec": str, "episode_id": str})
+        source = EnvironmentSource.spec(body["spec"]) if body.get("spec") else None
+        live = await self.hub.create(source, body.get("episode_id"))
+        return JSONResponse(describe(live, request), status_code=201)
+
+    async def show(self, request: Request) -> Response:
+        return JSONResponse(describe(self.hub.get(request.path_params["eid"]), request))
+
+    async def reset(self, request: Request) -> Response:
+        await read_body(request, {})
+        live = self.hub.get(request.path_params["eid"])
+        live.episode.reset()
+        return JSONResponse(describe(live, request))
+
+    async def snapshot(self, request: Request) -> Response:
+        await read_body(request, {})
+        live = self.hub.get(request.path_params["eid"])
+        return JSONResponse({"episode_id": live.episode.id, "snapshot_id": live.episode.snapshot()})
+
+    async def restore(self, request: Request) -> Response:
+        body = await read_body(request, {"snapshot_id": str})
+        if not body.get("snapshot_id"):
+            raise HubError(400, "malformed_body", "give the snapshot_id to restore")
+        live = self.hub.get(request.path_params["eid"])
+        try:
+            live.episode.restore(body["snapshot_id"])
+        except EpisodeError as e:
+            raise HubError(404, "unknown_snapshot", str(e)) from None
+        return JSONResponse(describe(live, request))
+
+    async def fork(self, request: Request) -> Response:
+        body = await read_body(request, {"episode_id": str})
+        live = await self.hub.fork(request.path_params["eid"], body.get("episode_id"))
+        return JSONResponse(describe(live, request), status_code=201)
+
+    async def evaluate(self, request: Request) -> Response:
+        body = await read_body(request, {"final_answer": str})
+        live = self.hub.get(request.path_params["eid"])
+        return JSONResponse(live.episode.evaluate(body.get("final_answer")))
+
+    async def end(self, request: Request) -> Response:
+        body = await read_body(request, {"final_answer": str})
+        return JSONResponse(await self.hub.end(request.path_params["eid"], body.get("final_answer")))
+
+    async def delete(self, request: Request) -> Response:
+        return JSONResponse(await self.hub.end(request.path_params["eid"], None))
+
+    async def log(self, request: Request) -> Response:
+        eid = request.path_params["eid"]
+        live = self.hub.get(eid)
+        path = live.episode.record_path
+        if path is None:
+            raise HubError(404, "no_record", f"episode {eid!r} is not recorded (the server runs without a record folder)")
+        try:
+            rec = read_record_file(path)
+        except RecordReadError as e:
+            raise HubError(500, "record_unreadable", str(e)) from None
+        segments = [{"header": s.header, "events": s.events, "final": s.final} for s in rec.segments]
+        return JSONResponse({"episode_id": eid, "record": str(path), "segments": segments, "skipped": rec.skipped})
+
+    async def state(self, request: Request) -> Response:
+        return JSONResponse(self.hub.get(request.path_params["eid"]).episode.state_summary())
+
+
+class McpEndpoint:
+    """ASGI endpoint for `/episodes/{id}/mcp`: hands the request to that episode, or answers 404/410."""
+
+    def __init__(self, hub: EpisodeHub) -> None:
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        eid = scope.get("path_params", {}).get("eid", "")
+        try:
+            await self.hub.handle_mcp(eid, scope, receive, send)
+        except HubError as e:
+            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": e.message}}
+            await JSONResponse(body, status_code=e.status)(scope, receive, send)
+
+
+async def _json_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return error(404, "no_route", f"no route {request.method} {request.url.path}; MCP lives at "
+                                      "/episodes/{id}/mcp and the admin API under /admin/episodes")
+    if exc.status_code == 405:
+        return error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
+    return error(exc.status_code, "http_error", str(exc.detail))
+
+
+def build_app(hub: EpisodeHub, token: str, default_episode: str | None = None) -> Starlette:
+    """The Starlette app: episodes' MCP endpoints and the admin API; the hub runs for the app's lifetime."""
+    admin = AdminApi(hub, token)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with hub.run():
+            if default_episode:
+                await hub.create(None, default_episode)
+            yield
+
+    routes = [Route("/episodes/{eid}/mcp", McpEndpoint(hub)), *admin.routes()]
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={404: _json_http_error, 405: _json_http_error})

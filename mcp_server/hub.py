@@ -1,0 +1,172 @@
+"""The live episodes of an HTTP server: each has its own workspace, MCP server and session manager.
+
+Episodes are addressed explicitly (by id in the URL path), so one MCP request can only ever reach
+the episode it names. Each episode's `MCPServer` gets its own streamable-HTTP session manager,
+run in the hub's task group from creation until the episode ends; ending an episode evaluates it
+and closes its record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Receive, Scope, Send
+
+from .environment import EnvironmentSource, ServedEnvironment, environment_hash
+from .episode import Episode, EpisodeError, new_episode_id
+from .server import EpisodeServer, build_server
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_ENDED_REMEMBERED = 10_000
+
+
+def transport_security(host: str) -> TransportSecuritySettings:
+    """DNS-rebinding protection for a server bound to a local address; none when bound elsewhere on purpose."""
+    if host in LOCAL_HOSTS:
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+@dataclass
+class LiveEpisode:
+    """An episode being served: its MCP server and the signal that stops its session manager."""
+
+    episode: Episode
+    server: EpisodeServer
+    stop: anyio.Event = field(default_factory=anyio.Event)
+    stopped: anyio.Event = field(default_factory=anyio.Event)
+
+
+class HubError(ValueError):
+    """A hub request that cannot be honoured; `status` is the HTTP status that fits."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+class EpisodeHub:
+    """Creates, serves, forks and ends episodes for the HTTP transport."""
+
+    def __init__(
+        self, env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
+        host: str = "127.0.0.1", json_response: bool = False,
+    ) -> None:
+        self.env, self.source = env, source
+        self.record_dir = Path(record_dir) if record_dir is not None else None
+        self.security = transport_security(host)
+        self.json_response = json_response
+        self.live: dict[str, LiveEpisode] = {}
+        self.ended: dict[str, dict[str, Any]] = {}
+        self._tg: TaskGroup | None = None
+        self._hashes: dict[int, tuple[ServedEnvironment, str]] = {}
+
+    @contextlib.asynccontextmanager
+    async def run(self) -> AsyncIterator["EpisodeHub"]:
+        """Serve episodes while inside; on the way out every live episode is ended and recorded."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            try:
+                yield self
+            finally:
+                with anyio.CancelScope(shield=True):
+                    for eid in list(self.live):
+                        await self.end(eid, None, "user_ended")
+                self._tg = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    async def create(self, source: EnvironmentSource | None = None, episode_id: str | None = None) -> LiveEpisode:
+        """A new episode of the served environment (or of the given source)."""
+        if source is not None:
+            env = source.load()
+        elif self.env is not None:
+            env, source = self.env, self.source
+        else:
+            raise HubError(400, "no_environment", "this server has no default environment; give a spec")
+        eid = episode_id or new_episode_id()
+        self._check_free(eid)
+        try:
+            episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
+                              env_hash=self._env_hash(env))
+        except EpisodeError as e:
+            raise HubError(400, "invalid_episode_id", str(e)) from None
+        return await self._serve(episode)
+
+    async def fork(self, episode_id: str, new_id: str | None = None) -> LiveEpisode:
+        """A new episode starting from another's current state."""
+        parent = self.get(episode_id).episode
+        new_id = new_id or new_episode_id()
+        self._check_free(new_id)
+        try:
+            child = parent.fork(new_id, self.record_dir)
+        except EpisodeError as e:
+            raise HubError(400, "invalid_episode_id", str(e)) from None
+        return await self._serve(child)
+
+    async def end(self, episode_id: str, final_answer: str | None, reason: str | None = None) -> dict[str, Any]:
+        """Evaluate an episode, close its record and stop serving it; returns the evaluation."""
+        live = self.get(episode_id)
+        del self.live[episode_id]
+        evaluation = live.episode.end(final_answer, reason)
+        live.stop.set()
+        await live.stopped.wait()
+        if len(self.ended) >= MAX_ENDED_REMEMBERED:
+            self.ended.pop(next(iter(self.ended)))
+        self.ended[episode_id] = evaluation
+        return evaluation
+
+    def get(self, episode_id: str) -> LiveEpisode:
+        """A live episode, or a 404/410 HubError saying it is unknown or has ended."""
+        live = self.live.get(episode_id)
+        if live is not None:
+            return live
+        if episode_id in self.ended:
+            raise HubError(410, "episode_ended", f"episode {episode_id!r} has ended; create a new one")
+        raise HubError(404, "unknown_episode", f"no episode {episode_id!r}; create one with POST /admin/episodes")
+
+    def _env_hash(self, env: ServedEnvironment) -> str:
+        known = self._hashes.get(id(env))
+        if known is None or known[0] is not env:
+            known = self._hashes[id(env)] = (env, environment_hash(env))
+        return known[1]
+
+    def _check_free(self, eid: str) -> None:
+        if eid in self.live or eid in self.ended:
+            raise HubError(409, "episode_exists", f"episode id {eid!r} is already taken; choose another or omit it")
+
+    async def _serve(self, episode: Episode) -> LiveEpisode:
+        if self._tg is None:
+            raise HubError(503, "not_running", "the episode hub is not running")
+        server = build_server(episode)
+        server.streamable_http_app(streamable_http_path="/", json_response=self.json_response,
+                                   transport_security=self.security)
+        live = LiveEpisode(episode, server)
+        self.live[episode.id] = live
+        await self._tg.start(self._run_sessions, live)
+        return live
+
+    async def _run_sessions(self, live: LiveEpisode, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        try:
+            async with live.server.session_manager.run():
+                task_status.started()
+                await live.stop.wait()
+        finally:
+            live.stopped.set()
+
+    # --- MCP requests --------------------------------------------------------------------------
+
+    async def handle_mcp(self, episode_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass one HTTP request to the named episode's MCP session manager."""
+        live = self.get(episode_id)
+        await live.server.session_manager.handle_request(scope, receive, send)

@@ -1,0 +1,269 @@
+"""Append-only JSONL episode records for MCP episodes, in the project's record format.
+
+Lines follow docs/episode-record.md (`header`, `event`, `final`; the MCP server writes no `step`
+lines, since it never sees assistant turns): every tool call is one `event` line, written and
+flushed the moment it is answered, so a killed client or server loses nothing already answered.
+An episode's record file may hold several segments (each a complete episode in the format): a
+reset or a restore ends the current segment and starts the next, named `<episode>.<n>`. Each
+segment is replayable on its own from a fresh workspace: a restored segment begins with the events
+that led to the snapshot. `header.policy.settings` says where the environment came from, so
+`coworkenv eval` can rebuild and judge an unfinished record.
+
+The reader here is lenient where a crash can leave damage (an incomplete last line is skipped and
+reported) and strict elsewhere (a malformed line in the middle is an error naming file and line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from workspace_sim import Event, Workspace
+from workspace_sim.events import render_default
+
+from .schemas import openai_schemas
+
+RECORD_VERSION = 1
+POLICY_NAME = "mcp-client"
+
+
+class RecordReadError(ValueError):
+    """A record that cannot be read; the message names the file and line."""
+
+
+def _dump(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class RecordWriter:
+    """One record file, opened for appending; every line is written whole and flushed at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = self.path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def write(self, line: dict[str, Any]) -> None:
+        """Append one line and flush it to the operating system."""
+        text = _dump(line) + "\n"
+        with self._lock:
+            if self._fh.closed:
+                raise RecordReadError(f"{self.path}: record already closed")
+            self._fh.write(text)
+            self._fh.flush()
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+                self._fh.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the file is closed."""
+        return self._fh.closed
+
+
+def header_line(segment_id: str, env: Any, env_hash: str, workspace: Workspace, settings: dict[str, Any]) -> dict[str, Any]:
+    """The `header` line of a segment: environment, start-state hash, offered tools, where it came from."""
+    return {
+        "type": "header", "record_version": RECORD_VERSION, "episode_id": segment_id, "env_id": str(env.id),
+        "env_hash": env_hash, "initial_state_hash": workspace.initial.content_hash,
+        "capabilities": list(getattr(env, "capabilities", []) or []),
+        "policy": {"name": POLICY_NAME, "settings": settings}, "seed": workspace.config.seed, "group": None,
+        "tools": openai_schemas(workspace.tools),
+    }
+
+
+def event_line(event: Event, segment_id: str, turn: int) -> dict[str, Any]:
+    """The `event` line of a workspace event (its `to_json()` plus type, episode and turn)."""
+    return {**event.to_json(), "type": "event", "episode_id": segment_id, "turn": turn}
+
+
+def transcript(task: str, events: Iterable[dict[str, Any]], renders: dict[str, Any], final_answer: str | None) -> list[dict[str, Any]]:
+    """The episode as a Hugging Face chat transcript: the task, each call and its result text, the answer."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
+    for ev in events:
+        if ev.get("kind") == "message":
+            if ev.get("role") in ("user", "assistant") and ev.get("content") is not None:
+                messages.append({"role": ev["role"], "content": ev["content"]})
+            continue
+        if ev.get("kind") != "call":
+            continue
+        call_id = f"call_{ev['index']}"
+        args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"type": "function", "id": call_id, "function": {"name": ev["tool"], "arguments": args}}]})
+        if ev.get("ok"):
+            render = renders.get(ev["tool"]) or render_default
+            try:
+                text = render(ev.get("result"))
+            except Exception:
+                text = render_default(ev.get("result"))
+        else:
+            err = ev.get("error") or {}
+            text = f"Error ({err.get('code')}): {err.get('message')}"
+        messages.append({"role": "tool", "name": ev["tool"], "tool_call_id": call_id, "content": text})
+    if final_answer is not None:
+        messages.append({"role": "assistant", "content": final_answer})
+    return messages
+
+
+def violations_and_faults(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Blocked calls and injected faults among the events, as the `final` line lists them."""
+    calls = [e for e in events if e.get("kind") == "call"]
+    violations = [{"event_index": e["index"], "tool": e["tool"], "policy": e["policy"],
+                   "message": (e.get("error") or {}).get("message", "")} for e in calls if e.get("policy")]
+    faults = []
+    for i, e in enumerate(calls):
+        if not e.get("ok") and (e.get("error") or {}).get("code") == "fault":
+            handled = any(later.get("ok") and later.get("tool") == e["tool"] for later in calls[i + 1:])
+            faults.append({"event_index": e["index"], "tool": e["tool"], "message": e["error"]["message"],
+                           "handled": handled})
+    return violations, faults
+
+
+def final_line(
+    segment_id: str, task: str, events: list[dict[str, Any]], renders: dict[str, Any], evaluation: dict[str, Any],
+    stop_reason: str, final_answer: str | None, timings: dict[str, float],
+) -> dict[str, Any]:
+    """The `final` line: transcript, evaluation, reward (the score), why it stopped, timings."""
+    violations, faults = violations_and_faults(events)
+    return {
+        "type": "final", "episode_id": segment_id,
+        "messages": transcript(task, events, renders, final_answer),
+        "evaluation": evaluation, "reward": float(evaluation.get("score", 0.0)), "stop_reason": stop_reason,
+        "final_answer": final_answer, "timings": {k: round(v, 6) for k, v in timings.items()}, "tokens": [],
+        "policy_violations": violations, "fault_errors": faults,
+    }
+
+
+def now_iso() -> str:
+    """The wall-clock time, for record settings (not part of any workspace state)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedSegment:
+    """One segment (an episode in the record format) as read back: header, events, final line if any."""
+
+    file: Path
+    header: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    final: dict[str, Any] | None = None
+
+    @property
+    def segment_id(self) -> str:
+        """The segment's id (`episode_id` in the lines)."""
+        return str(self.header["episode_id"])
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The header's `policy.settings` (source, transport, episode, start)."""
+        policy = self.header.get("policy") or {}
+        return policy.get("settings") or {} if isinstance(policy, dict) else {}
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        """The tool-call events."""
+        return [e for e in self.events if e.get("kind") == "call"]
+
+    @property
+    def evaluation(self) -> dict[str, Any] | None:
+        """The evaluation of the final line, if the segment is finished."""
+        return self.final.get("evaluation") if self.final else None
+
+
+@dataclass
+class RecordFile:
+    """Every segment of one record file, and any damage the reader skipped (with its line number)."""
+
+    path: Path
+    segments: list[RecordedSegment]
+    skipped: list[str] = field(default_factory=list)
+    ends_cleanly: bool = True
+
+
+def read_record_file(path: str | Path) -> RecordFile:
+    """Read a record file; an incomplete last line is skipped and noted, any other damage is an error."""
+    p = Path(path)
+    if not p.is_file():
+        raise RecordReadError(f"{p}: no such record file")
+    try:
+        raw = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordReadError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    lines = raw.split("\n")
+    ends_cleanly = lines[-1] == ""
+    if ends_cleanly:
+        lines.pop()
+    out = RecordFile(p, [], ends_cleanly=ends_cleanly)
+    by_id: dict[str, RecordedSegment] = {}
+    for n, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        where = f"{p}:{n}"
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            if n == len(lines) and not ends_cleanly:
+                out.skipped.append(f"{where}: incomplete last line ({len(text)} characters) ignored")
+                continue
+            raise RecordReadError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(obj, dict) or obj.get("type") not in ("header", "event", "step", "final"):
+            raise RecordReadError(f"{where}: expected an object whose type is header, event, step or final")
+        sid = obj.get("episode_id")
+        if not isinstance(sid, str):
+            raise RecordReadError(f"{where}: episode_id must be a string, got {sid!r}")
+        if obj["type"] == "header":
+            if sid in by_id:
+                raise RecordReadError(f"{where}: second header for episode {sid!r}")
+            by_id[sid] = RecordedSegment(p, obj)
+            out.segments.append(by_id[sid])
+            continue
+        seg = by_id.get(sid)
+        if seg is None:
+            raise RecordReadError(f"{where}: {obj['type']} line for episode {sid!r} before its header")
+        if obj["type"] == "event":
+            if not isinstance(obj.get("index"), int) or obj.get("kind") not in ("call", "message", "world"):
+                raise RecordReadError(f"{where}: event lines need an integer index and kind call, message or world")
+            seg.events.append(obj)
+        elif obj["type"] == "final":
+            seg.final = obj
+    return out
+
+
+def record_files(path: str | Path) -> list[Path]:
+    """The record files at a path: the file itself, or every `*.jsonl` under a folder (sorted)."""
+    p = Path(path)
+    if p.is_dir():
+        return sorted(f for f in p.rglob("*.jsonl") if f.is_file())
+    if p.is_file():
+        return [p]
+    raise RecordReadError(f"{p}: no such file or folder of episode records")
+
+
+def append_line(path: str | Path, line: dict[str, Any]) -> None:
+    """Append one line to a record file, first cutting off an incomplete last line a crash left."""
+    p = Path(path)
+    data = p.read_bytes() if p.exists() else b""
+    with p.open("r+b" if p.exists() else "wb") as fh:
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
+        fh.seek(0, os.SEEK_END)
+        fh.write((_dump(line) + "\n").encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())

@@ -1,0 +1,92 @@
+"""Judging recorded episodes: rebuild the environment, replay the recorded calls, evaluate, append.
+
+A record segment says where its environment came from and starts from a fresh workspace, so
+replaying its events reproduces its final state exactly (the workspace is deterministic). Each
+replayed call is checked against the recorded outcome; a difference (the environment was edited
+since) is reported rather than hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workspace_sim import Workspace
+
+from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
+from .recording import RecordedSegment, append_line, final_line, read_record_file
+
+
+class ReplayError(ValueError):
+    """A segment that cannot be replayed; the message says which and why."""
+
+
+@dataclass
+class Verdict:
+    """The evaluation of one segment, whether it was already recorded, and replay warnings."""
+
+    segment: RecordedSegment
+    evaluation: dict[str, Any]
+    from_record: bool
+    appended: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tuple[ServedEnvironment, Workspace, list[str]]:
+    """The environment and the workspace after replaying a segment's events, plus any divergence found."""
+    if env is None:
+        src = segment.settings.get("source")
+        if src is None:
+            raise ReplayError(f"{segment.file}: episode {segment.segment_id} does not say which environment it ran "
+                              "(no policy.settings.source); pass the environment explicitly (--spec or --python)")
+        try:
+            env = EnvironmentSource.from_json(src).load()
+        except EnvironmentLoadError as e:
+            raise ReplayError(f"{segment.file}: episode {segment.segment_id}: {e}") from None
+    ws = env.build_workspace()
+    warnings: list[str] = []
+    expected = segment.header.get("initial_state_hash")
+    if expected and expected != ws.content_hash:
+        warnings.append(f"the environment's start state changed since recording ({expected} -> {ws.content_hash})")
+    for ev in segment.events:
+        kind = ev.get("kind")
+        if kind == "call":
+            result = ws.call(ev.get("tool"), ev.get("args"))
+            if result.ok != bool(ev.get("ok")) or (result.ok and result.data != ev.get("result")):
+                warnings.append(f"event {ev.get('index')} ({ev.get('tool')}) replays differently from the record")
+        elif kind == "message":
+            ws.add_message(str(ev.get("role")), str(ev.get("content")))
+        else:
+            raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: "
+                              f"{kind} events cannot be replayed")
+    return env, ws, warnings
+
+
+def judge_record(
+    path: str | Path, final_answer: str | None = None, rescore: bool = False, append: bool = True,
+    env: ServedEnvironment | None = None, segment_id: str | None = None,
+) -> list[Verdict]:
+    """Evaluate every segment of a record file (or one); unfinished ones are replayed and get a final line."""
+    rec = read_record_file(path)
+    segments = [s for s in rec.segments if segment_id is None or s.segment_id == segment_id]
+    if segment_id is not None and not segments:
+        known = ", ".join(s.segment_id for s in rec.segments) or "none"
+        raise ReplayError(f"{path}: no episode {segment_id!r} (episodes: {known})")
+    verdicts = []
+    for seg in segments:
+        if seg.final is not None and not rescore:
+            verdicts.append(Verdict(seg, seg.final.get("evaluation") or {}, from_record=True))
+            continue
+        used_env, ws, warnings = replay(seg, env)
+        answer = final_answer if final_answer is not None else (seg.final or {}).get("final_answer")
+        evaluation = used_env.evaluate(ws, answer).to_json()
+        verdict = Verdict(seg, evaluation, from_record=False, warnings=warnings)
+        if append and seg.final is None:
+            renders = {name: t.render for name, t in ws.tools.items() if t.render}
+            stop = "answered" if answer is not None else "user_ended"
+            append_line(seg.file, final_line(seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
+                                             stop, answer, {}))
+            verdict.appended = True
+        verdicts.append(verdict)
+    return verdicts

@@ -1,0 +1,124 @@
+"""Shaping workspace results into MCP tool answers under a size limit, with pages for long ones.
+
+An answer is the readable text plus, for a success, the structured data. When both together exceed
+the episode's limit (`WorkspaceConfig.max_result_chars`), the structured part is dropped and the
+text is cut into pages; the first page ends with a note naming the pager tool and the result id
+that fetch the next page. Pages are cut deterministically (at a line end when one is near).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from workspace_sim import ToolResult
+
+PAGER_TOOL = "read_result_page"
+PAGER_DESCRIPTION = (
+    "Read another page of a tool result that was too long to return at once. A long result ends with a "
+    "note giving its result_id and the next page number; pass them here."
+)
+PAGER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "result_id": {"type": "string", "description": "The id given in the truncated result's note, e.g. 'r12'."},
+        "page": {"type": "integer", "minimum": 1, "description": "Page number, from 1."},
+    },
+    "required": ["result_id", "page"],
+    "additionalProperties": False,
+}
+NOTE_RESERVE = 400  # room kept on each page for the note that follows it
+KEEP_RESULTS = 64  # long results kept per episode for paging (oldest dropped first)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One MCP tool answer: text, optional structured content, and whether it is an error."""
+
+    text: str
+    structured: dict[str, Any] | None
+    is_error: bool
+    result_id: str | None = None
+    pages: int = 1
+
+    @property
+    def size(self) -> int:
+        """Characters the answer occupies: the text plus the structured content's JSON."""
+        return len(self.text) + (len(_dumps(self.structured)) if self.structured is not None else 0)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def split_pages(text: str, page_chars: int) -> list[str]:
+    """Cut text into pages of at most `page_chars`, preferring a line end in each page's last fifth."""
+    if page_chars < 1:
+        raise ValueError("page_chars must be positive")
+    pages, start = [], 0
+    while start < len(text):
+        end = min(start + page_chars, len(text))
+        if end < len(text):
+            nl = text.rfind("\n", start + page_chars * 4 // 5, end)
+            if nl != -1:
+                end = nl + 1
+        pages.append(text[start:end])
+        start = end
+    return pages or [""]
+
+
+class ResultPager:
+    """Shapes one episode's results to the size limit and keeps long ones for `read_result_page`."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < NOTE_RESERVE + 100:
+            raise ValueError(f"max_result_chars must be at least {NOTE_RESERVE + 100}, got {limit}")
+        self.limit = limit
+        self._kept: OrderedDict[str, list[str]] = OrderedDict()
+
+    def shape(self, result: ToolResult) -> Answer:
+        """The answer for a workspace result: whole when it fits, else page 1 with a note."""
+        if not result.ok:
+            return Answer(self._clip(result.text), None, True)
+        data = result.data
+        structured = data if isinstance(data, dict) else {"result": data}
+        whole = Answer(result.text, structured, False)
+        if whole.size <= self.limit:
+            return whole
+        result_id = f"r{result.event.index}"
+        pages = split_pages(result.text, self.limit - NOTE_RESERVE)
+        self._kept[result_id] = pages
+        while len(self._kept) > KEEP_RESULTS:
+            self._kept.popitem(last=False)
+        return self._page_answer(result_id, pages, 1)
+
+    def page(self, result_id: Any, page: Any) -> Answer:
+        """Another page of a kept result, or an error answer saying what was wrong."""
+        if not isinstance(result_id, str) or result_id not in self._kept:
+            known = ", ".join(self._kept) or "none yet"
+            return Answer(f"Error (not_found): no long result with id {result_id!r}; ids come from the note at the "
+                          f"end of a truncated result (kept now: {known})", None, True)
+        pages = self._kept[result_id]
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
+            return Answer(f"Error (invalid_argument): page must be a whole number from 1 to {len(pages)} for "
+                          f"{result_id}, got {page!r}", None, True)
+        return self._page_answer(result_id, pages, page)
+
+    def _page_answer(self, result_id: str, pages: list[str], n: int) -> Answer:
+        total = sum(len(p) for p in pages)
+        first = sum(len(p) for p in pages[: n - 1]) + 1
+        last = first + len(pages[n - 1]) - 1
+        if n < len(pages):
+            note = (f"\n\n[Result truncated: page {n} of {len(pages)} (characters {first}-{last} of {total}). "
+                    f"To read on, call {PAGER_TOOL} with result_id \"{result_id}\" and page {n + 1}.]")
+        else:
+            note = f"\n\n[Last page, {n} of {len(pages)} (characters {first}-{last} of {total}) of result {result_id}.]"
+        return Answer(pages[n - 1] + note, None, False, result_id, len(pages))
+
+    def _clip(self, text: str) -> str:
+        if len(text) <= self.limit:
+            return text
+        note = f"\n\n[Message cut to {self.limit - NOTE_RESERVE} of {len(text)} characters.]"
+        return text[: self.limit - NOTE_RESERVE] + note

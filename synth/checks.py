@@ -1,0 +1,217 @@
+"""Static checks of a parsed spec: referential integrity, the reference's tools and arguments,
+hidden facts and turns, policies, faults and what the predicates point at. Nothing is executed here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import re
+from typing import Any, Iterator
+
+from pydantic import ValidationError
+
+from workspace_sim.errors import pydantic_error_message
+from workspace_sim.registry import Tool
+from workspace_sim.services import all_services
+
+from .capabilities import CAPABILITIES
+from .feedback import ValidationReport
+from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, SayStep
+from .user import ScriptedUser
+
+_EMAIL = re.compile(r"^[^@\s]+@([^@\s]+\.[^@\s]+)$")
+# Record fields that hold a file path of the files service.
+_PATH_FIELDS = {"attachments"}
+
+
+def enabled_tools(spec: EnvironmentSpec) -> dict[str, Tool]:
+    """The tools of the services the spec enables."""
+    services = all_services()
+    return {n: t for s in spec.services for n, t in services[s].tools.items()}
+
+
+def known_emails(spec: EnvironmentSpec) -> set[str]:
+    """Every address the world knows: its people and the contacts directory."""
+    out = {p.email.lower() for p in spec.world.people}
+    for row in spec.initial.get("contacts", {}).get("people", []):
+        if isinstance(row, dict) and isinstance(row.get("email"), str):
+            out.add(row["email"].lower())
+    return out
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
+    """(path, field name, string) for every string inside a record, nested ones included."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                yield f"{path}.{k}", k, v
+            else:
+                for p, name, s in _strings(v, f"{path}.{k}"):
+                    yield p, (k if name.startswith("[") else name), s
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, str):
+                yield f"{path}[{i}]", f"[{i}]", v
+            else:
+                yield from _strings(v, f"{path}[{i}]")
+
+
+def check_static(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    """Every check that needs no execution; failures are added to `report`."""
+    _check_records(spec, report)
+    _check_reference(spec, report)
+    _check_user(spec, report)
+    _check_rules(spec, report)
+    _check_predicate_targets(spec, report)
+
+
+def _check_records(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    domain = spec.world.organisation.domain.lower()
+    emails = known_emails(spec)
+    files = {r.get("path") for r in spec.initial.get("files", {}).get("files", []) if isinstance(r, dict)}
+    for sname, tables in spec.initial.items():
+        for tname, rows in tables.items():
+            for i, row in enumerate(rows):
+                for path, name, text in _strings(row, f"initial.{sname}.{tname}[{i}]"):
+                    m = _EMAIL.match(text)
+                    if m and m.group(1).lower() == domain and text.lower() not in emails:
+                        report.add("references", path, f"{text!r} is an address at {domain} but nobody in the world has it",
+                                   "add the person to world.people (and contacts) or use an existing address")
+                    if name in _PATH_FIELDS and "files" in spec.services and text not in files:
+                        report.add("references", path, f"refers to file {text!r}, which is not in initial.files.files",
+                                   "add the file or refer to an existing path")
+
+
+def _check_reference(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    tools = enabled_tools(spec)
+    facts = {f.name for f in spec.user_simulator.facts}
+    asked: set[str] = set()
+    user = ScriptedUser(spec.user_simulator)
+    for i, step in enumerate(spec.reference.steps):
+        where = f"reference.steps[{i}]"
+        if isinstance(step, CallStep):
+            for name in FACT_PLACEHOLDER.findall(repr(step.args)):
+                if name not in facts:
+                    report.add("references", f"{where}.args", f"placeholder {{{{fact:{name}}}}} names no hidden fact",
+                               f"declare it in user_simulator.facts or use one of {sorted(facts) or 'none'}")
+                elif name not in asked:
+                    report.add("references", f"{where}.args", f"uses fact {name!r} before any message reveals it",
+                               "ask the user a question containing one of its reveal_keywords first")
+            tool = tools.get(step.tool)
+            if tool is None:
+                close = difflib.get_close_matches(step.tool, list(tools), n=3)
+                report.add("references", f"{where}.tool", f"unknown or disabled tool {step.tool!r}",
+                           f"use {' or '.join(close)}" if close else f"use one of: {', '.join(sorted(tools))}")
+                continue
+            filled = _fill_values(step.args, spec)
+            try:
+                tool.args_model.model_validate(filled)
+            except ValidationError as e:
+                report.add("references", f"{where}.args", pydantic_error_message(e),
+                           f"match the input schema of {step.tool}: {sorted(tool.input_schema.get('properties', {}))}")
+        else:
+            revealed = {f.name for f in user.revealed_by(step.text)}
+            asked |= revealed
+            if isinstance(step, AskStep):
+                for name in step.facts:
+                    if name not in facts:
+                        report.add("references", f"{where}.facts", f"names no hidden fact {name!r}",
+                                   f"declare it in user_simulator.facts or use one of {sorted(facts) or 'none'}")
+                    elif name not in revealed:
+                        report.add("references", f"{where}.text", f"the question does not reveal fact {name!r}",
+                                   "mention one of the fact's reveal_keywords in the question")
+    for name in FACT_PLACEHOLDER.findall(spec.reference.final_answer or ""):
+        if name not in facts:
+            report.add("references", "reference.final_answer", f"placeholder names no hidden fact {name!r}",
+                       "declare the fact or remove the placeholder")
+
+
+def _fill_values(value: Any, spec: EnvironmentSpec) -> Any:
+    values = {f.name: f.value for f in spec.user_simulator.facts}
+    if isinstance(value, str):
+        return FACT_PLACEHOLDER.sub(lambda m: values.get(m.group(1), ""), value)
+    if isinstance(value, list):
+        return [_fill_values(v, spec) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill_values(v, spec) for k, v in value.items()}
+    return value
+
+
+def _check_user(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    turns = sum(1 for s in spec.reference.steps if isinstance(s, (SayStep, AskStep)))
+    used = set(FACT_PLACEHOLDER.findall(repr([s.model_dump() for s in spec.reference.steps])
+                                        + (spec.reference.final_answer or "")))
+    for i, f in enumerate(spec.user_simulator.facts):
+        if f.name not in used:
+            report.add("references", f"user_simulator.facts[{i}]", f"fact {f.name!r} is never used by the reference",
+                       f"use {{{{fact:{f.name}}}}} in the step that needs it, or remove the fact")
+    for i, f in enumerate(spec.user_simulator.followups):
+        if f.turn > turns:
+            report.add("references", f"user_simulator.followups[{i}].turn",
+                       f"turn {f.turn} is never reached: the reference opens only {turns} turn(s)",
+                       "add say/ask steps to the reference or lower the turn")
+    for i, e in enumerate(spec.events):
+        if e.at_turn is not None and e.at_turn > turns:
+            report.add("references", f"events[{i}].at_turn",
+                       f"turn {e.at_turn} is never reached: the reference opens only {turns} turn(s)",
+                       "add say/ask steps to the reference or lower the turn")
+
+
+def _check_rules(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    tools = enabled_tools(spec)
+    for i, fault in enumerate(spec.faults):
+        for j, pat in enumerate(fault.tools):
+            if not any(fnmatch.fnmatchcase(t, pat) for t in tools):
+                report.add("references", f"faults[{i}].tools[{j}]", f"{pat!r} matches no enabled tool",
+                           f"name one of: {', '.join(sorted(tools))}")
+    for i, pol in enumerate(spec.policies):
+        for j, pat in enumerate(getattr(pol, "tools", None) or []):
+            if not any(fnmatch.fnmatchcase(t, pat) for t in tools):
+                report.add("references", f"policies[{i}].tools[{j}]", f"{pat!r} matches no enabled tool",
+                           f"name one of: {', '.join(sorted(tools))}")
+
+
+def _walk_predicates(doc: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(doc, dict):
+        yield path, doc
+        if isinstance(doc.get("predicates"), list):
+            for i, p in enumerate(doc["predicates"]):
+                yield from _walk_predicates(p, f"{path}.predicates[{i}]")
+        if isinstance(doc.get("predicate"), dict):
+            yield from _walk_predicates(doc["predicate"], f"{path}.predicate")
+
+
+def _check_predicate_targets(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    services = all_services()
+    tables = {f"{s}.{t}" for s in spec.services for t in services[s].tables}
+    tools = enabled_tools(spec)
+    emails = known_emails(spec)
+    caps = "; ".join(CAPABILITIES[c].checked_by for c in spec.capabilities[:1])
+    for i, top in enumerate(spec.predicates):
+        for path, p in _walk_predicates(top, f"predicates[{i}]"):
+            kind = p.get("kind")
+            table = p.get("table")
+            if isinstance(table, str) and table not in tables:
+                report.add("predicates", f"{path}.table", f"unknown or disabled table {table!r}",
+                           f"use one of: {', '.join(sorted(tables))}")
+            tool = p.get("tool")
+            if kind in ("tool_called", "tool_not_called") and isinstance(tool, str):
+                if not any(fnmatch.fnmatchcase(t, tool) for t in tools):
+                    report.add("predicates", f"{path}.tool", f"{tool!r} matches no enabled tool",
+                               f"name one of: {', '.join(sorted(tools))}")
+            scopes = [p["scope"]] if isinstance(p.get("scope"), str) else p.get("scopes") or []
+            for j, scope in enumerate(scopes if isinstance(scopes, list) else []):
+                target = str(scope).partition(":")[0]
+                if target not in spec.services and target not in tables:
+                    report.add("predicates", f"{path}.scope" if "scope" in p else f"{path}.scopes[{j}]",
+                               f"scope {scope!r} names no enabled service or table",
+                               f"start it with one of: {', '.join(sorted([*spec.services, *tables]))}")
+            for name in ("to", "cc", "recipients", "attendees"):
+                for j, addr in enumerate(p.get(name) or []):
+                    if isinstance(addr, str) and addr.lower() not in emails:
+                        report.add("predicates", f"{path}.{name}[{j}]", f"{addr!r} is nobody in the world",
+                                   "use the address of someone in world.people")
+    if not any(not spec.is_guard(i) for i in range(len(spec.predicates))):
+        report.add("predicates", "predicates", "there is no success predicate, only guards",
+                   f"add predicates that check the requested outcome ({caps})")

@@ -1,0 +1,189 @@
+"""Driving a spec's episode: the request, tool calls, turns with the scripted user, world events.
+
+`SpecDriver` is the one implementation of the spec's turn semantics (docs/spec.md, "Turns"): turn
+0 opens with the request; every message the agent sends the user gets a reply and opens the next
+turn; a turn's follow-up may move the clock; world events fire when their turn opens or, for timed
+ones, before the first action at or after their time. `run_reference` executes a reference
+solution through it; the validator and episode runners share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from workspace_sim import ToolResult, Workspace
+from workspace_sim.errors import SpecError
+from workspace_sim.state import State
+
+from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, SayStep, WorldEvent
+from .user import ScriptedUser
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything needed to resume a driver: workspace state, turn, revealed facts, fired events."""
+
+    state: State
+    turn: int
+    revealed: tuple[tuple[str, str], ...]
+    fired: frozenset[str]
+    notices: tuple[str, ...]
+
+
+class SpecDriver:
+    """One episode of a spec, driven step by step (agent actions in, user replies and events out)."""
+
+    def __init__(self, spec: EnvironmentSpec, workspace: Workspace | None = None, withhold_answers: bool = False) -> None:
+        self.spec = spec
+        self.ws = workspace if workspace is not None else spec.build_workspace()
+        self.user = ScriptedUser(spec.user_simulator)
+        self.withhold = withhold_answers
+        self.turn = 0
+        self.revealed: dict[str, str] = {}
+        self.fired: set[str] = set()
+        self.notices: list[str] = []  # announcements of timed events, delivered with the next reply
+        self._timed = sorted((e for e in spec.events if e.at_time is not None), key=lambda e: (e.at_time, e.id))
+
+    def start(self) -> str:
+        """Open turn 0: log the user's request and return it."""
+        self.ws.add_message("user", self.spec.request)
+        self._fire_due()
+        return self.spec.request
+
+    def call(self, tool: str, args: Any) -> ToolResult:
+        """Run an agent tool call, after any timed world events that are due."""
+        self._fire_due()
+        return self.ws.call(tool, args)
+
+    def message(self, text: str) -> str:
+        """The agent says `text` to the user; returns the user's reply, which opens the next turn."""
+        self.ws.add_message("assistant", text)
+        self.turn += 1
+        reply, facts = self.user.reply(text, self.turn, self.withhold)
+        for f in facts:
+            self.revealed[f.name] = f.value
+        follow = self.user.followup(self.turn)
+        if follow is not None and follow.advance_to is not None and follow.advance_to > self.ws.state.now:
+            self.ws.advance_clock((follow.advance_to - self.ws.state.now).total_seconds())
+        for ev in self.spec.events:
+            if ev.at_turn == self.turn and ev.id not in self.fired:
+                self._apply(ev)
+        self._fire_due()
+        if self.notices:
+            reply = reply + "\n\n" + "\n".join(self.notices)
+            self.notices = []
+        self.ws.add_message("user", reply)
+        return reply
+
+    def fill(self, value: Any) -> Any:
+        """`value` with every {{fact:NAME}} replaced by the revealed fact, or its decoy if unrevealed."""
+        if isinstance(value, str):
+            if "{{" not in value:
+                return value
+            return FACT_PLACEHOLDER.sub(lambda m: self._fact(m.group(1)), value)
+        if isinstance(value, list):
+            return [self.fill(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.fill(v) for k, v in value.items()}
+        return value
+
+    def _fact(self, name: str) -> str:
+        if name in self.revealed:
+            return self.revealed[name]
+        for f in self.spec.user_simulator.facts:
+            if f.name == name:
+                return f.decoy
+        return ""
+
+    def checkpoint(self) -> Checkpoint:
+        """A resumable handle on the episode so far."""
+        return Checkpoint(self.ws.snapshot(), self.turn, tuple(sorted(self.revealed.items())),
+                          frozenset(self.fired), tuple(self.notices))
+
+    def resume(self, cp: Checkpoint) -> None:
+        """Return the episode exactly to a checkpoint."""
+        self.ws.restore(cp.state)
+        self.turn = cp.turn
+        self.revealed = dict(cp.revealed)
+        self.fired = set(cp.fired)
+        self.notices = list(cp.notices)
+
+    def _fire_due(self) -> None:
+        now = self.ws.state.now
+        for ev in self._timed:
+            if ev.id not in self.fired and ev.at_time <= now:  # type: ignore[operator]
+                self._apply(ev)
+                if ev.announce:
+                    self.notices.append(ev.announce)
+
+    def _apply(self, ev: WorldEvent) -> None:
+        self.fired.add(ev.id)
+        try:
+            self.ws.apply_world_change(ev.changes, note=ev.announce or ev.note or ev.id)
+        except SpecError as e:
+            index = next(i for i, e2 in enumerate(self.spec.events) if e2.id == ev.id)
+            raise SpecError(f"events[{index}].{e.path}", e.problem) from None
+        if ev.at_turn is not None and ev.announce:
+            self.notices.append(ev.announce)
+
+
+@dataclass
+class StepOutcome:
+    """What one reference step did: its tool result (calls) or the user's reply (messages)."""
+
+    index: int
+    result: ToolResult | None = None
+    reply: str | None = None
+
+    @property
+    def changed_state(self) -> bool:
+        """Whether the step was a call that changed records."""
+        return self.result is not None and bool(self.result.diff)
+
+
+@dataclass
+class Run:
+    """A finished run of (possibly altered) reference steps."""
+
+    driver: SpecDriver
+    final_answer: str | None
+    outcomes: list[StepOutcome] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.driver.ws
+
+
+def run_steps(driver: SpecDriver, steps: Sequence[Any], final_answer: str | None, first_index: int = 0,
+              keep_checkpoints: bool = False) -> Run:
+    """Execute steps (call / say / ask) through a started driver; placeholders are filled as it goes."""
+    run = Run(driver, None)
+    for offset, step in enumerate(steps):
+        if keep_checkpoints:
+            run.checkpoints.append(driver.checkpoint())
+        i = first_index + offset
+        if isinstance(step, CallStep):
+            run.outcomes.append(StepOutcome(i, result=driver.call(step.tool, driver.fill(step.args))))
+        elif isinstance(step, (SayStep, AskStep)):
+            run.outcomes.append(StepOutcome(i, reply=driver.message(driver.fill(step.text))))
+        else:  # pragma: no cover - the spec model admits no other step
+            raise TypeError(f"unknown step {step!r}")
+    if keep_checkpoints:
+        run.checkpoints.append(driver.checkpoint())
+    run.final_answer = driver.fill(final_answer) if final_answer is not None else None
+    if run.final_answer is not None:
+        driver.ws.add_message("assistant", run.final_answer)
+    return run
+
+
+def run_reference(spec: EnvironmentSpec, workspace: Workspace | None = None, withhold_answers: bool = False,
+                  keep_checkpoints: bool = False) -> Run:
+    """Run the spec's reference solution from the start state (a fresh workspace unless given one).
+
+    World-event changes that do not apply raise SpecError naming the event.
+    """
+    driver = SpecDriver(spec, workspace, withhold_answers)
+    driver.start()
+    return run_steps(driver, spec.reference.steps, spec.reference.final_answer, keep_checkpoints=keep_checkpoints)

@@ -1,0 +1,213 @@
+"""Validation by execution: a spec is accepted only if running it proves it is a fair, sharp task.
+
+`validate_spec` returns a ValidationReport of Feedback items (check, path, problem, hint):
+1. schema: the document parses into an EnvironmentSpec (field paths from pydantic);
+2. references: referential integrity, reference tools and arguments, facts, turns, rules, and what
+   predicates point at (synth.checks);
+3. reference: the reference solution runs with no unexpected tool error or policy violation and
+   passes every predicate;
+4. do_nothing: the start state passes no success predicate (a do-nothing agent scores zero);
+5. mutants: every mutant of the reference (a step dropped, an argument changed, a collateral
+   action added) fails at least one predicate;
+6. multi_turn: with hidden facts, the reference without the user's answers fails;
+7. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from workspace_sim.errors import SpecError
+from workspace_sim.predicates import in_scope
+
+from .capabilities import CAPABILITIES
+from .checks import check_static, enabled_tools
+from .driver import Run, SpecDriver, run_reference, run_steps
+from .errors import SpecLoadError
+from .feedback import ValidationReport
+from .mutants import Mutant, make_mutants
+from .spec import CallStep, EnvironmentSpec, parse_spec
+
+LONG_HORIZON_CALLS = 15
+
+
+def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True) -> ValidationReport:
+    """Validate a spec (object or raw document) by executing it; see the module docstring for the checks."""
+    t0 = time.perf_counter()
+    if not isinstance(spec, EnvironmentSpec):
+        try:
+            spec = parse_spec(spec)
+        except SpecLoadError as e:
+            report = ValidationReport(spec.get("id") if isinstance(spec, dict) and isinstance(spec.get("id"), str) else None)
+            for path, problem in e.problems:
+                report.add("schema", path, problem, "fix the field to match the spec schema (coworkenv schema)")
+            return report
+    report = ValidationReport(spec.id)
+    check_static(spec, report)
+    try:
+        base = spec.build_workspace()
+    except (SpecError, ValueError) as e:
+        report.add("references", getattr(e, "path", "initial"), getattr(e, "problem", str(e)),
+                   "fix the initial data so every service can load it")
+        return report
+    try:
+        run = run_reference(spec, base.fork(), keep_checkpoints=True)
+    except SpecError as e:
+        report.add("references", e.path, e.problem, "world-event changes must name existing tables and records")
+        return report
+    ref_ok = _check_reference_run(spec, run, report)
+    _check_do_nothing(spec, base, report)
+    if spec.user_simulator.facts:
+        _check_without_answers(spec, base, report)
+    _check_capabilities(spec, run, report)
+    if mutants and ref_ok:
+        _check_mutants(spec, run, base.initial, report)
+    report.stats["seconds"] = round(time.perf_counter() - t0, 6)
+    return report
+
+
+def _check_reference_run(spec: EnvironmentSpec, run: Run, report: ValidationReport) -> bool:
+    """Reference executes cleanly and passes every predicate; returns whether it did."""
+    ok = True
+    steps = spec.reference.steps
+    calls = 0
+    for out in run.outcomes:
+        if out.result is None:
+            continue
+        calls += 1
+        step = steps[out.index]
+        assert isinstance(step, CallStep)
+        res = out.result
+        where = f"reference.steps[{out.index}]"
+        if step.expect_error is not None:
+            if res.ok or res.error is None or res.error.code != step.expect_error:
+                got = "it succeeded" if res.ok else f"it failed with {res.error.code if res.error else '?'}"
+                report.add("reference", f"{where}.expect_error", f"expected error {step.expect_error!r} but {got}",
+                           "remove expect_error or make the call fail as stated (faults are seeded per tool call)")
+                ok = False
+        elif not res.ok and res.error is not None:
+            if res.error.code == "policy_violation":
+                report.add("reference", where, f"violates a policy: {res.error.message}",
+                           "change the step so it complies, or change the policy")
+            else:
+                report.add("reference", where, f"{step.tool} failed: {res.error.code}: {res.error.message}",
+                           "fix the arguments or the initial data so the call succeeds"
+                           + ("; a fault-injected failure needs expect_error: fault and a retry" if res.error.code == "fault" else ""))
+            ok = False
+    evaluation = spec.evaluate(run.workspace, run.final_answer, gate_guards=False)
+    for i, r in enumerate(evaluation.results):
+        if not r.passed:
+            report.add("reference", f"predicates[{i}]", f"the reference solution fails it: expected {r.expected}; "
+                       f"observed {r.observed}", "fix the predicate or the reference so they agree")
+            ok = False
+    report.stats["reference_calls"] = calls
+    report.stats["reference_score"] = round(evaluation.score, 6)
+    return ok
+
+
+def _check_do_nothing(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
+    evaluation = spec.evaluate(base.fork(), None)
+    for i, r in enumerate(evaluation.results):
+        if r.passed and not spec.is_guard(i):
+            report.add("do_nothing", f"predicates[{i}]", f"passes before the agent does anything ({r.expected})",
+                       "check something the task must change, or express a collateral-damage check as "
+                       "unchanged / only_changed / tool_not_called")
+    report.stats["do_nothing_score"] = round(evaluation.score, 6)
+
+
+def _check_without_answers(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
+    try:
+        run = run_reference(spec, base.fork(), withhold_answers=True)
+    except SpecError:
+        return
+    evaluation = spec.evaluate(run.workspace, run.final_answer)
+    if evaluation.passed:
+        report.add("multi_turn", "user_simulator.facts",
+                   "the reference passes even when the user reveals nothing: the hidden facts are not needed",
+                   "make predicates check the facts' values, and give each fact a decoy differing from its value")
+
+
+def _check_capabilities(spec: EnvironmentSpec, run: Run, report: ValidationReport) -> None:
+    calls = sum(1 for o in run.outcomes if o.result is not None)
+    changed_services = {c.service for c in run.workspace.diff()}
+    for cap_id in spec.capabilities:
+        for need in CAPABILITIES[cap_id].requires:
+            problem = None
+            if need == "facts" and not spec.user_simulator.facts:
+                problem, hint = "needs hidden user facts", "add user_simulator.facts the reference asks for"
+            elif need == "events" and not spec.events:
+                problem, hint = "needs world events", "add events that change the workspace between turns"
+            elif need == "silent_event" and not any(e.announce is None for e in spec.events):
+                problem, hint = "needs a silent world event", "leave `announce` empty on an event the agent must notice"
+            elif need == "policies" and not spec.policies:
+                problem, hint = "needs a policy", "add the workplace rule the tempting action would break"
+            elif need == "faults" and not any(isinstance(s, CallStep) and s.expect_error == "fault"
+                                              for s in spec.reference.steps):
+                problem, hint = "needs injected faults that the reference meets", \
+                    "add faults on the tools used and expect_error: fault steps followed by retries"
+            elif need == "long" and calls < LONG_HORIZON_CALLS:
+                problem, hint = f"needs {LONG_HORIZON_CALLS}+ tool calls, the reference makes {calls}", \
+                    "widen the task (more items to handle) so the reference needs more calls"
+            elif need == "multi_service" and len(changed_services) < 2:
+                problem, hint = f"needs changes in 2+ services, the reference changes {sorted(changed_services)}", \
+                    "chain the workflow across services"
+            if problem:
+                report.add("capability", "capabilities", f"{cap_id} {problem}", hint)
+
+
+def _check_mutants(spec: EnvironmentSpec, run: Run, start: Any, report: ValidationReport) -> None:
+    final = run.workspace.state
+    diff = run.workspace.diff()
+    touched = {(c.table, c.key) for c in diff}
+    changed = [o.index for o in run.outcomes if o.changed_state]
+    answer_checked = any(p.get("kind") == "answer" for p in spec.predicates)
+    tools = enabled_tools(spec)
+    mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked)
+    driver = SpecDriver(spec, run.workspace.fork())
+    _guard_unchanged_scopes(spec, start, report)
+    tried = killed = 0
+    collateral_done: set[str] = set()
+    for m in mutants:
+        if m.kind == "collateral":
+            tool = m.steps[0].tool
+            if tool in collateral_done:
+                continue
+        driver.resume(run.checkpoints[m.at])
+        mrun = run_steps(driver, m.steps, m.final_answer, first_index=m.at)
+        if m.kind == "collateral":
+            res = mrun.outcomes[0].result
+            if res is None or not res.ok or not res.diff:
+                continue  # not a valid collateral action here; try the tool's next candidate
+            collateral_done.add(tool)
+        tried += 1
+        if spec.passes_all(mrun.workspace, mrun.final_answer):
+            report.add("mutants", m.path, f"the predicates cannot tell the reference from a mutant: {m.description}",
+                       _mutant_hint(m))
+        else:
+            killed += 1
+    report.stats["mutants"] = tried
+    report.stats["mutants_killed"] = killed
+
+
+def _mutant_hint(m: Mutant) -> str:
+    return {
+        "drop_step": "add a predicate that checks this step's effect",
+        "change_arg": "add a predicate (or a condition) on the value this argument sets",
+        "collateral": "add an only_changed guard over the scopes the task may change (or unchanged on the rest)",
+        "change_answer": "make the answer predicate check the specific fact the answer must state",
+    }[m.kind]
+
+
+def _guard_unchanged_scopes(spec: EnvironmentSpec, start: Any, report: ValidationReport) -> None:
+    """An `unchanged` guard must cover at least one record of the start state (else it is vacuous)."""
+    from workspace_sim.diff import RecordChange
+
+    for i, p in enumerate(spec.predicates):
+        if p.get("kind") != "unchanged":
+            continue
+        scope = str(p.get("scope"))
+        covered = any(in_scope(RecordChange(t, k, "removed", r, None), scope) for t, k, r in start.iter_records())
+        if not covered:
+            report.add("predicates", f"predicates[{i}].scope", f"scope {scope!r} covers no record of the start state",
+                       "point the guard at records that exist (check the path or key glob)")

@@ -1,0 +1,141 @@
+"""Episode records: written per event, segments for reset/restore/fork, replay and judging, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coworkenv.cli import app
+from mcp_server import EnvironmentSource, Episode, judge_record
+from mcp_server.demo import environment
+from mcp_server.recording import RecordReadError, read_record_file
+from mcp_server.replay import replay
+
+SOURCE = EnvironmentSource.python("mcp_server.demo:environment")
+WRITE = {"path": "/reports/summary.md", "content": "Total: 1234\n"}
+
+
+def new_episode(tmp_path: Path, eid: str = "ep1") -> Episode:
+    return Episode(environment(), eid, source=SOURCE, record_dir=tmp_path, transport="test")
+
+
+def test_every_call_is_on_disk_as_soon_as_it_is_answered(tmp_path: Path) -> None:
+    ep = new_episode(tmp_path)
+    ep.call("read_text_file", {"path": "/reports/q1.csv"})
+    ep.call("read_text_file", {"path": "/missing"})
+    rec = read_record_file(tmp_path / "ep1.jsonl")  # read while the episode is still open
+    (seg,) = rec.segments
+    assert seg.final is None and rec.ends_cleanly
+    assert [(e["tool"], e["ok"]) for e in seg.events] == [("read_text_file", True), ("read_text_file", False)]
+    assert seg.events[1]["error"] == {"code": "not_found", "message": "file /missing not found"}
+    assert seg.settings["source"] == SOURCE.to_json()
+    ep.call("write_file", WRITE)
+    evaluation = ep.end()
+    seg = read_record_file(tmp_path / "ep1.jsonl").segments[0]
+    assert seg.final is not None and seg.final["evaluation"] == evaluation
+    assert seg.final["stop_reason"] == "user_ended" and seg.final["reward"] == 1.0
+    assert seg.events[2]["diff"][0]["key"] == "/reports/summary.md"
+    tool_msgs = [m for m in seg.final["messages"] if m["role"] == "tool"]
+    assert tool_msgs[0]["content"].startswith("region,amount") and tool_msgs[1]["content"].startswith("Error (not_found)")
+
+
+def test_records_follow_the_project_record_format(tmp_path: Path) -> None:
+    record = pytest.importorskip("trainers.record")
+    ep = new_episode(tmp_path)
+    ep.call("write_file", WRITE)
+    sid = ep.snapshot()
+    ep.call("delete_file", {"path": "/drafts/notes.md"})
+    ep.restore(sid)
+    ep.reset()
+    ep.end("done")
+    episodes = record.read_records(tmp_path)
+    assert [e.episode_id for e in episodes] == ["ep1", "ep1.1", "ep1.2"]
+    assert all(e.complete for e in episodes)
+    assert episodes[2].final.stop_reason == "answered" and episodes[2].final.final_answer == "done"
+
+
+def test_segments_replay_to_the_live_state(tmp_path: Path) -> None:
+    ep = new_episode(tmp_path)
+    ep.call("create_directory", {"path": "/reports/old"})
+    sid = ep.snapshot()
+    ep.call("move_file", {"source": "/reports/q1.csv", "destination": "/reports/old/q1.csv"})
+    ep.restore(sid)  # segment ep1.1 begins with the history up to the snapshot
+    ep.call("write_file", WRITE)
+    child = ep.fork("ep2")
+    child.call("delete_file", {"path": "/drafts/notes.md"})
+    live = {"ep1.1": ep.workspace.content_hash, "ep2": child.workspace.content_hash}
+    segs = {s.segment_id: s for f in ("ep1", "ep2") for s in read_record_file(tmp_path / f"{f}.jsonl").segments}
+    assert segs["ep1.1"].settings["start"] == {"kind": "restore", "snapshot": sid}
+    assert segs["ep2"].settings["start"] == {"kind": "fork", "from": "ep1.1"}
+    for sid_, want in live.items():
+        _, ws, warnings = replay(segs[sid_])
+        assert ws.content_hash == want and warnings == []
+    assert ep.end()["passed"] and not child.end()["passed"]  # the fork also deleted a draft
+
+
+def test_eval_replays_an_unfinished_record_and_appends_its_result(tmp_path: Path) -> None:
+    ep = new_episode(tmp_path)
+    ep.call("write_file", WRITE)
+    path = tmp_path / "ep1.jsonl"
+    with path.open("a") as fh:  # a crash in the middle of writing a line
+        fh.write('{"type":"event","episode_id":"ep1","ind')
+    rec = read_record_file(path)
+    assert rec.skipped and "incomplete last line" in rec.skipped[0]
+    (v,) = judge_record(path)
+    assert v.appended and not v.from_record and v.evaluation["passed"]
+    rec = read_record_file(path)
+    assert rec.ends_cleanly and not rec.skipped and rec.segments[0].final["evaluation"] == v.evaluation
+    (again,) = judge_record(path)
+    assert again.from_record and again.evaluation == v.evaluation
+
+
+def test_malformed_records_are_named_by_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type":"header","episode_id":"x"}\nnot json\n{"type":"final","episode_id":"x"}\n')
+    with pytest.raises(RecordReadError, match=r"bad.jsonl:2: not valid JSON"):
+        read_record_file(bad)
+    orphan = tmp_path / "orphan.jsonl"
+    orphan.write_text('{"type":"event","episode_id":"y","index":0,"kind":"call"}\n')
+    with pytest.raises(RecordReadError, match=r"orphan.jsonl:1: event line for episode 'y' before its header"):
+        read_record_file(orphan)
+
+
+def test_cli_episodes_and_eval(tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = new_episode(tmp_path, "done1")
+    done.call("write_file", WRITE)
+    done.end()
+    open_ = new_episode(tmp_path, "open1")
+    open_.call("delete_file", {"path": "/archive/2025/batch.log"})
+    listing = runner.invoke(app, ["episodes", str(tmp_path)], env={"COLUMNS": "220"})
+    assert listing.exit_code == 0, listing.output
+    lines = {ln.split()[1]: ln for ln in listing.output.splitlines() if ln.startswith("│ ")}
+    assert "passed" in lines["done1"] and "1.00" in lines["done1"]
+    assert "open" in lines["open1"]
+    judged = runner.invoke(app, ["eval", str(tmp_path / "open1.jsonl")], env={"COLUMNS": "220"})
+    assert judged.exit_code == 0, judged.output
+    assert "FAIL" in judged.output and "the archive is untouched" in judged.output and "appended" in judged.output
+    final = read_record_file(tmp_path / "open1.jsonl").segments[0].final
+    assert final is not None and final["evaluation"]["passed"] is False
+    missing = runner.invoke(app, ["eval", str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 2 and "no such record file" in missing.output
+    assert "Traceback" not in missing.output
+    empty = runner.invoke(app, ["episodes", str(tmp_path / "nothing")])
+    assert empty.exit_code == 2 and "no such file or folder" in empty.output
+
+
+def test_cli_claude_config_gives_absolute_paths(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["claude-config", "--python", "mcp_server.demo:environment",
+                                      "--record-dir", str(tmp_path / "rec")])
+    assert result.exit_code == 0, result.output
+    entry = json.loads(result.output)["mcpServers"]["coworkenv-demo-q1-total"]
+    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
+    assert entry["args"][:3] == ["-m", "coworkenv", "serve"]
+    assert Path(entry["args"][entry["args"].index("--record-dir") + 1]).is_absolute()
+    for bad in (["claude-config"], ["claude-config", "--python", "no colon"],
+                ["claude-config", "--python", "no_such_module_x:env"], ["claude-config", str(tmp_path / "x.yaml")]):
+        r = CliRunner().invoke(app, bad)
+        assert r.exit_code == 2 and "Traceback" not in r.output, (bad, r.output)

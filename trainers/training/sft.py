@@ -1,0 +1,123 @@
+"""Supervised fine-tuning on exported SFT data (HF format) with TRL's SFTTrainer, loss on assistant tokens only.
+
+Examples are tokenised here with the tokenizer's own chat template and its `{% generation %}`
+markers (`return_assistant_tokens_mask=True`, exactly as TRL does for `assistant_only_loss`), and
+handed to SFTTrainer pre-tokenised with an `assistant_masks` column, from which TRL builds the
+labels. Pre-tokenising is needed because Arrow merges the differently-shaped tool-call argument
+dicts of different tools into one struct, which would put `null` arguments into the rendered
+calls. Optional LoRA goes through peft.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class SFTDataError(ValueError):
+    """Malformed SFT data; the message names the file and line."""
+
+
+def read_sft_file(path: str | Path) -> list[dict[str, Any]]:
+    """Read HF-format SFT examples (`{"messages": [...], "tools": [...]}` per line), checking their shape."""
+    p = Path(path)
+    if not p.is_file():
+        raise SFTDataError(f"{p}: no such file of SFT examples (make one with `coworkenv export sft`)")
+    out = []
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            ex = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise SFTDataError(f"{p}:{n}: not valid JSON ({e.msg})") from None
+        if not isinstance(ex, dict) or not isinstance(ex.get("messages"), list) or not ex["messages"]:
+            raise SFTDataError(f"{p}:{n}: each line needs a non-empty 'messages' list")
+        for i, m in enumerate(ex["messages"]):
+            for c in (m.get("tool_calls") or []) if isinstance(m, dict) else []:
+                if not isinstance(c.get("function", {}).get("arguments"), dict):
+                    raise SFTDataError(f"{p}:{n}: messages[{i}] tool call arguments must be a JSON object (hf "
+                                       "format); export with --format hf")
+        if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in ex["messages"]):
+            raise SFTDataError(f"{p}:{n}: no assistant message to learn from")
+        out.append(ex)
+    if not out:
+        raise SFTDataError(f"{p}: contains no examples")
+    return out
+
+
+def tokenize_examples(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> list[dict[str, list[int]]]:
+    """Token ids and assistant masks of each example, rendered with the tokenizer's chat template."""
+    rows = []
+    for ex in examples:
+        out = tokenizer.apply_chat_template(ex["messages"], tools=ex.get("tools") or None, tokenize=True,
+                                            return_dict=True, return_assistant_tokens_mask=True)
+        ids, mask = list(out["input_ids"])[:max_length], list(out["assistant_masks"])[:max_length]
+        if 1 in mask:
+            rows.append({"input_ids": ids, "assistant_masks": mask})
+    return rows
+
+
+@dataclass
+class SFTResult:
+    """What an SFT run did."""
+
+    output_dir: str
+    steps: int
+    losses: list[float] = field(default_factory=list)
+    eval_loss: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return dict(self.__dict__)
+
+
+def train_sft(
+    model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
+    learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
+    lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
+) -> SFTResult:
+    """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`."""
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    from .tiny import load
+
+    model, tokenizer = load(model_path)
+    examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)
+    rows = tokenize_examples(tokenizer, examples, max_length)
+    if not rows:
+        raise SFTDataError("no example has an assistant token within max_length")
+    eval_rows = None
+    if eval_data is not None:
+        eval_ex = read_sft_file(eval_data) if isinstance(eval_data, (str, Path)) else list(eval_data)
+        eval_rows = tokenize_examples(tokenizer, eval_ex, max_length) or None
+    peft_config = None
+    if lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=lora_r, lora_alpha=2 * lora_r, lora_dropout=0.0, task_type="CAUSAL_LM",
+                                 target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+    args = SFTConfig(
+        output_dir=str(output_dir), num_train_epochs=epochs, max_steps=max_steps, learning_rate=learning_rate,
+        per_device_train_batch_size=batch_size, per_device_eval_batch_size=batch_size, logging_steps=1,
+        save_strategy="no", report_to=[], seed=seed, use_cpu=True, max_length=max_length,
+        lr_scheduler_type="constant", warmup_steps=0, dataloader_num_workers=0, disable_tqdm=True,
+        eval_strategy="no",
+    )
+    trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows),
+                         eval_dataset=Dataset.from_list(eval_rows) if eval_rows else None,
+                         processing_class=tokenizer, peft_config=peft_config)
+    trainer.train()
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    eval_loss = None
+    if eval_rows:
+        eval_loss = trainer.evaluate().get("eval_loss")
+    out = Path(output_dir)
+    final = trainer.model.merge_and_unload() if lora else trainer.model
+    final.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return SFTResult(str(out), trainer.state.global_step, [float(x) for x in losses if math.isfinite(x)], eval_loss)

@@ -1,0 +1,11 @@
+"""Execution sandboxes over the virtual workspace: a Docker shell and a pyfakefs Python runner.
+
+Both copy the files service's folders and files in, run, read the files back, and hand the delta
+to the calling tool, so what a command or snippet changed is an ordinary diff in the event log.
+`fakefs.mount_files`/`fakefs.read_back` give tests the same round trip over the pytest `fs` fixture.
+"""
+
+from .fakefs import mount_files, read_back
+from .settings import SandboxSettings, sandbox_settings
+
+__all__ = ["SandboxSettings", "mount_files", "read_back", "sandbox_settings"]
