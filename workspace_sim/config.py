@@ -27,6 +27,11 @@ class WorkspaceConfig(BaseModel):
     max_result_chars: int = Field(20000, ge=200)
     sandbox: dict[str, Any] = Field(default_factory=dict, description="Limits for execution tools.")
 
+    @field_validator("user")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        return v.strip().lower()
+
     @field_validator("now")
     @classmethod
     def _aware(cls, v: datetime) -> datetime:

@@ -17,6 +17,8 @@ from .builder import SpecBuilder, TemplateError
 from .templates import Template, registry
 from .world import WorldMaker
 
+MAX_ATTEMPTS = 8
+
 __all__ = ["SpecBuilder", "Template", "TemplateError", "generate", "templates_for"]
 
 
@@ -47,10 +49,18 @@ def generate(capability: str, seed: int, template: str | None = None) -> Environ
         if not match:
             raise ValueError(f"no template {template!r} for {capability}; have {', '.join(t.name for t in options)}")
         chosen = match[0]
-    maker = WorldMaker(seed, f"{capability}/{chosen.name}")
-    world = maker.world(colleagues=maker.rng.randint(5, 8), externals=2, lookalikes=2)
-    b = SpecBuilder(maker, world, _start_time(maker.rng, world.user.timezone), seed)
-    chosen.fn(b, 1)()
+    problems = []
+    for attempt in range(MAX_ATTEMPTS):  # a draw that does not fit the template is redrawn, deterministically
+        maker = WorldMaker(seed, f"{capability}/{chosen.name}/{attempt}")
+        world = maker.world(colleagues=maker.rng.randint(5, 8), externals=2, lookalikes=2)
+        b = SpecBuilder(maker, world, _start_time(maker.rng, world.user.timezone), seed)
+        try:
+            chosen.fn(b, 1)()
+            break
+        except TemplateError as e:
+            problems.append(str(e))
+    else:
+        raise TemplateError(f"{chosen.name} found no fitting draw for seed {seed}: {'; '.join(problems)}")
     difficulty = "hard" if capability in ("long_horizon", "dynamic_world", "cross_service") else \
         "easy" if len(b.steps) <= 4 else "medium"
     return b.build(f"{capability.replace('_', '-')}-{chosen.name.replace('_', '-')}-{seed}", difficulty)

@@ -45,6 +45,7 @@ _BLOCKED = {
     "os.link": "change the real disk", "os.symlink": "change the real disk", "os.truncate": "change the real disk",
     "os.utime": "change the real disk", "shutil.rmtree": "change the real disk", "os.chdir": "leave the workspace",
 }
+_HARD_GRACE_S = 2.0
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # pyfakefs replaces `os` and its functions in loaded modules, this one included; the real exit is
 # kept where it does not look (inside a dict)
@@ -60,6 +61,14 @@ def _audit(event: str, args: tuple) -> None:
     if what is not None:
         hint = "; use run_command to run programs" if "process" in what else ""
         raise PermissionError(f"run_python may not {what}: it works only on the workspace files under /{hint}")
+
+
+class _TimeLimit(BaseException):
+    """Raised in the snippet when its wall time is up (a BaseException, so `except Exception` passes it)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _TimeLimit()
 
 
 def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
@@ -98,14 +107,21 @@ def _child(req: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
 
     linecache.cache["<run_python>"] = (len(source), None, source.splitlines(True), "<run_python>")
     sys.addaudithook(_audit)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, req["timeout_s"])
     try:
         compiled = compile(source, "<run_python>", "exec")
         exec(compiled, {"__name__": "__main__", "__builtins__": __builtins__})
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except _TimeLimit:
+        status, code, error = "timeout", None, f"time limit of {req['timeout_s']:g} s reached"
     except SystemExit as e:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if not isinstance(e.code, (int, type(None))):
             print(e.code, file=sys.stderr)
     except BaseException as e:  # the snippet's own error is a result, reported like Python does
+        signal.setitimer(signal.ITIMER_REAL, 0)
         status, code = "error", 1
         error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         if isinstance(e, MemoryError):
@@ -178,7 +194,8 @@ def run_one(req: dict[str, Any]) -> dict[str, Any]:
     out, err, res = BoundedOutput(limit), BoundedOutput(limit), bytearray()
     res_cap = req["disk_bytes"] * 2 + (1 << 20)
     streams = {out_r: out, err_r: err, res_r: None}
-    deadline = time.monotonic() + req["timeout_s"]
+    # the child stops itself at timeout_s and still reports its files; this is the hard stop
+    deadline = time.monotonic() + req["timeout_s"] + _HARD_GRACE_S
     timed_out = too_big = False
     while streams:
         left = deadline - time.monotonic()

@@ -388,11 +388,13 @@ def list_events(
     ctx: ToolContext, calendar: str | None = None, start: str | None = None, end: str | None = None,
     query: str = "", timezone: str | None = None, max_results: int = 100,
 ) -> dict:
-    """List the events on a person's calendar (those they organise or are invited to) that overlap a time range, earliest first.
+    """List the events on a person's calendar (those they organise or are invited to) that overlap a time range,
+    earliest first.
 
     Args:
         calendar: Email of the calendar's owner; your own calendar by default.
-        start: Range start, ISO 8601 (e.g. 2026-03-02T00:00:00+00:00); a time without an offset is read in `timezone`, else your time zone. Default: now.
+        start: Range start, ISO 8601 (e.g. 2026-03-02T00:00:00+00:00); a time without an offset is read in `timezone`,
+            else your time zone. Default: now.
         end: Range end, same format. Default: 7 days after start.
         query: Words that must all appear in the title, description, location or an attendee's email (case-insensitive).
         timezone: IANA time zone to show times in (and to read offset-less times in); default the calendar owner's.
@@ -439,11 +441,13 @@ def create_event(
     ctx: ToolContext, title: str, start: str, end: str, attendees: list[str] = [],
     optional_attendees: list[str] = [], location: str = "", description: str = "", timezone: str | None = None,
 ) -> dict:
-    """Create an event that you organise and invite attendees; you are marked accepted, each invitee needs to respond. Overlaps with the participants' existing events are reported, not refused.
+    """Create an event that you organise and invite attendees; you are marked accepted, each invitee needs to respond.
+    Overlaps with the participants' existing events are reported, not refused.
 
     Args:
         title: Title of the event.
-        start: Start, ISO 8601 such as 2026-03-02T14:00:00+01:00; a time without an offset is read in `timezone`, else your time zone.
+        start: Start, ISO 8601 such as 2026-03-02T14:00:00+01:00; a time without an offset is read in `timezone`, else
+            your time zone.
         end: End, same format; must be after start.
         attendees: Email addresses of the people to invite (you are added as organizer automatically).
         optional_attendees: Email addresses of people invited as optional.
@@ -474,12 +478,14 @@ def update_event(
     timezone: str | None = None, location: str | None = None, description: str | None = None,
     attendees: list[str] | None = None, add_attendees: list[str] = [], remove_attendees: list[str] = [],
 ) -> dict:
-    """Change an event you organise; only the fields given change. Moving it resets the other attendees' responses to needs_action.
+    """Change an event you organise; only the fields given change. Moving it resets the other attendees' responses to
+    needs_action.
 
     Args:
         id: The event id.
         title: New title.
-        start: New start (ISO 8601; without an offset it is read in `timezone`, else your time zone). Given without `end`, the event keeps its length.
+        start: New start (ISO 8601; without an offset it is read in `timezone`, else your time zone). Given without
+            `end`, the event keeps its length.
         end: New end, same format.
         timezone: New IANA time zone of the event.
         location: New location.
@@ -537,7 +543,8 @@ def _new_guests(
         raise InvalidArgument(f"the organizer ({ev.organizer}) cannot be removed; delete the event instead")
     missing = [x for x in gone if x not in wanted]
     if missing:
-        raise InvalidArgument(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not invited to '{ev.title}'")
+        verb = "is" if len(missing) == 1 else "are"
+        raise InvalidArgument(f"{', '.join(missing)} {verb} not invited to '{ev.title}'")
     out = []
     for x in wanted:
         if x in gone or (x == ev.organizer and x not in current):
@@ -571,7 +578,8 @@ def respond_to_event(ctx: ToolContext, id: str, response: Literal["accepted", "d
     """
     ev = _event(ctx, id)
     if ev.organizer == ctx.user:
-        raise InvalidArgument(f"you organise '{ev.title}', so there is no invitation to answer; use delete_event to cancel it")
+        raise InvalidArgument(
+            f"you organise '{ev.title}', so there is no invitation to answer; use delete_event to cancel it")
     mine = ev.attendee(ctx.user)
     if mine is None:
         raise PermissionDenied(f"you ({ctx.user}) are not invited to '{ev.title}'; only invitees can respond")
@@ -653,7 +661,9 @@ def find_free_slots(
     working_hours_only: bool = True, timezone: str | None = None, max_results: int = 10, step_minutes: int = 30,
     include_self: bool = True,
 ) -> dict:
-    """Find times when every attendee is free for the whole duration (declined events do not count as busy), optionally only within each person's working hours in their own time zone; slots are returned in the requested time zone, earliest first, never in the past.
+    """Find times when every attendee is free for the whole duration (declined events do not count as busy), optionally
+    only within each person's working hours in their own time zone; slots are returned in the requested time zone,
+    earliest first, never in the past.
 
     Args:
         attendees: Email addresses of the people who must all be free.

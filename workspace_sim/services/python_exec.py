@@ -74,9 +74,8 @@ def run_python(ctx: ToolContext, code: str) -> dict:
         raise PythonWorkerFailure(f"{e}; nothing was changed, try again") from None
     notes = []
     if outcome.status == "timeout":
-        notes.append(f"killed: the code ran past the {settings.python_timeout_s:g} s time limit; "
-                     "files it wrote were not saved")
-    elif outcome.status == "killed":
+        notes.append(f"stopped: the code ran past the {settings.python_timeout_s:g} s time limit")
+    if outcome.delta is None:
         notes.append("the process was killed; files it wrote were not saved")
     if outcome.output_truncated:
         notes.append(f"output truncated to {settings.output_bytes} bytes per stream")

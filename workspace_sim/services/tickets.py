@@ -55,7 +55,8 @@ def normalize_email(value: object, what: str = "email") -> str:
 def _label(value: object) -> str:
     """A label: one printable word of at most 100 characters."""
     text = value.strip() if isinstance(value, str) else ""
-    if not text or len(text) > 100 or not text.isprintable() or any(c.isspace() or 0xD800 <= ord(c) <= 0xDFFF for c in text):
+    odd = any(c.isspace() or 0xD800 <= ord(c) <= 0xDFFF for c in text)
+    if not text or len(text) > 100 or not text.isprintable() or odd:
         raise ValueError(f"label {value!r} must be a non-empty word of at most 100 printable characters without spaces")
     return text
 
@@ -104,11 +105,13 @@ class Project(Record):
                 raise ValueError("workflow has an empty status name")
             unknown = [t for t in targets if t not in flow]
             if unknown:
-                raise ValueError(f"workflow status {status!r} moves to {unknown}, which are not statuses of the workflow")
+                raise ValueError(f"workflow status {status!r} moves to {unknown}, which are not statuses of it")
         initial = self.initial_status or next(iter(flow))
         if initial not in flow:
             raise ValueError(f"initial_status {initial!r} is not a status of the workflow ({', '.join(sorted(flow))})")
-        done = self.done_statuses if self.done_statuses is not None else sorted(s for s in flow if s.lower() in DONE_NAMES)
+        done = self.done_statuses
+        if done is None:
+            done = sorted(s for s in flow if s.lower() in DONE_NAMES)
         if any(s not in flow for s in done):
             raise ValueError(f"done_statuses {done} must all be statuses of the workflow")
         # Canonical key order, so a JSON round trip (which sorts keys) gives back the same record.
@@ -211,7 +214,8 @@ class Ticket(Record):
         if not self.title.strip():
             raise ValueError(f"ticket {self.key} has an empty title")
         if any(not c.id for c in self.comments):
-            numbered = [c if c.id else c.model_copy(update={"id": f"{self.key}-c{i}"}) for i, c in enumerate(self.comments, 1)]
+            numbered = [c if c.id else c.model_copy(update={"id": f"{self.key}-c{i}"})
+                        for i, c in enumerate(self.comments, 1)]
             object.__setattr__(self, "comments", numbered)
         if any(link.target == self.key for link in self.links):
             raise ValueError(f"ticket {self.key} links to itself")
@@ -240,7 +244,8 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         for i, link in enumerate(t.links):
             target = tickets.get(link.target)
             if target is None:
-                raise SpecError(f"data.tickets.tickets[{key}].links[{i}]", f"links to {link.target}, which does not exist")
+                raise SpecError(f"data.tickets.tickets[{key}].links[{i}]",
+                                f"links to {link.target}, which does not exist")
             back = Link(type=INVERSE[link.type], target=key)  # type: ignore[arg-type]
             if back not in target.links:
                 tickets[link.target] = target.evolve(links=[*target.links, back])
@@ -430,7 +435,9 @@ def search_tickets(
     assignee: str | None = None, priority: Priority | None = None, label: str | None = None,
     limit: int = 20, offset: int = 0,
 ) -> dict:
-    """Search tickets by text and filters, ordered by project and number. The query may mix words or "quoted phrases" (matched in key, title, description, labels and comments) with filters project:OPS, status:"In Progress", assignee:me (or an email, or none), reporter:, priority:high, label:, is:open, is:done, is:unassigned, is:overdue.
+    """Search tickets by text and filters, ordered by project and number. The query may mix words or "quoted phrases"
+    (matched in key, title, description, labels and comments) with filters project:OPS, status:"In Progress",
+    assignee:me (or an email, or none), reporter:, priority:high, label:, is:open, is:done, is:unassigned, is:overdue.
 
     Args:
         query: Text and filters, e.g. 'login error assignee:me is:open'.
@@ -488,7 +495,8 @@ def create_ticket(
     ctx: ToolContext, project: str, title: str, description: str = "", priority: Priority = "medium",
     assignee: str | None = None, labels: list[str] = [], due_date: str = "",
 ) -> dict:
-    """Create a ticket in a project; it gets the next key (e.g. OPS-13), the project's initial status, and you as reporter.
+    """Create a ticket in a project; it gets the next key (e.g. OPS-13), the project's initial status, and you as
+    reporter.
 
     Args:
         project: Key of the project, e.g. OPS.
@@ -518,7 +526,8 @@ def update_ticket(
     priority: Priority | None = None, labels: list[str] | None = None, add_labels: list[str] = [],
     remove_labels: list[str] = [], due_date: str | None = None,
 ) -> dict:
-    """Change a ticket's fields; only those given change. Use transition_ticket for the status and assign_ticket for the assignee.
+    """Change a ticket's fields; only those given change. Use transition_ticket for the status and assign_ticket for the
+    assignee.
 
     Args:
         key: The ticket key, e.g. OPS-12.
@@ -531,7 +540,8 @@ def update_ticket(
         due_date: New due date as YYYY-MM-DD; an empty string removes it.
     """
     t = _ticket(ctx, key)
-    if all(v is None for v in (title, description, priority, labels, due_date)) and not add_labels and not remove_labels:
+    given = (title, description, priority, labels, due_date)
+    if all(v is None for v in given) and not add_labels and not remove_labels:
         raise InvalidArgument("nothing to change; give at least one field such as title, priority or labels")
     changes: dict[str, Any] = {}
     if title is not None:
@@ -547,7 +557,8 @@ def update_ticket(
     gone = _labels(remove_labels, "remove_labels")
     missing = [x for x in gone if x not in new_labels]
     if missing:
-        raise InvalidArgument(f"{t.key} has no label {', '.join(missing)}; its labels are {', '.join(new_labels) or 'none'}")
+        raise InvalidArgument(
+            f"{t.key} has no label {', '.join(missing)}; its labels are {', '.join(new_labels) or 'none'}")
     changes["labels"] = [x for x in new_labels if x not in gone]
     changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
     if changed:
@@ -563,7 +574,8 @@ def _comment(ctx: ToolContext, body: str) -> Comment:
 
 @SERVICE.tool(render=_render_ticket)
 def transition_ticket(ctx: ToolContext, key: str, status: str, comment: str | None = None) -> dict:
-    """Move a ticket to another status of its project's workflow, optionally adding a comment in the same step; moves the workflow does not allow are refused with the allowed ones listed.
+    """Move a ticket to another status of its project's workflow, optionally adding a comment in the same step; moves
+    the workflow does not allow are refused with the allowed ones listed.
 
     Args:
         key: The ticket key, e.g. OPS-12.
@@ -604,7 +616,8 @@ def add_comment(ctx: ToolContext, key: str, body: str) -> dict:
 
 @SERVICE.tool(idempotent=True, render=_render_ticket)
 def assign_ticket(ctx: ToolContext, key: str, assignee: str | None) -> dict:
-    """Assign a ticket to a person, or unassign it with null. With the contacts service the person must be in the directory.
+    """Assign a ticket to a person, or unassign it with null. With the contacts service the person must be in the
+    directory.
 
     Args:
         key: The ticket key, e.g. OPS-12.

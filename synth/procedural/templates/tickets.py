@@ -92,7 +92,8 @@ def close_without_comment(b: SpecBuilder, size: int = 1) -> Act:
     def act() -> None:
         b.call("search_tickets", query=title, project=project)
         b.call("transition_ticket", key=key, status="Resolved", comment="Resolved: the fix is confirmed by the reporter.")
-        b.check({"kind": "ticket", "key": key, "status": "Resolved", "new_comment": {"regex": r"\S"}})
+        b.check({"kind": "ticket", "key": key, "status": "Resolved", "new_comment": {"regex": r"(?i)\bfix|resolv"},
+                 "description": "resolved with a comment explaining the resolution"})
         b.check({"kind": "answer", "condition": {"regex": "(?i)comment"},
                  "description": "the answer tells the user a resolution comment was required"})
         b.allow(f"tickets.tickets:{key}")

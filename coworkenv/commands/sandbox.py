@@ -1,0 +1,59 @@
+"""`coworkenv sandbox build-image|status|reap`: the Docker image and containers behind run_command."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(help="The Docker sandbox behind the run_command tool.", no_args_is_help=True)
+    app.add_typer(group, name="sandbox")
+
+    @group.command("build-image")
+    def build_image(
+        tag: str = typer.Option("coworkenv-sandbox:latest", help="Image name:tag to create."),
+        busybox: Optional[str] = typer.Option(None, help="Path of a static busybox binary (default: found)."),
+        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+    ) -> None:
+        """Build the default sandbox image from a static busybox, with no registry or network."""
+        from workspace_sim.sandboxes.engine import EngineUnavailable
+        from workspace_sim.sandboxes.image import ImageBuildError, build_image as build
+
+        try:
+            info = build(tag, busybox, docker_host)
+        except (ImageBuildError, EngineUnavailable) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"built {info['tag']} ({info['id'][:19]}) from {info['busybox']}, {info['bytes']} bytes")
+
+    @group.command("status")
+    def status(
+        image: str = typer.Option("coworkenv-sandbox:latest", help="Image the shell tool would use."),
+        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+    ) -> None:
+        """Say whether run_command can be offered here, and list live sandbox containers."""
+        from workspace_sim.sandboxes.engine import LABEL, OWNER_LABEL, client, engine_status
+
+        ok, reason = engine_status(docker_host, image)
+        typer.echo("run_command: available" if ok else f"run_command: not offered ({reason})")
+        if ok:
+            for c in client(docker_host).containers.list(all=True, filters={"label": LABEL}):
+                typer.echo(f"  {c.short_id} {c.status} owner={c.labels.get(OWNER_LABEL, '?')}")
+        raise typer.Exit(0 if ok else 1)
+
+    @group.command("reap")
+    def reap(
+        all_: bool = typer.Option(False, "--all", help="Remove every sandbox container, live owners too."),
+        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+    ) -> None:
+        """Remove sandbox containers left behind by processes that died."""
+        from workspace_sim.sandboxes.engine import EngineUnavailable, reap_orphans
+
+        try:
+            removed = reap_orphans(docker_host, everything=all_)
+        except EngineUnavailable as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"removed {len(removed)} container(s)")
