@@ -56,6 +56,10 @@ class SpecDriver:
         self._fire_due()
         return self.ws.call(tool, args)
 
+    def fire_due(self) -> None:
+        """Apply the timed world events due now; for runners that route a call elsewhere (MCP) instead of `call`."""
+        self._fire_due()
+
     def message(self, text: str) -> str:
         """The agent says `text` to the user; returns the user's reply, which opens the next turn."""
         self.ws.add_message("assistant", text)

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import event as note_event
 from hypothesis import strategies as st
-
 from support import need
+
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
 from workspace_sim.services import all_services
@@ -44,7 +44,8 @@ EVENTS = [
     event("evt-standup", utc(3, 9), utc(3, 9, 30), ME, (ME, "accepted"), (BOB, "accepted"), title="Standup"),
     event("evt-bob", utc(3, 11), utc(3, 11, 30), BOB, (BOB, "accepted"), title="Bob 1:1"),
     event("evt-kenji-declined", utc(3, 12), utc(3, 13), ANA, (ANA, "accepted"), (KENJI, "declined"), title="Review"),
-    event("evt-me-tentative", utc(3, 12, 30), utc(3, 13), ANA, (ANA, "accepted"), (ME, "tentative"), title="Lunch talk"),
+    event("evt-me-tentative", utc(3, 12, 30), utc(3, 13), ANA, (ANA, "accepted"), (ME, "tentative"),
+          title="Lunch talk"),
     event("evt-ana", utc(4, 15), utc(4, 16), ANA, (ANA, "accepted"), title="Ana only"),
 ]
 
@@ -98,7 +99,8 @@ def test_free_slots_are_shown_in_the_requested_zone(ws: Workspace) -> None:
     r = ws.call("find_free_slots", {"attendees": [BOB, KENJI], "duration_minutes": 60, "timezone": "America/New_York",
                                     "window_start": "2026-03-03T00:00", "window_end": "2026-03-03T23:00"})
     # Free 11:30-12:30 UTC on Tuesday = 06:30-07:30 EST; a 60-minute slot fits exactly once.
-    assert [(s["start"], s["end"]) for s in r.data["slots"]] == [("2026-03-03T06:30:00-05:00", "2026-03-03T07:30:00-05:00")]
+    assert [(s["start"], s["end"]) for s in r.data["slots"]] == [
+        ("2026-03-03T06:30:00-05:00", "2026-03-03T07:30:00-05:00")]
 
 
 def test_free_slots_follow_daylight_saving_in_new_york(ws: Workspace) -> None:
@@ -114,7 +116,8 @@ def test_free_slots_outside_working_hours_and_alignment(ws: Workspace) -> None:
     # 45-minute grid from local midnight (... 07:30, 08:15, 09:00, 09:45, 10:30, 11:15, 12:00 ...):
     # 08:15-09:00 and 09:45-10:30 fit; 10:30-11:15 and 12:00-12:45 do not.
     r = ws.call("find_free_slots", {"attendees": [BOB], "duration_minutes": 45, "step_minutes": 45, "max_results": 100,
-                                    "working_hours_only": False, "window_start": utc(3, 8), "window_end": utc(3, 12, 30)})
+                                    "working_hours_only": False, "window_start": utc(3, 8),
+                                    "window_end": utc(3, 12, 30)})
     assert starts(r) == [utc(3, 8, 15), utc(3, 9, 45)]
 
 
@@ -195,8 +198,9 @@ def test_free_slots_are_exactly_the_free_aligned_times(zones, hours, busy, durat
     """Every returned slot is free for all, inside everyone's hours, aligned and in order, and no
     qualifying candidate is missing (checked by brute force over the step grid)."""
     people = [f"p{i}@acme.com" for i in range(len(zones))]
-    cals = [{"owner": p, "timezone": z, "working_hours_start": f"{h:02d}:00", "working_hours_end": f"{min(h + n, 23):02d}:00"}
-            for p, z, (h, n) in zip(people, zones, hours)]
+    cals = [{"owner": p, "timezone": z, "working_hours_start": f"{h:02d}:00",
+             "working_hours_end": f"{min(h + n, 23):02d}:00"}
+            for p, z, (h, n) in zip(people, zones, hours[:len(zones)], strict=True)]
     day0 = datetime(2026, 3, 3, tzinfo=UTC)
     evs = []
     for i, (who, q, length, declined) in enumerate(busy):
@@ -218,7 +222,7 @@ def test_free_slots_are_exactly_the_free_aligned_times(zones, hours, busy, durat
         e = s + length
         if s < lo or e > hi:
             return False
-        for p, c in zip(people, cals):
+        for p, c in zip(people, cals, strict=True):
             z = ZoneInfo(c["timezone"])
             ls, le = s.astimezone(z), e.astimezone(z)
             if working:
@@ -226,7 +230,7 @@ def test_free_slots_are_exactly_the_free_aligned_times(zones, hours, busy, durat
                 end_t = datetime.strptime(c["working_hours_end"], "%H:%M").time()
                 if ls.weekday() > 4 or ls.date() != le.date() or ls.time() < start_t or le.time() > end_t:
                     return False
-            for ev, spec in zip(evs, busy):
+            for ev, spec in zip(evs, busy, strict=True):
                 if ev["attendees"][0]["email"] == p and not spec[3]:
                     a, b = datetime.fromisoformat(ev["start"]), datetime.fromisoformat(ev["end"])
                     if a < e and s < b:
@@ -262,7 +266,8 @@ def test_list_events_range_order_and_roles(ws: Workspace) -> None:
 def test_list_events_defaults_query_and_truncation(ws: Workspace) -> None:
     week = ws.call("list_events", {"calendar": ANA})  # now (Mon 09:00 UTC) + 7 days
     assert [e["id"] for e in week.data["events"]] == ["evt-kenji-declined", "evt-me-tentative", "evt-ana"]
-    assert [e["id"] for e in ws.call("list_events", {"calendar": ANA, "query": "ONLY ana"}).data["events"]] == ["evt-ana"]
+    only = ws.call("list_events", {"calendar": ANA, "query": "ONLY ana"})
+    assert [e["id"] for e in only.data["events"]] == ["evt-ana"]
     assert [e["id"] for e in ws.call("list_events", {"calendar": ANA, "query": "kenji@"}).data["events"]] == [
         "evt-kenji-declined"]
     short = ws.call("list_events", {"calendar": ANA, "max_results": 1})
@@ -319,8 +324,9 @@ def test_create_event_reads_naive_times_in_my_zone(ws: Workspace) -> None:
 
 
 def test_create_event_with_offsets_zone_and_conflicts(ws: Workspace) -> None:
-    r = ws.call("create_event", {"title": "Sync", "start": "2026-03-03T06:15:00-05:00", "end": "2026-03-03T07:15:00-05:00",
-                                 "attendees": [BOB], "timezone": "America/New_York"})
+    r = ws.call("create_event", {"title": "Sync", "start": "2026-03-03T06:15:00-05:00",
+                                 "end": "2026-03-03T07:15:00-05:00", "attendees": [BOB],
+                                 "timezone": "America/New_York"})
     ev = r.data["event"]
     assert ev["start"] == "2026-03-03T06:15:00-05:00" and ev["timezone"] == "America/New_York"
     assert r.data["conflicts"] == [{"email": BOB, "event_id": "evt-bob", "title": "Bob 1:1"}]
@@ -373,7 +379,8 @@ def test_update_event_fields_and_guests(ws: Workspace) -> None:
     r = ws.call("update_event", {"id": "evt-standup", "title": "Daily", "location": "Zoom",
                                  "add_attendees": [KENJI], "remove_attendees": [BOB]})
     assert r.data["changed"] == ["attendees", "location", "title"] and r.data["responses_reset"] is False
-    assert [(a["email"], a["response"]) for a in r.data["event"]["attendees"]] == [(ME, "accepted"), (KENJI, "needs_action")]
+    guests = [(a["email"], a["response"]) for a in r.data["event"]["attendees"]]
+    assert guests == [(ME, "accepted"), (KENJI, "needs_action")]
     replaced = ws.call("update_event", {"id": "evt-standup", "attendees": [ANA, KENJI]})
     assert [a["email"] for a in replaced.data["event"]["attendees"]] == [ME, ANA, KENJI]
     same = ws.call("update_event", {"id": "evt-standup", "title": "Daily"})

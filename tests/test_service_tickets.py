@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from support import need
+
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
 from workspace_sim.services import all_services
@@ -215,7 +215,8 @@ def test_update_ticket(ws: Workspace) -> None:
 def test_update_ticket_errors(ws: Workspace) -> None:
     assert "nothing to change" in err(ws, "update_ticket", {"key": "OPS-2"})
     assert "not_found" in err(ws, "update_ticket", {"key": "OPS-99", "title": "x"})
-    assert "OPS-2 has no label bug; its labels are infra" in err(ws, "update_ticket", {"key": "OPS-2", "remove_labels": ["bug"]})
+    assert "OPS-2 has no label bug; its labels are infra" in err(
+        ws, "update_ticket", {"key": "OPS-2", "remove_labels": ["bug"]})
     assert "status: Extra inputs" in err(ws, "update_ticket", {"key": "OPS-2", "status": "Closed"})
     assert "YYYY-MM-DD" in err(ws, "update_ticket", {"key": "OPS-2", "due_date": "2026-02-30"})
     assert "title is empty" in err(ws, "update_ticket", {"key": "OPS-2", "title": ""})
@@ -251,7 +252,8 @@ def test_custom_workflow_and_final_status(ws: Workspace) -> None:
     assert ws.call("transition_ticket", {"key": "WEB-1", "status": "Doing"}).ok
     done = ws.call("transition_ticket", {"key": "WEB-1", "status": "Done"})
     assert "Can move to: nothing (final status)" in done.text
-    assert "allowed from Done: nothing (final status)" in err(ws, "transition_ticket", {"key": "WEB-1", "status": "To Do"})
+    assert "allowed from Done: nothing (final status)" in err(
+        ws, "transition_ticket", {"key": "WEB-1", "status": "To Do"})
     assert keys(ws.call("search_tickets", {"query": "is:done project:WEB"})) == ["WEB-1"]
 
 
@@ -290,7 +292,8 @@ def test_add_comment(ws: Workspace) -> None:
     r = ws.call("add_comment", {"key": "OPS-1", "body": "  Looking into it  "})
     assert r.data["key"] == "OPS-1" and r.data["comment"]["body"] == "Looking into it"
     assert r.data["comment"]["author"] == ME and r.data["comment"]["created"] == "2026-03-02T09:00:00Z"
-    assert [c.body for c in ws.table("tickets.tickets")["OPS-1"].comments] == ["Started after release 4.2", "Looking into it"]
+    bodies = [c.body for c in ws.table("tickets.tickets")["OPS-1"].comments]
+    assert bodies == ["Started after release 4.2", "Looking into it"]
     second = ws.call("add_comment", {"key": "OPS-1", "body": "Found it"})
     assert second.data["comment"]["id"] != r.data["comment"]["id"]
     assert "comment is empty" in err(ws, "add_comment", {"key": "OPS-1", "body": ""})
@@ -330,7 +333,8 @@ def test_link_tickets_both_ways(ws: Workspace) -> None:
     assert again.data["created"] is False and not again.diff
     back = ws.call("link_tickets", {"key": "OPS-2", "type": "is_blocked_by", "target": "WEB-1"})
     assert back.data["created"] is False and not back.diff  # already recorded from WEB-1's side
-    assert "cannot be linked to itself" in err(ws, "link_tickets", {"key": "OPS-1", "type": "relates_to", "target": "ops-1"})
+    assert "cannot be linked to itself" in err(
+        ws, "link_tickets", {"key": "OPS-1", "type": "relates_to", "target": "ops-1"})
     assert "not_found" in err(ws, "link_tickets", {"key": "OPS-1", "type": "relates_to", "target": "OPS-99"})
     assert "invalid_argument" in err(ws, "link_tickets", {"key": "OPS-1", "type": "causes", "target": "OPS-2"})
 

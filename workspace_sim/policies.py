@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, time
 from typing import Annotated, Any, Literal, Union
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +28,7 @@ class PendingCall:
     before: State
     user: str
     timezone: str
+    config: Any = None
 
 
 class _Policy(BaseModel):
@@ -113,38 +113,42 @@ class ResolutionComment(_Policy):
 
 
 class WorkingHoursMeetings(_Policy):
-    """Meetings the user creates or moves must fall inside every internal attendee's working hours."""
+    """Meetings the user creates or moves must fall inside every attendee's working hours.
+
+    Each attendee's time zone, hours and working days come from their calendar, else their contact
+    record, else 09:00-17:00 Monday to Friday (the calendar service's rule, so the policy and
+    `find_free_slots` agree); `start`, `end` and `weekdays`, when given, override the hours.
+    """
 
     type: Literal["working_hours"] = "working_hours"
-    start: time = time(9, 0)
-    end: time = time(17, 0)
-    weekdays: list[int] = Field(default_factory=lambda: [0, 1, 2, 3, 4], description="0 is Monday.")
+    start: time | None = None
+    end: time | None = None
+    weekdays: list[int] | None = Field(None, description="0 is Monday.")
 
     def default_description(self) -> str:
-        return f"meetings must be between {self.start:%H:%M} and {self.end:%H:%M} on working days in each attendee's time zone"
+        hours = f"between {self.start:%H:%M} and {self.end:%H:%M}" if self.start and self.end else "inside working hours"
+        return f"meetings must be {hours} on working days in each attendee's time zone"
 
     def check(self, call: PendingCall) -> str | None:
-        people = call.before.table("contacts.people")
+        from .context import ToolContext
+        from .services.calendar import availability
+
+        ctx = ToolContext(call.before, call.config)
         for ch in call.diff:
             if ch.table != "calendar.events" or ch.after is None:
                 continue
             if ch.kind == "changed" and not ({"start", "end", "attendees"} & ch.fields.keys()):
                 continue
             ev = ch.after
-            emails = [ev.organizer, *[a.email for a in ev.attendees]]
-            for email in emails:
-                person = people.get(email)
-                tz = ZoneInfo(person.timezone if person is not None else call.timezone)
-                s, e = ev.start.astimezone(tz), ev.end.astimezone(tz)
-                if (
-                    s.weekday() not in self.weekdays
-                    or s.date() != e.date() and e.timetz().replace(tzinfo=None) != time(0)
-                    or s.time() < self.start
-                    or (e.time() > self.end or e.date() > s.date())
-                ):
-                    return (
-                        f"'{ev.title}' runs {s:%a %H:%M}-{e:%H:%M} in {email}'s time zone ({tz.key}): {self.describe()}"
-                    )
+            for email in dict.fromkeys([ev.organizer, *[a.email for a in ev.attendees]]):
+                av = availability(ctx, email)
+                start, end = self.start or av.start, self.end or av.end
+                days = self.weekdays if self.weekdays is not None else av.days
+                s, e = ev.start.astimezone(av.tz), ev.end.astimezone(av.tz)
+                day_end = datetime.combine(s.date(), end, tzinfo=av.tz)
+                if s.weekday() not in days or s.time() < start or e > day_end:
+                    return (f"'{ev.title}' runs {s:%a %H:%M}-{e:%H:%M} in {email}'s time zone ({av.tz.key}), "
+                            f"outside {start:%H:%M}-{end:%H:%M}: {self.describe()}")
         return None
 
 

@@ -213,7 +213,7 @@ class Workspace:
                 diff = diff_from_writes(state, ctx.writes.items())
                 if self.config.policies:
                     pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
-                                          self.config.user, self.config.timezone)
+                                          self.config.user, self.config.timezone, self.config)
                     hit = first_violation(self.config.policies, pending)
                     if hit is not None:
                         policy_name = hit[0].type
@@ -311,7 +311,7 @@ class Workspace:
             "counters": dict(sorted(self._state.counters.items())),
             "data": self.export_data(),
         }
-        return json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        return json.dumps(doc, ensure_ascii=False)  # key order inside records is part of their digest
 
     @classmethod
     def from_json(cls, text: str) -> "Workspace":

@@ -189,6 +189,9 @@ class SpecBuilder:
         self.events.append({"id": f"event-{len(self.events) + 1}", "at_turn": at_turn, "announce": announce,
                             "changes": changes, "note": note})
         self.ws.apply_world_change(changes, note=note)
+        for ch in changes:  # what the world changes is not collateral damage
+            key = ch.get("key") or (ch.get("record") or {}).get("path") or (ch.get("record") or {}).get("id", "*")
+            self.allow(f"files:{key}" if ch["table"].startswith("files.") else f"{ch['table']}:{key}")
 
     # --- result ----------------------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ def sequence_logprob(model: Any, prompt: Sequence[int], completion: Sequence[int
 
 
 def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettings, episode_id: str) -> Rollout:
-    """Play an episode by sampling each turn among `candidate_turns` with the model's own probabilities.
+    """Play an episode by sampling each turn among `candidate_turns` by the model's mean token log-probability.
 
     The environment needs a `solution()` (list of calls) for the candidates, as `ArchiveEnvironment` has.
     """
@@ -175,7 +175,9 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
         texts = [(c or "") + "<|im_end|>" if not calls else _call_text(*calls[0]) for c, calls in cands]
         encoded = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
         with torch.no_grad():
-            scores = torch.stack([sequence_logprob(model, prompt, e) for e in encoded]) / settings.temperature
+            # Mean per-token log-probability, so a long tool call is not out-scored by a short answer
+            # just for its length.
+            scores = torch.stack([sequence_logprob(model, prompt, e) / len(e) for e in encoded]) / settings.temperature
         pick = int(torch.multinomial(torch.softmax(scores, 0), 1, generator=gen))
         content, calls = cands[pick]
         segments.append(Segment(turn, prompt, encoded[pick]))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone as dt_timezone
+from datetime import date, datetime, time, timedelta
+from datetime import timezone as dt_timezone
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 

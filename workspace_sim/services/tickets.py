@@ -94,7 +94,7 @@ class Project(Record):
     @classmethod
     def _key(cls, v: str) -> str:
         if not _PROJECT_KEY.match(v):
-            raise ValueError(f"project key {v!r} must be 2-10 capital letters or digits starting with a letter (e.g. OPS)")
+            raise ValueError(f"project key {v!r} must be 2-10 capital letters or digits, first a letter (e.g. OPS)")
         return v
 
     @model_validator(mode="after")
@@ -585,12 +585,13 @@ def transition_ticket(ctx: ToolContext, key: str, status: str, comment: str | No
     t = _ticket(ctx, key)
     p = _project(ctx, t.project)
     allowed = p.workflow.get(t.status, [])
+    onward = ", ".join(allowed) or "nothing"
     target = p.status_named(status)
     if target is None:
         raise InvalidArgument(f"{status!r} is not a status of project {p.key}; its statuses are "
-                              f"{', '.join(p.statuses())}. From {t.status} it can move to {', '.join(allowed) or 'nothing'}")
+                              f"{', '.join(p.statuses())}. From {t.status} it can move to {onward}")
     if target == t.status:
-        raise InvalidArgument(f"{t.key} is already {t.status}; from there it can move to {', '.join(allowed) or 'nothing'}")
+        raise InvalidArgument(f"{t.key} is already {t.status}; from there it can move to {onward}")
     if target not in allowed:
         raise InvalidArgument(f"{t.key} cannot move from {t.status} to {target}; "
                               f"allowed from {t.status}: {', '.join(allowed) or 'nothing (final status)'}")

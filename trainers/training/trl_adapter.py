@@ -1,0 +1,192 @@
+"""Our environments inside TRL's GRPOTrainer, through its `environment_factory` hook.
+
+TRL builds one environment instance per rollout, calls `reset(**dataset_row)` before generating,
+exposes the instance's public methods as tools (their schemas come from the methods' signatures
+and Google-style docstrings), runs the tool calls the model makes, and passes the instances to the
+reward functions. `TRLAdapter` makes such a class from our tool registry: one method per tool,
+whose signature and docstring are derived from the registry's JSON schema (the one source of tool
+schemas; nested object types are shown as `object`, since TRL reads Python type hints), and whose
+body runs the call in the episode's real workspace. Every rollout is recorded as an episode
+record; the reward function scores it from the environment's predicates (`trainers.rewards`).
+
+    adapter = TRLAdapter(environments, RewardConfig(terminal="partial"))
+    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config,
+                          train_dataset=adapter.dataset(), environment_factory=adapter.environment_factory,
+                          reward_funcs=[adapter.reward_func])
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+from workspace_sim import all_tools
+
+from ..record import EpisodeRecord, PolicyInfo
+from ..rewards import RewardConfig, episode_reward
+from .episode import EpisodeRecorder, TrainingEnvironment
+
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+
+
+def _hint(schema: dict[str, Any]) -> Any:
+    """A Python type hint that transformers' get_json_schema renders as (close to) this JSON schema."""
+    if "enum" in schema:
+        return Literal[tuple(schema["enum"])]  # type: ignore[misc]
+    if "anyOf" in schema:
+        subs = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        inner = _hint(subs[0]) if len(subs) == 1 else Any
+        nullable = len(subs) < len(schema["anyOf"])
+        return (inner | None) if nullable and inner is not Any else inner
+    t = schema.get("type")
+    if t == "array":
+        return list[_hint(schema.get("items", {}))]  # type: ignore[misc]
+    if "$ref" in schema or t is None:
+        return dict
+    return _JSON_TYPES.get(t, dict)
+
+
+def _tool_method(name: str) -> Callable[..., str]:
+    """A method that runs tool `name` in the episode's workspace, with the registry's signature and docs."""
+    tool = all_tools()[name]
+    schema = tool.input_schema
+    required = set(schema.get("required", []))
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {}
+    doc_args = []
+    for arg, prop in schema.get("properties", {}).items():
+        hint = _hint(prop)
+        annotations[arg] = hint
+        default = inspect.Parameter.empty if arg in required else prop.get("default")
+        params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
+        doc_args.append(f"    {arg}: {' '.join(str(prop.get('description', arg)).split())}")
+    annotations["return"] = str
+
+    def method(self: "_AdapterEnv", **kwargs: Any) -> str:
+        return self._call(name, kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
+    method.__annotations__ = annotations
+    method.__doc__ = tool.description + ("\n\nArgs:\n" + "\n".join(doc_args) if doc_args else "") + \
+        "\n\nReturns:\n    The tool's result as text, or an error message saying what to do instead."
+    return method
+
+
+class _AdapterEnv:
+    """Base of the generated environment classes: one episode in one of the adapter's environments."""
+
+    _adapter: "TRLAdapter"
+
+    def __init__(self) -> None:
+        self._recorder: EpisodeRecorder | None = None
+        self._serial = next(self._adapter._serials)
+        self._episodes = 0
+
+    def reset(self, env_id: str | None = None, **_: Any) -> None:
+        """Start a fresh episode in environment `env_id` (the dataset row's env_id column)."""
+        envs = self._adapter.envs
+        if env_id is None and len(envs) == 1:
+            env_id = next(iter(envs))
+        if env_id not in envs:
+            raise ValueError(f"unknown env_id {env_id!r}; the adapter has {', '.join(sorted(envs))}")
+        self._episodes += 1
+        eid = f"trl-{env_id}-{self._serial}-{self._episodes}"
+        self._recorder = EpisodeRecorder(envs[env_id], eid, PolicyInfo(name="trl-grpo"),
+                                         tool_names=self._adapter.tool_names)
+        return None
+
+    def _call(self, name: str, args: dict[str, Any]) -> str:
+        if self._recorder is None:
+            raise RuntimeError("reset() must be called before a tool")
+        [result] = self._recorder.turn(None, [(name, args)])
+        return result.text
+
+    def _finish(self, final_answer: str | None) -> EpisodeRecord:
+        """Close the episode (answer turn included) and return its record."""
+        if self._recorder is None:
+            raise RuntimeError("reset() must be called before the episode ends")
+        if final_answer:
+            self._recorder.turn(final_answer)
+        record = self._recorder.finish("answered" if final_answer else "max_turns")
+        self._recorder = None
+        return record
+
+
+def _final_answer(completion: Any) -> str | None:
+    if isinstance(completion, str):
+        return completion.strip() or None
+    for m in reversed(completion or []):
+        if isinstance(m, dict) and m.get("role") == "assistant" and not m.get("tool_calls"):
+            content = m.get("content")
+            if isinstance(content, list):
+                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return (content or "").strip() or None
+    return None
+
+
+class TRLAdapter:
+    """Plugs a set of our environments into TRL's GRPOTrainer (dataset, environment factory, reward)."""
+
+    def __init__(self, envs: Sequence[TrainingEnvironment], rewards: RewardConfig = RewardConfig(),
+                 tool_names: Sequence[str] | None = None, records_path: str | Path | None = None,
+                 system_prompt: str | None = "You act for the user in their workspace. Use the tools, then answer.") -> None:
+        if not envs:
+            raise ValueError("TRLAdapter needs at least one environment")
+        self.envs = {e.id: e for e in envs}
+        if len(self.envs) != len(envs):
+            raise ValueError("environment ids must be unique")
+        self.rewards = rewards
+        self.system_prompt = system_prompt
+        names = list(tool_names) if tool_names else sorted({n for e in envs for n in self._env_tools(e)})
+        unknown = [n for n in names if n not in all_tools()]
+        if unknown:
+            raise ValueError(f"tool(s) {unknown} are not in the tool registry")
+        self.tool_names = names
+        self.records: list[EpisodeRecord] = []
+        self.records_path = Path(records_path) if records_path else None
+        self._serials = itertools.count()
+        methods = {n: _tool_method(n) for n in names}
+        self.environment_class: type[_AdapterEnv] = type("CoworkEnvironment", (_AdapterEnv,),
+                                                         {"_adapter": self, **methods})
+
+    @staticmethod
+    def _env_tools(env: TrainingEnvironment) -> list[str]:
+        names = getattr(env, "tool_names", None)
+        return list(names) if names else sorted(env.build_workspace().tools)
+
+    def environment_factory(self) -> _AdapterEnv:
+        """A fresh environment instance (TRL's `environment_factory`)."""
+        return self.environment_class()
+
+    def dataset(self, repeats: int = 1) -> Any:
+        """A datasets.Dataset of prompts: one row per environment (times `repeats`), with its env_id."""
+        from datasets import Dataset
+
+        rows = []
+        for _ in range(repeats):
+            for env in self.envs.values():
+                prompt = [{"role": "user", "content": env.task_text()}]
+                if self.system_prompt:
+                    prompt.insert(0, {"role": "system", "content": self.system_prompt})
+                rows.append({"prompt": prompt, "env_id": env.id})
+        return Dataset.from_list(rows)
+
+    def reward_func(self, completions: list[Any], environments: list[_AdapterEnv] | None = None,
+                    **_: Any) -> list[float]:
+        """Score each rollout from its environment's predicates (closing and recording the episode)."""
+        if environments is None:
+            raise ValueError("reward_func needs the environments; pass environment_factory to GRPOTrainer")
+        out = []
+        for completion, env in zip(completions, environments, strict=True):
+            record = env._finish(_final_answer(completion))
+            reward = episode_reward(record, self.rewards)
+            assert record.final is not None
+            record.final.reward = reward
+            self.records.append(record)
+            if self.records_path is not None:
+                record.write(self.records_path)
+            out.append(reward)
+        return out
