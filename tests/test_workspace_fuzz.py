@@ -42,3 +42,15 @@ def test_random_calls_on_all_services(seq) -> None:  # type: ignore[no-untyped-d
         assert isinstance(r.text, str)
     tables = {name: dict(t.items()) for name, t in ws.state.tables.items()}
     assert build_state(tables, ws.state.now).content_hash == ws.content_hash
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(calls(), max_size=10))
+def test_all_services_survive_json_round_trip(seq) -> None:  # type: ignore[no-untyped-def]
+    from workspace_sim import Workspace
+
+    ws = BASE.fork()
+    for tool, args in seq:
+        ws.call(tool, args)
+    back = Workspace.from_json(ws.to_json())
+    assert back.content_hash == ws.content_hash and back.to_json() == ws.to_json()

@@ -189,7 +189,8 @@ class FaultInfo(_Strict):
     handled: bool
 
 
-StopReason = Literal["answered", "max_turns", "max_tokens", "timeout", "policy_error", "user_ended", "error"]
+StopReason = Literal["answered", "max_turns", "max_tokens", "max_tool_calls", "timeout", "policy_error", "user_ended",
+                     "error"]
 
 
 class FinalLine(_Strict):
@@ -201,6 +202,7 @@ class FinalLine(_Strict):
     evaluation: dict[str, Any] = Field(description="workspace_sim.predicates Evaluation.to_json().")
     reward: float
     stop_reason: StopReason
+    stop_detail: str | None = Field(None, description="Why it stopped, in words (the limit hit, the error met).")
     final_answer: str | None = None
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds: total, policy, tools, ...")
     tokens: list[TurnTokens] = Field(default_factory=list)

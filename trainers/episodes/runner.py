@@ -1,0 +1,307 @@
+"""Running one episode of an environment spec with a policy, and recording it.
+
+The spec's turn semantics (request, user replies, follow-ups, clock moves, world events) are
+`synth.SpecDriver`'s; the runner adds the agent loop around it: ask the policy for a turn, run its
+tool calls through a channel (direct or in-process MCP), let the user simulator answer messages or
+end the conversation, judge the state after every turn, and stop at the limits with a clear
+reason. The result is an `EpisodeRecord` in the format of trainers/record.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from mcp_server.episode import Episode
+from mcp_server.results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
+from synth.driver import SpecDriver
+from synth.spec import EnvironmentSpec
+from workspace_sim import Workspace
+from workspace_sim.errors import SpecError
+
+from ..record import (
+    ChatMessage, EpisodeRecord, EventLine, FinalLine, HeaderLine, StepLine, StopReason, violations_and_faults,
+)
+from ..record import TurnTokens as RecordTokens
+from ..rewards import RewardConfig, episode_reward
+from .channels import DirectChannel, InProcessMCPChannel, ToolChannel
+from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall
+from .users import ScriptedUserSim, SimulatedUser, UserSimError
+
+Transport = Literal["direct", "mcp"]
+
+
+@dataclass(frozen=True)
+class EpisodeLimits:
+    """When an episode is cut short: assistant turns, tool calls, and wall-clock seconds."""
+
+    max_turns: int = 30
+    max_tool_calls: int = 100
+    max_seconds: float = 600.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_turns", "max_tool_calls"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {getattr(self, name)!r}")
+        if not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, got {self.max_seconds!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The limits as record settings."""
+        return {"max_turns": self.max_turns, "max_tool_calls": self.max_tool_calls, "max_seconds": self.max_seconds}
+
+
+class _SpecEnvironment:
+    """The spec as the MCP episode sees it, with its content hash computed once."""
+
+    def __init__(self, spec: EnvironmentSpec, env_hash: str) -> None:
+        self.spec, self.id, self.title = spec, spec.id, spec.title
+        self.capabilities = list(spec.capabilities)
+        self._hash = env_hash
+
+    def task_text(self) -> str:
+        return self.spec.task_text()
+
+    def build_workspace(self) -> Workspace:
+        return self.spec.build_workspace()
+
+    def evaluate(self, workspace: Workspace, final_answer: str | None) -> Any:
+        return self.spec.evaluate(workspace, final_answer)
+
+    def content_hash(self) -> str:
+        return self._hash
+
+
+class PreparedSpec:
+    """A spec ready for many episodes: its start workspace built once (episodes fork it) and its hash."""
+
+    def __init__(self, spec: EnvironmentSpec) -> None:
+        self.spec = spec
+        self.env_hash = spec.content_hash()
+        self.start = spec.build_workspace()
+        self.env = _SpecEnvironment(spec, self.env_hash)
+        offered = [t.openai_schema() for t in self.start.tools.values()]
+        offered.append({"type": "function", "function": {"name": PAGER_TOOL, "description": PAGER_DESCRIPTION,
+                                                         "parameters": PAGER_SCHEMA}})
+        self.tools = offered
+        self.initial = spec.evaluate(self.start, None)
+
+    def workspace(self) -> Workspace:
+        """A fresh workspace at the start state."""
+        return self.start.fork()
+
+
+def system_prompt(spec: EnvironmentSpec) -> str:
+    """The agent's standing instructions: whom it works for, when it is, how to ask and how to finish."""
+    person = next((p for p in spec.world.people if p.email.lower() == spec.user.lower()), None)
+    who = f"{person.name} <{spec.user}>" if person else spec.user
+    now = spec.now.isoformat(timespec="minutes")
+    return (f"You are an AI coworker acting for {who} at {spec.world.organisation.name}, in their workspace. "
+            f"It is now {now} (their time zone: {spec.timezone}). Do what they ask using the tools, follow the "
+            "workplace rules, and change nothing they did not ask for. If you need information only they have, "
+            "ask them. When you are done, reply with a short summary of what you did.")
+
+
+@dataclass
+class _Run:
+    """The bookkeeping of one episode in progress."""
+
+    record: EpisodeRecord
+    messages: list[dict[str, Any]]
+    logged: int = 0
+    calls: int = 0
+    final_answer: str | None = None
+    stop: StopReason | None = None
+    detail: str | None = None
+    tokens: list[RecordTokens] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=lambda: {"policy": 0.0, "tools": 0.0, "user": 0.0,
+                                                               "evaluate": 0.0})
+
+
+def parse_arguments(call: PolicyCall) -> tuple[dict[str, Any] | None, str | None]:
+    """The call's arguments as a dict, or None and the problem (malformed JSON, not an object)."""
+    args: Any = call.arguments
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as e:
+            return None, (f"the arguments of {call.name} are not valid JSON ({e.msg} at column {e.colno}); "
+                          "send a JSON object matching the tool's parameters")
+    if not isinstance(args, dict):
+        return None, f"the arguments of {call.name} must be a JSON object, got {type(args).__name__}"
+    return args, None
+
+
+def run_episode(
+    spec: EnvironmentSpec | PreparedSpec,
+    policy: Policy,
+    *,
+    seed: int = 0,
+    episode_id: str | None = None,
+    limits: EpisodeLimits = EpisodeLimits(),
+    user: Callable[[EnvironmentSpec, int], SimulatedUser] | None = None,
+    transport: Transport = "direct",
+    group: str | None = None,
+    reward: RewardConfig = RewardConfig(),
+    portal: Any = None,
+) -> EpisodeRecord:
+    """Run one episode and return its record; problems end the episode with a stop reason, never raise.
+
+    `user` builds the simulated user for (spec, seed) (default: the spec's scripted user);
+    `transport` "mcp" sends every tool call through a real in-process MCP client, with records
+    identical to the direct path. The reward is `trainers.rewards.episode_reward` under `reward`.
+    """
+    prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec)
+    spec = prepared.spec
+    started = time.perf_counter()
+    eid = episode_id or f"{spec.id}.s{seed}"
+    ws = prepared.workspace()
+    driver = SpecDriver(spec, ws)
+    driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
+    info = policy.info()
+    settings = {**info.settings, "limits": limits.to_json(), "user": driver.user.describe()}  # type: ignore[attr-defined]
+    header = HeaderLine(
+        episode_id=eid, env_id=spec.id, env_hash=prepared.env_hash, initial_state_hash=ws.content_hash,
+        initial_predicates=prepared.initial.vector(), initial_score=prepared.initial.score,
+        capabilities=list(spec.capabilities), policy=info.model_copy(update={"settings": settings}), seed=seed,
+        group=group, tools=prepared.tools,
+    )
+    run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": system_prompt(spec)}])
+    channel: ToolChannel | None = None
+    try:
+        run.messages.append({"role": "user", "content": driver.start()})
+        episode = Episode(prepared.env, "runner", workspace=ws)
+        channel = InProcessMCPChannel(episode, portal) if transport == "mcp" else DirectChannel(episode)
+        policy.start(EpisodeContext(eid, seed, spec, prepared.tools, driver.fill))
+        _loop(run, prepared, driver, policy, channel, limits, started)
+    except SpecError as e:  # a world event of the spec that does not apply
+        _stop(run, "error", f"the environment failed: {e}")
+    except UserSimError as e:
+        _stop(run, "error", str(e))
+    finally:
+        if channel is not None:
+            channel.close()
+    return _finish(run, prepared, driver, reward, started)
+
+
+def _stop(run: _Run, reason: StopReason, detail: str | None = None) -> None:
+    if run.stop is None:
+        run.stop, run.detail = reason, detail
+
+
+def _loop(run: _Run, prepared: PreparedSpec, driver: SpecDriver, policy: Policy, channel: ToolChannel,
+          limits: EpisodeLimits, started: float) -> None:
+    turn = 0
+    while run.stop is None:
+        if turn >= limits.max_turns:
+            return _stop(run, "max_turns", f"the turn limit ({limits.max_turns}) was reached")
+        if time.perf_counter() - started > limits.max_seconds:
+            return _stop(run, "timeout", f"the time limit ({limits.max_seconds:g}s) was reached")
+        t0 = time.perf_counter()
+        try:
+            action = policy.act([dict(m) for m in run.messages], prepared.tools)
+        except Exception as e:  # a policy bug ends the episode, it does not end the batch
+            action = AgentTurn(error=f"the policy raised {type(e).__name__}: {e}")
+        run.timings["policy"] += time.perf_counter() - t0
+        if action.error is not None:
+            return _stop(run, "policy_error", action.error)
+        if action.tokens is not None:
+            tok = action.tokens
+            run.tokens.append(RecordTokens(turn=turn, prompt_ids=tok.prompt_ids, completion_ids=tok.completion_ids,
+                                           logprobs=tok.logprobs))
+        if action.calls:
+            _tool_turn(run, driver, channel, action, limits)
+        else:
+            _message_turn(run, driver, action)
+        _step(run, prepared, driver, turn)
+        if action.truncated and run.stop is None:
+            _stop(run, "max_tokens", "the model's output was cut off at its token limit")
+        turn += 1
+
+
+def _tool_turn(run: _Run, driver: SpecDriver, channel: ToolChannel, action: AgentTurn, limits: EpisodeLimits) -> None:
+    prepared_calls = []
+    for call in action.calls:
+        args, problem = parse_arguments(call)
+        call_id = call.id or f"call_{run.calls + len(prepared_calls)}"
+        prepared_calls.append((call, call_id, args, problem))
+    run.messages.append({"role": "assistant", "content": action.content, "tool_calls": [
+        {"type": "function", "id": cid, "function": {"name": c.name, "arguments": a if a is not None else {}}}
+        for c, cid, a, _ in prepared_calls]})
+    for call, call_id, args, problem in prepared_calls:
+        if problem is not None:
+            text = f"Error (invalid_arguments): {problem}"
+        elif run.calls >= limits.max_tool_calls:
+            text = f"Error (limit): the tool-call limit ({limits.max_tool_calls}) was reached; this call did not run"
+            _stop(run, "max_tool_calls", f"the tool-call limit ({limits.max_tool_calls}) was reached")
+        else:
+            t0 = time.perf_counter()
+            driver.fire_due()
+            text, _ = channel.call(call.name, args)  # type: ignore[arg-type]
+            run.timings["tools"] += time.perf_counter() - t0
+            run.calls += 1
+        run.messages.append({"role": "tool", "name": call.name, "tool_call_id": call_id, "content": text})
+
+
+def _message_turn(run: _Run, driver: SpecDriver, action: AgentTurn) -> None:
+    text = action.content or ""
+    if not text.strip():
+        return _stop(run, "answered", "the agent ended without a message")
+    t0 = time.perf_counter()
+    try:
+        if action.truncated:
+            wants_reply = False
+        elif action.expects_reply is not None:
+            wants_reply = action.expects_reply
+        else:
+            wants_reply = not driver.user.satisfied(text, driver.turn + 1)  # type: ignore[attr-defined]
+        run.messages.append({"role": "assistant", "content": text})
+        if wants_reply:
+            run.messages.append({"role": "user", "content": driver.message(text)})
+        else:
+            run.final_answer = text
+            driver.ws.add_message("assistant", text)
+            _stop(run, "answered")
+    finally:
+        run.timings["user"] += time.perf_counter() - t0
+
+
+def _step(run: _Run, prepared: PreparedSpec, driver: SpecDriver, turn: int) -> None:
+    ws = driver.ws
+    events = ws.events()
+    eid = run.record.header.episode_id
+    for e in events[run.logged:]:
+        run.record.events.append(EventLine.from_event(e, eid, turn))
+    run.logged = len(events)
+    t0 = time.perf_counter()
+    ev = prepared.spec.evaluate(ws, run.final_answer)
+    run.timings["evaluate"] += time.perf_counter() - t0
+    run.record.steps.append(StepLine(episode_id=eid, turn=turn, predicates=ev.vector(), score=ev.score,
+                                     state_hash=ws.content_hash))
+
+
+def _finish(run: _Run, prepared: PreparedSpec, driver: SpecDriver, reward: RewardConfig, started: float) -> EpisodeRecord:
+    ws = driver.ws
+    events = ws.events()
+    eid = run.record.header.episode_id
+    last_turn = run.record.steps[-1].turn if run.record.steps else 0
+    for e in events[run.logged:]:
+        run.record.events.append(EventLine.from_event(e, eid, last_turn))
+    try:
+        evaluation = prepared.spec.evaluate(ws, run.final_answer).to_json()
+    except Exception as e:  # a broken predicate must not lose the record
+        evaluation = {"passed": False, "score": 0.0, "results": [], "error": f"evaluation failed: {e}"}
+        _stop(run, "error", f"evaluation failed: {type(e).__name__}: {e}")
+    violations, faults = violations_and_faults(run.record.events)
+    timings = {k: round(v, 6) for k, v in run.timings.items()}
+    timings["total"] = round(time.perf_counter() - started, 6)
+    run.record.final = FinalLine(
+        episode_id=eid, messages=[ChatMessage.model_validate(m) for m in run.messages], evaluation=evaluation,
+        reward=0.0, stop_reason=run.stop or "error", stop_detail=run.detail, final_answer=run.final_answer,
+        timings=timings, tokens=run.tokens, policy_violations=violations,
+        fault_errors=faults,
+    )
+    run.record.final.reward = episode_reward(run.record, reward)
+    return run.record
