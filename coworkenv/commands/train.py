@@ -1,0 +1,150 @@
+"""`coworkenv train tiny|sft|rl`: build a tiny local model, fine-tune it on SFT data, train it with GRPO."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def load_environments(spec: str) -> list[Any]:
+    """Environments from a folder of spec files (*.json, *.yaml, *.yml) or `toy:N` (N archive tasks)."""
+    if spec.startswith("toy:"):
+        from trainers.training.toy import archive_environments
+
+        n = spec[4:]
+        if not n.isdigit() or int(n) < 1:
+            raise ValueError(f"--envs toy:N needs a positive N, got {spec!r}")
+        return archive_environments(int(n))
+    from synth.spec import load_spec
+
+    folder = Path(spec)
+    if not folder.is_dir():
+        raise ValueError(f"--envs {spec}: not a folder of environment specs (or toy:N)")
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".json", ".yaml", ".yml"))
+    if not files:
+        raise ValueError(f"--envs {spec}: no *.json / *.yaml environment specs in it")
+    return [load_spec(p) for p in files]
+
+
+def register(app: typer.Typer) -> None:
+    train = typer.Typer(help="Train local models on episode data (needs the `train` extra).", no_args_is_help=True)
+    app.add_typer(train, name="train")
+
+    def _prepare(threads: int) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+        try:
+            import torch
+        except ImportError:
+            _fail("torch is not installed; install the training extra: pip install 'coworkenv[train]'")
+        if threads > 0:
+            torch.set_num_threads(threads)
+
+    @train.command("tiny")
+    def tiny(
+        data: Path = typer.Option(..., "--data", help="HF-format SFT JSONL to train the tokenizer on."),
+        out: Path = typer.Option(Path("tiny-model"), "--out", help="Folder for the model and tokenizer."),
+        vocab: int = typer.Option(1024, "--vocab", help="Tokenizer vocabulary size."),
+        hidden: int = typer.Option(64, "--hidden"),
+        layers: int = typer.Option(2, "--layers"),
+        seed: int = typer.Option(0, "--seed"),
+    ) -> None:
+        """Build a tiny Qwen2 model and a locally trained tokenizer (no downloads)."""
+        _prepare(0)
+        from trainers.training.sft import SFTDataError, read_sft_file
+        from trainers.training.tiny import build_tiny
+
+        try:
+            path = build_tiny(out, read_sft_file(data), vocab, hidden, layers, seed)
+        except (SFTDataError, ValueError) as e:
+            _fail(str(e))
+        typer.echo(f"wrote tiny model to {path}")
+
+    @train.command("sft")
+    def sft(
+        model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
+        data: Path = typer.Option(..., "--data", help="HF-format SFT JSONL (coworkenv export sft --format hf)."),
+        out: Path = typer.Option(Path("sft-model"), "--out"),
+        eval_data: Path | None = typer.Option(None, "--eval", help="Validation JSONL for an eval loss."),
+        epochs: float = typer.Option(1.0, "--epochs"),
+        steps: int = typer.Option(-1, "--steps", help="Stop after this many steps (-1: epochs decide)."),
+        lr: float = typer.Option(1e-3, "--lr"),
+        batch_size: int = typer.Option(2, "--batch-size"),
+        max_length: int = typer.Option(4096, "--max-length"),
+        lora: bool = typer.Option(False, "--lora/--full", help="Train LoRA adapters (merged on save)."),
+        lora_r: int = typer.Option(8, "--lora-r"),
+        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)."),
+    ) -> None:
+        """Fine-tune on SFT data with TRL's SFTTrainer, loss on assistant tokens only."""
+        _prepare(threads)
+        from trainers.training.sft import SFTDataError, train_sft
+
+        try:
+            result = train_sft(model, data, out, epochs, lr, batch_size, steps, max_length, lora, lora_r,
+                               eval_data=eval_data)
+        except (SFTDataError, FileNotFoundError, ValueError) as e:
+            _fail(str(e))
+        typer.echo(json.dumps(result.to_json()))
+
+    @train.command("rl")
+    def rl(
+        model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
+        envs: str = typer.Option(..., "--envs", help="Folder of environment specs, or toy:N."),
+        out: Path = typer.Option(Path("rl-model"), "--out"),
+        steps: int = typer.Option(1, "--steps"),
+        group_size: int = typer.Option(4, "--group-size"),
+        envs_per_step: int = typer.Option(2, "--envs-per-step"),
+        lr: float = typer.Option(1e-4, "--lr"),
+        method: str = typer.Option("grpo", "--method", help="grpo, drgrpo or rloo."),
+        level: str = typer.Option("episode", "--level", help="episode, turn (MT-GRPO) or gigpo."),
+        terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
+        shaping: bool = typer.Option(False, "--shaping/--no-shaping"),
+        rollout: str = typer.Option("generate", "--rollout", help="generate (free text) or choice (candidates)."),
+        max_turns: int = typer.Option(4, "--max-turns"),
+        max_new_tokens: int = typer.Option(96, "--max-new-tokens"),
+        records: Path | None = typer.Option(None, "--records", help="Write every rollout's episode record here."),
+        seed: int = typer.Option(0, "--seed"),
+        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)."),
+    ) -> None:
+        """GRPO with environment rollouts and the chosen credit assignment."""
+        from pydantic import ValidationError
+
+        _prepare(threads)
+        from synth.errors import SynthError  # noqa: F401  (spec load errors derive from it when present)
+        from trainers.credit import CreditConfig
+        from trainers.rewards import RewardConfig
+        from trainers.training.grpo import GRPOSettings, train_grpo
+        from trainers.training.rollout import RolloutSettings, choice_rollout, generate_rollout
+
+        if rollout not in ("generate", "choice"):
+            _fail(f"--rollout must be generate or choice, got {rollout!r}")
+        try:
+            settings = GRPOSettings(
+                steps=steps, group_size=group_size, envs_per_step=envs_per_step, learning_rate=lr, seed=seed,
+                credit=CreditConfig(method=method, level=level),  # type: ignore[arg-type]
+                rollout=RolloutSettings(max_turns=max_turns, max_new_tokens=max_new_tokens, seed=seed,
+                                        rewards=RewardConfig(terminal=terminal, shaping=shaping)),  # type: ignore[arg-type]
+            )
+        except ValidationError as e:
+            _fail("; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))
+        try:
+            environments = load_environments(envs)
+        except Exception as e:  # spec loading errors name the file and field
+            _fail(str(e))
+        fn = choice_rollout if rollout == "choice" else generate_rollout
+        try:
+            history = train_grpo(model, environments, out, settings, fn, records)
+        except (FileNotFoundError, ValueError) as e:
+            _fail(str(e))
+        for h in history:
+            typer.echo(json.dumps({k: v for k, v in h.to_json().items() if k != "rewards"}))
+        typer.echo(f"wrote {out}")
