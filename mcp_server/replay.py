@@ -67,7 +67,11 @@ def judge_record(
     path: str | Path, final_answer: str | None = None, rescore: bool = False, append: bool = True,
     env: ServedEnvironment | None = None, segment_id: str | None = None,
 ) -> list[Verdict]:
-    """Evaluate every segment of a record file (or one); unfinished ones are replayed and get a final line."""
+    """Evaluate every segment of a record file (or one); unfinished ones are replayed and get a final line.
+
+    A finished segment shows its recorded evaluation, unless `rescore` or a `final_answer` asks for a
+    new judgement (printed, never written: a finished segment takes no more lines).
+    """
     rec = read_record_file(path)
     segments = [s for s in rec.segments if segment_id is None or s.segment_id == segment_id]
     if segment_id is not None and not segments:
@@ -75,7 +79,7 @@ def judge_record(
         raise ReplayError(f"{path}: no episode {segment_id!r} (episodes: {known})")
     verdicts = []
     for seg in segments:
-        if seg.final is not None and not rescore:
+        if seg.final is not None and not rescore and final_answer is None:
             verdicts.append(Verdict(seg, seg.final.get("evaluation") or {}, from_record=True))
             continue
         used_env, ws, warnings = replay(seg, env)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import signal
 import socket
@@ -34,11 +35,14 @@ async def _serve_until_signal(episode: Episode, log_level: str) -> None:
     server = build_server(episode, log_level=log_level)
     async with anyio.create_task_group() as tg:
         async def stop_on_signal() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
                 async for sig in signals:
-                    log.warning("received signal %s; ending the episode", sig)
-                    tg.cancel_scope.cancel()
-                    return
+                    # the stdio reader blocks in a thread that cannot be cancelled, so end the
+                    # episode (final line written, record closed) and leave at once
+                    log.warning("received signal %s; ending episode %s", sig, episode.id)
+                    episode.end()
+                    logging.shutdown()
+                    os._exit(0)
 
         tg.start_soon(stop_on_signal)
         await server.run_stdio_async()

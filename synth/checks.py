@@ -20,7 +20,7 @@ from .feedback import ValidationReport
 from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, SayStep
 from .user import ScriptedUser
 
-_EMAIL = re.compile(r"^[^@\s]+@([^@\s]+\.[^@\s]+)$")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
 # Record fields that hold a file path of the files service.
 _PATH_FIELDS = {"attachments"}
 
@@ -74,10 +74,11 @@ def _check_records(spec: EnvironmentSpec, report: ValidationReport) -> None:
         for tname, rows in tables.items():
             for i, row in enumerate(rows):
                 for path, name, text in _strings(row, f"initial.{sname}.{tname}[{i}]"):
-                    m = _EMAIL.match(text)
-                    if m and m.group(1).lower() == domain and text.lower() not in emails:
-                        report.add("references", path, f"{text!r} is an address at {domain} but nobody in the world has it",
-                                   "add the person to world.people (and contacts) or use an existing address")
+                    for m in _EMAIL.finditer(text) if "@" in text else ():
+                        addr = m.group(0).rstrip(".").lower()
+                        if m.group(1).lower().rstrip(".") == domain and addr not in emails:
+                            report.add("references", path, f"{addr!r} is an address at {domain} but nobody in the world "
+                                       "has it", "add the person to world.people (and contacts) or use an existing address")
                     if name in _PATH_FIELDS and "files" in spec.services and text not in files:
                         report.add("references", path, f"refers to file {text!r}, which is not in initial.files.files",
                                    "add the file or refer to an existing path")

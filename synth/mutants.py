@@ -10,6 +10,7 @@ every free-text argument of a step replaced by filler.
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Sequence
@@ -216,3 +217,29 @@ def make_mutants(
         out.append(Mutant("change_answer", end, (), FILLER, "reference.final_answer",
                           f"the final answer replaced by {FILLER!r}"))
     return out
+
+
+def sample_mutants(mutants: list[Mutant], limit: int, seed: int) -> list[Mutant]:
+    """At most `limit` mutants (collateral candidates not counted, as most are skipped): every kind and
+    every mutated step stays represented; within that, a draw seeded by `seed`. Order is kept."""
+    collateral = [m for m in mutants if m.kind == "collateral"]
+    rest = [m for m in mutants if m.kind != "collateral"]
+    if len(rest) <= limit:
+        return mutants
+    rng = random.Random(f"mutants:{seed}:{len(rest)}")
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, m in enumerate(rest):
+        groups.setdefault((m.kind, m.at), []).append(i)
+    keys = list(groups)
+    rng.shuffle(keys)
+    chosen: list[int] = []
+    while len(chosen) < limit and keys:  # round robin over (kind, step) groups
+        for key in list(keys):
+            if len(chosen) == limit:
+                break
+            pool = groups[key]
+            chosen.append(pool.pop(rng.randrange(len(pool))))
+            if not pool:
+                keys.remove(key)
+    picked = set(chosen)
+    return [m for i, m in enumerate(rest) if i in picked] + collateral

@@ -226,6 +226,7 @@ class EnvironmentSpec(_Model):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Provenance: generator, template, ...")
 
     _parsed: list[Any] | None = PrivateAttr(default=None)
+    _records: dict[str, dict[str, list[Any]]] | None = PrivateAttr(default=None)
 
     @field_validator("capabilities")
     @classmethod
@@ -266,9 +267,17 @@ class EnvironmentSpec(_Model):
         if missing:
             raise _located("initial", f"data for service(s) {missing} not listed in services")
         try:
-            load_tables([all_services()[s] for s in self.services], self.initial)
+            services = all_services()
+            tables = load_tables([services[s] for s in self.services], self.initial)
         except SpecError as e:
-            raise _located("initial" + e.path.removeprefix("data"), e.problem) from None
+            problem = e.problem.replace("(root): ", "").replace("Value error, ", "")
+            raise _located("initial" + e.path.removeprefix("data"), problem) from None
+        records: dict[str, dict[str, list[Any]]] = {}
+        for qualified, rows in tables.items():
+            sname, tname = qualified.split(".", 1)
+            if rows:
+                records.setdefault(sname, {})[tname] = list(rows.values())
+        object.__setattr__(self, "_records", records)  # validated once; build_workspace reuses them
         try:
             object.__setattr__(self, "_parsed", parse_predicates(self.predicates))
         except SpecError as e:
@@ -290,7 +299,7 @@ class EnvironmentSpec(_Model):
 
     def build_workspace(self) -> Workspace:
         """A fresh workspace in the spec's start state (world events not yet applied)."""
-        return Workspace.create(self.config(), self.initial)
+        return Workspace.create(self.config(), self._records if self._records is not None else self.initial)
 
     def parsed_predicates(self) -> list[Any]:
         """The predicates as workspace_sim predicate objects (parsed once)."""

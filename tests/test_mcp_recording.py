@@ -90,6 +90,9 @@ def test_eval_replays_an_unfinished_record_and_appends_its_result(tmp_path: Path
     assert rec.ends_cleanly and not rec.skipped and rec.segments[0].final["evaluation"] == v.evaluation
     (again,) = judge_record(path)
     assert again.from_record and again.evaluation == v.evaluation
+    (answered,) = judge_record(path, final_answer="The total is 1234.")  # re-judged, not written
+    assert not answered.from_record and not answered.appended
+    assert len(read_record_file(path).segments[0].events) == 1
 
 
 def test_malformed_records_are_named_by_file_and_line(tmp_path: Path) -> None:
@@ -139,3 +142,41 @@ def test_cli_claude_config_gives_absolute_paths(tmp_path: Path) -> None:
                 ["claude-config", "--python", "no_such_module_x:env"], ["claude-config", str(tmp_path / "x.yaml")]):
         r = CliRunner().invoke(app, bad)
         assert r.exit_code == 2 and "Traceback" not in r.output, (bad, r.output)
+
+
+SPECS = sorted((Path(__file__).parent.parent / "examples" / "specs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=[p.stem for p in SPECS])
+def test_spec_environments_are_served_judged_and_replayed(spec_path: Path, tmp_path: Path) -> None:
+    """A spec file (via synth.load_spec) runs its reference solution through MCP and passes; eval agrees."""
+    import anyio
+    from mcp import Client
+
+    from mcp_server import build_server
+
+    source = EnvironmentSource.spec(spec_path)
+    spec = source.load()
+    if any(s.kind != "call" or "{{" in json.dumps(s.args) for s in spec.reference.steps):
+        pytest.skip("reference needs the simulated user, which an MCP server does not play")  # none today
+    ep = Episode(spec, "spec-1", source=source, record_dir=tmp_path)
+    visible = spec.task_text() + json.dumps(ep.workspace.export_data())
+    hidden = [f.value for f in spec.user_simulator.facts] + [json.dumps(p) for p in spec.predicates]
+    served: list[str] = []
+
+    async def go() -> None:
+        async with Client(build_server(ep)) as c:
+            served.append((await c.read_resource("workspace://task")).contents[0].text)
+            for step in spec.reference.calls():
+                r = await c.call_tool(step.tool, step.args)
+                assert r.is_error == (step.expect_error is not None), (step.tool, r.content[0].text)
+                served.append(r.content[0].text)
+
+    anyio.run(go)
+    assert not [h for h in hidden if h not in visible and h in "\n".join(served)]
+    verdict = ep.end(spec.reference.final_answer)
+    assert verdict["passed"], verdict
+    seg = read_record_file(tmp_path / "spec-1.jsonl").segments[0]
+    assert seg.header["capabilities"] == spec.capabilities and seg.settings["source"] == source.to_json()
+    (rejudged,) = judge_record(tmp_path / "spec-1.jsonl", rescore=True)
+    assert rejudged.evaluation == verdict and rejudged.warnings == []

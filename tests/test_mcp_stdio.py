@@ -89,3 +89,23 @@ def test_the_official_typescript_sdk_drives_an_episode(tmp_path: Path) -> None:
     (seg,) = read_record_file(tmp_path / "node-1.jsonl").segments
     assert [e["tool"] for e in seg.events] == ["list_directory", "read_text_file", "write_file", "read_text_file"]
     assert seg.final is not None and seg.final["evaluation"]["passed"] is True
+
+
+def test_sigterm_ends_and_records_the_stdio_episode(tmp_path: Path) -> None:
+    """Claude Desktop stops servers with a signal: the episode must still be judged and closed."""
+    import signal
+
+    command, args = desktop_command(tmp_path, "--episode-id", "sig-1")
+    proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    proc.stdin.write(json.dumps(init) + "\n")
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())  # the server loop (and its signal handling) is running
+    assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "coworkenv"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    (seg,) = read_record_file(tmp_path / "sig-1.jsonl").segments
+    assert seg.final is not None and seg.final["stop_reason"] == "user_ended"

@@ -410,3 +410,37 @@ def test_a_400_for_another_reason_does_not_downgrade_later_requests() -> None:
         assert client.complete_json([{"role": "user", "content": "x"}], {"type": "object"}, "T").response_format \
             == "json_schema"
         client.close()
+
+
+def test_cli_synth_with_the_llm_generator(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+    from synth.spec import load_spec
+
+    script = [Message(text(BROKEN)), Message(text(REPAIRED)), Message(text(REPAIRED))]
+    with ScriptedOpenAI(script, api_key="cli-key") as server:
+        args = ["synth", "--generator", "llm", "--base-url", server.base_url, "--model", "m", "-c", "file_management",
+                "-n", "2", "--out", str(tmp_path), "--max-repairs", "1"]
+        result = CliRunner().invoke(app, args, env={"COWORKENV_OPENAI_API_KEY": "cli-key"})
+        repair = server.completion_requests[1].messages[-1]["content"]
+    assert result.exit_code == 0, result.output
+    assert "[mutants] at predicates" in repair
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["llm-file-move-1.json", "llm-file-move.json"]
+    for name in written:
+        spec = load_spec(tmp_path / name)
+        assert validate_spec(spec).ok and spec.metadata["generator"] == "llm"
+    assert "file_management" in result.output and json.loads(result.output.strip().splitlines()[-1])["written"]
+
+
+def test_cli_synth_llm_without_a_model_is_a_clear_error(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, ["synth", "--generator", "llm", "--out", str(tmp_path)],
+                                env={"COWORKENV_OPENAI_MODEL": ""})
+    assert result.exit_code == 2
+    assert "no model given: pass --model or set COWORKENV_OPENAI_MODEL" in result.output
+    assert "Traceback" not in result.output

@@ -63,13 +63,17 @@ class Event:
         return out
 
 
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def render_default(data: Any) -> str:
     """A readable text rendering of structured tool output."""
     if isinstance(data, str):
         return data
     if data is None:
         return "ok"
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip()
+    # libyaml's emitter writes the same text as the pure-Python one, about four times faster
+    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100).rstrip()
 
 
 class ToolResult:

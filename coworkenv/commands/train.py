@@ -119,7 +119,6 @@ def register(app: typer.Typer) -> None:
         from pydantic import ValidationError
 
         _prepare(threads)
-        from synth.errors import SynthError  # noqa: F401  (spec load errors derive from it when present)
         from trainers.credit import CreditConfig
         from trainers.rewards import RewardConfig
         from trainers.training.grpo import GRPOSettings, train_grpo

@@ -116,6 +116,7 @@ class _Run:
     stop: StopReason | None = None
     detail: str | None = None
     tokens: list[RecordTokens] = field(default_factory=list)
+    last_evaluation: Any = None
     timings: dict[str, float] = field(default_factory=lambda: {"policy": 0.0, "tools": 0.0, "user": 0.0,
                                                                "evaluate": 0.0})
 
@@ -278,6 +279,7 @@ def _step(run: _Run, prepared: PreparedSpec, driver: SpecDriver, turn: int) -> N
     t0 = time.perf_counter()
     ev = prepared.spec.evaluate(ws, run.final_answer)
     run.timings["evaluate"] += time.perf_counter() - t0
+    run.last_evaluation = ev
     run.record.steps.append(StepLine(episode_id=eid, turn=turn, predicates=ev.vector(), score=ev.score,
                                      state_hash=ws.content_hash))
 
@@ -287,10 +289,13 @@ def _finish(run: _Run, prepared: PreparedSpec, driver: SpecDriver, reward: Rewar
     events = ws.events()
     eid = run.record.header.episode_id
     last_turn = run.record.steps[-1].turn if run.record.steps else 0
+    unchanged = run.last_evaluation is not None and run.logged == len(events)
     for e in events[run.logged:]:
         run.record.events.append(EventLine.from_event(e, eid, last_turn))
     try:
-        evaluation = prepared.spec.evaluate(ws, run.final_answer).to_json()
+        # the last step judged this very state and answer unless something happened since
+        ev = run.last_evaluation if unchanged else prepared.spec.evaluate(ws, run.final_answer)
+        evaluation = ev.to_json()
     except Exception as e:  # a broken predicate must not lose the record
         evaluation = {"passed": False, "score": 0.0, "results": [], "error": f"evaluation failed: {e}"}
         _stop(run, "error", f"evaluation failed: {type(e).__name__}: {e}")

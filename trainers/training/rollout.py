@@ -130,15 +130,25 @@ def _call_text(name: str, args: dict[str, Any]) -> str:
     return f'<tool_call>\n{json.dumps({"name": name, "arguments": args})}\n</tool_call><|im_end|>'
 
 
+def solution_calls(env: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The environment's reference calls: `env.solution()`, or a spec's `reference.calls()`."""
+    if callable(getattr(env, "solution", None)):
+        return list(env.solution())
+    reference = getattr(env, "reference", None)
+    if reference is not None and callable(getattr(reference, "calls", None)):
+        return [(c.tool, dict(c.args)) for c in reference.calls()]
+    raise ValueError(f"environment {getattr(env, 'id', env)!r} has no reference solution for choice rollouts")
+
+
 def candidate_turns(env: Any, rec: EpisodeRecorder) -> list[tuple[str | None, list[tuple[str, dict[str, Any]]]]]:
     """Candidate turns: each solution call not yet made, each call applied to a wrong path, and an answer."""
     done = {json.dumps([c.function.name, c.function.arguments], sort_keys=True)
             for m in rec.messages for c in (m.tool_calls or [])}
     out: list[tuple[str | None, list[tuple[str, dict[str, Any]]]]] = []
-    for name, args in env.solution():
+    for name, args in solution_calls(env):
         if json.dumps([name, args], sort_keys=True) not in done:
             out.append((None, [(name, args)]))
-            for other in getattr(env, "others", ()):  # the same call on a file it must not touch
+            for other in getattr(env, "others", ()) if hasattr(env, "name") else ():  # a file it must not touch
                 wrong = {k: (v.replace(env.name, other) if isinstance(v, str) else v) for k, v in args.items()}
                 out.append((None, [(name, wrong)]))
             break

@@ -81,7 +81,8 @@ class RandomPolicy:
         if kind == "array":
             return [self._value(schema.get("items") or {}, words, depth + 1) for _ in range(rng.randint(0, 2))]
         if kind == "integer":
-            return rng.randint(schema.get("minimum", 0), min(schema.get("maximum", 10), 10))
+            lo = int(schema.get("minimum", 0))
+            return rng.randint(lo, max(lo, min(int(schema.get("maximum", lo + 10)), lo + 10)))
         if kind == "number":
             return round(rng.uniform(0, 10), 2)
         if kind == "boolean":

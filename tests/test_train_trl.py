@@ -1,0 +1,93 @@
+"""The TRL adapter: our environments in TRL's GRPOTrainer via environment_factory, with registry tool schemas."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from support import need
+
+need(all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl", "datasets")),
+     "the train extra (torch, transformers, trl, datasets) is not installed")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
+import torch  # noqa: E402
+from transformers.utils import get_json_schema  # noqa: E402
+
+from test_train_sft import teacher_examples  # noqa: E402
+from trainers.record import read_records  # noqa: E402
+from trainers.rewards import RewardConfig  # noqa: E402
+from trainers.training.sft import train_sft  # noqa: E402
+from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.training.toy import archive_environments  # noqa: E402
+from trainers.training.trl_adapter import TRLAdapter  # noqa: E402
+from workspace_sim import all_tools  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def test_tool_methods_carry_the_registry_schema() -> None:
+    adapter = TRLAdapter(archive_environments(2), tool_names=["move_file", "list_directory", "edit_file",
+                                                              "read_text_file"])
+    env = adapter.environment_factory()
+    for name in adapter.tool_names:
+        rendered = get_json_schema(getattr(env, name))["function"]
+        registry = all_tools()[name]
+        assert rendered["name"] == name and rendered["description"] == registry.description
+        assert set(rendered["parameters"]["properties"]) == set(registry.input_schema["properties"])
+        assert set(rendered["parameters"].get("required", [])) == set(registry.input_schema.get("required", []))
+        for arg, prop in registry.input_schema["properties"].items():
+            assert rendered["parameters"]["properties"][arg]["description"] == prop["description"]
+    assert get_json_schema(env.edit_file)["function"]["parameters"]["properties"]["edits"]["type"] == "array"
+
+
+def test_episode_through_the_adapter(tmp_path: Path) -> None:
+    envs = archive_environments(2)
+    adapter = TRLAdapter(envs, RewardConfig(terminal="partial"), records_path=tmp_path / "trl.jsonl")
+    env = adapter.environment_factory()
+    assert env.reset(env_id=envs[1].id, prompt=[]) is None
+    assert "invalid arguments" in env.move_file(source="/inbox/x")  # errors come back as text for the model
+    assert "moved: 1" in env.move_file(source=f"/inbox/{envs[1].name}", destination=f"/archive/{envs[1].name}")
+    [reward] = adapter.reward_func([[{"role": "assistant", "content": "Archived."}]], [env])
+    assert reward == 1.0
+    [rec] = read_records(tmp_path / "trl.jsonl")
+    assert rec.env_id == envs[1].id and rec.passed and rec.final.final_answer == "Archived."
+    assert [e.tool for e in rec.events if e.kind == "call"] == ["move_file", "move_file"]
+    with pytest.raises(ValueError, match="unknown env_id"):
+        env.reset(env_id="nope")
+    with pytest.raises(ValueError, match="not in the tool registry"):
+        TRLAdapter(envs, tool_names=["teleport"])
+
+
+def test_grpo_step_in_trl(tmp_path: Path) -> None:
+    from trl import GRPOConfig, GRPOTrainer
+
+    envs = archive_environments(2)
+    examples = teacher_examples(2)
+    base = build_tiny(tmp_path / "tiny", examples, vocab_size=600)
+    # Prime the tiny model on the first environment's teacher episode so that its rollouts call tools.
+    train_sft(base, examples[:1], tmp_path / "primed", max_steps=40, batch_size=1, learning_rate=1e-2)
+    model, tok = load(tmp_path / "primed")
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    adapter = TRLAdapter(envs, records_path=tmp_path / "rollouts.jsonl")
+    config = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"), max_steps=1, per_device_train_batch_size=4, num_generations=4,
+        max_completion_length=64, learning_rate=1e-2, report_to=[], use_cpu=True, logging_steps=1,
+        save_strategy="no", max_tool_calling_iterations=2, disable_tqdm=True, temperature=1.0, seed=0,
+    )
+    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=adapter.dataset(repeats=2),
+                          environment_factory=adapter.environment_factory, reward_funcs=[adapter.reward_func])
+    trainer.train()
+    assert trainer.state.global_step == 1
+    records = read_records(tmp_path / "rollouts.jsonl")
+    assert len(records) == 4 and all(r.complete for r in records)
+    calls = [e for r in records for e in r.events if e.kind == "call"]
+    assert calls, "TRL ran no tool call of ours"
+    rewards = [r.final.reward for r in records]
+    log = trainer.state.log_history[0]
+    assert log["reward"] == pytest.approx(sum(rewards) / len(rewards))
+    if len(set(rewards)) > 1:
+        assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())

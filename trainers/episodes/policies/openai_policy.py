@@ -1,0 +1,94 @@
+"""The `openai` policy: any OpenAI-compatible chat-completions endpoint with tool calling.
+
+The transcript (Hugging Face format, dict arguments) is sent in OpenAI's format (arguments as
+JSON text, every call with an id); the tools are the registry's OpenAI schemas; parallel tool
+calls are allowed. Tool calls come back with their raw argument text, which the runner parses:
+malformed JSON or an unknown tool goes back to the model as a tool error. HTTP errors are retried
+with backoff by the client; what still fails ends the episode with `policy_error`, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ...record import PolicyInfo
+from ..llm import ChatEndpoint, LLMError, LLMSettings
+from ..turns import AgentTurn, EpisodeContext, PolicyCall, TurnTokens
+
+_TOKEN_ID = re.compile(r"^token_id:(\d+)$")
+
+
+def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """HF chat messages as OpenAI chat messages: tool-call arguments as JSON text, ids filled in."""
+    out: list[dict[str, Any]] = []
+    for i, m in enumerate(messages):
+        msg: dict[str, Any] = {"role": m["role"], "content": m.get("content")}
+        if m.get("tool_calls"):
+            msg["tool_calls"] = [
+                {"id": c.get("id") or f"call_{i}_{j}", "type": "function",
+                 "function": {"name": c["function"]["name"],
+                              "arguments": json.dumps(c["function"].get("arguments") or {}, ensure_ascii=False)}}
+                for j, c in enumerate(m["tool_calls"])]
+        if m["role"] == "tool":
+            msg["tool_call_id"] = m.get("tool_call_id") or ""
+        out.append(msg)
+    return out
+
+
+class OpenAIPolicy:
+    """A model behind an OpenAI-compatible endpoint; settings from `LLMSettings` (model, URL, key, temperature).
+
+    With `logprobs`, the request asks for log-probs; servers that return token ids as
+    `token_id:N` strings (vLLM's `return_tokens_as_token_ids`) get them recorded per turn.
+    """
+
+    def __init__(self, settings: LLMSettings, logprobs: bool = False, backoff: float = 0.5) -> None:
+        self.settings = settings
+        self.logprobs = logprobs
+        self.endpoint = ChatEndpoint(settings, backoff=backoff)
+        self._seed: int | None = None
+
+    def info(self) -> PolicyInfo:
+        """`openai:MODEL` with the endpoint and sampling settings (never the key)."""
+        s = self.settings
+        return PolicyInfo(name=f"openai:{s.model}", settings={
+            "base_url": s.base_url, "model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens,
+            "seed": s.seed, "logprobs": self.logprobs})
+
+    def start(self, context: EpisodeContext) -> None:
+        """Use the episode's seed unless the settings fix one."""
+        self._seed = self.settings.seed if self.settings.seed is not None else context.seed
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AgentTurn:
+        """One completion turned into text and tool calls (raw argument text kept for the runner to check)."""
+        extra = {"logprobs": True} if self.logprobs else {}
+        try:
+            choice = self.endpoint.complete(to_openai_messages(messages), tools, seed=self._seed, **extra)
+        except LLMError as e:
+            return AgentTurn(error=f"the model endpoint failed: {e.message}")
+        msg = choice.message
+        calls = []
+        for c in getattr(msg, "tool_calls", None) or []:
+            fn = getattr(c, "function", None)
+            if fn is None:  # a custom (non-function) tool call: answer it as unknown
+                calls.append(PolicyCall(str(getattr(c, "type", "custom")), "{}", getattr(c, "id", None)))
+                continue
+            calls.append(PolicyCall(fn.name or "", fn.arguments if fn.arguments is not None else "{}", c.id))
+        content = msg.content if msg.content is not None else getattr(msg, "refusal", None)
+        return AgentTurn(content=content, calls=calls, tokens=self._tokens(choice),
+                         truncated=choice.finish_reason == "length" and not calls)
+
+    def _tokens(self, choice: Any) -> TurnTokens | None:
+        lp = getattr(choice, "logprobs", None)
+        content = getattr(lp, "content", None) if lp is not None else None
+        if not content:
+            return None
+        ids = []
+        for t in content:
+            m = _TOKEN_ID.match(getattr(t, "token", "") or "")
+            if m is None:
+                return None  # log-probs without token ids cannot be aligned to a tokenizer
+            ids.append(int(m.group(1)))
+        return TurnTokens(completion_ids=ids, logprobs=[float(t.logprob) for t in content])

@@ -1,0 +1,68 @@
+"""Running a batch on Ray: one task per environment, at most `workers` at a time, records in job order.
+
+`address="local"` starts a private local Ray (no dashboard) sized to `workers` CPUs and shuts it
+down afterwards; any other address (e.g. `ray://head:10001` or `auto`) joins that cluster and
+leaves it running. Tasks run `batch.run_env_jsonl`, the same function local worker processes run,
+so a Ray batch gives the same records as a local one for the same seeds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from synth.spec import EnvironmentSpec
+
+from ..record import EpisodeRecord
+from .batch import BatchConfig, OnRecord, records_from_jsonl, run_env_jsonl
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached; the message says what to do."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("Ray is not installed; install it with: pip install 'coworkenv[ray]'") from None
+    return ray
+
+
+def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str = "local", workers: int = 2,
+            on_record: OnRecord | None = None) -> list[EpisodeRecord]:
+    """Run the batch on Ray; see the module docstring for `address`."""
+    ray = _ray()
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    started_here = False
+    if not ray.is_initialized():
+        try:
+            if address == "local":
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as e:  # connection refused, bad address, ...
+            raise RayUnavailable(f"cannot start or join Ray at {address!r}: {type(e).__name__}: {e}") from None
+        started_here = True
+    try:
+        task = ray.remote(num_cpus=1, max_retries=1)(run_env_jsonl)
+        seeds = config.seeds()
+        cfg_ref = ray.put(config)
+        results: dict[int, list[EpisodeRecord]] = {}
+        pending: dict[Any, int] = {}
+        queue = list(enumerate(specs))
+        while queue or pending:
+            while queue and len(pending) < workers:
+                i, spec = queue.pop(0)
+                pending[task.remote(spec.canonical_json(), cfg_ref, seeds)] = i
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                i = pending.pop(ref)
+                results[i] = records_from_jsonl(ray.get(ref))
+                for rec in results[i]:
+                    if on_record:
+                        on_record(rec)
+        return [rec for i in range(len(specs)) for rec in results[i]]
+    finally:
+        if started_here and address == "local":
+            ray.shutdown()
