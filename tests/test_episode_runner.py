@@ -31,7 +31,8 @@ def multi_turn_doc(**overrides: Any) -> dict[str, Any]:
         "services": ["files"],
         "initial": {"files": {"files": [
             {"path": "/drafts/report.md", "content": "# Q3 report\nRevenue up.\n"},
-            {"path": "/drafts/keep.md", "content": "keep me\n"}]}},
+            {"path": "/drafts/keep.md", "content": "keep me\n"}],
+            "folders": [{"path": "/reports"}, {"path": "/shared"}]}},
         "now": "2026-02-02T09:00:00+00:00",
         "user": "ada@northwind.example",
         "request": "Please move my draft report (/drafts/report.md) into /reports under its final name.",
@@ -53,16 +54,16 @@ def multi_turn_doc(**overrides: Any) -> dict[str, Any]:
         "predicates": [
             {"kind": "file", "path": "/reports/q3-final.md", "content": {"contains": "Revenue up."}},
             {"kind": "file", "path": "/drafts/report.md", "exists": False},
-            {"kind": "file", "path": "/shared/q3-final.md"},
-            {"kind": "file", "path": "/drafts/keep.md"},
+            {"kind": "file", "path": "/shared/q3-final.md", "content": {"contains": "Revenue up."}},
+            {"kind": "unchanged", "scope": "files:/drafts/keep.md"},
         ],
         "reference": {"steps": [
             {"kind": "ask", "text": "What should the final file be called?", "facts": ["final_name"]},
             {"kind": "call", "tool": "move_file",
              "args": {"source": "/drafts/report.md", "destination": "/reports/{{fact:final_name}}"}},
             {"kind": "say", "text": "Moved it to /reports/{{fact:final_name}}."},
-            {"kind": "call", "tool": "copy_file",
-             "args": {"source": "/reports/{{fact:final_name}}", "destination": "/shared/{{fact:final_name}}"}},
+            {"kind": "call", "tool": "write_file",
+             "args": {"path": "/shared/{{fact:final_name}}", "content": "# Q3 report\nRevenue up.\n"}},
         ], "final_answer": "Done: /reports/{{fact:final_name}} and a copy in /shared."},
     }
     doc.update(overrides)
@@ -104,11 +105,13 @@ def test_teacher_passes_a_multi_turn_episode_with_world_events(transport: str) -
     assert f.messages[3].content == "Call it q3-final.md.\n\nFYI: I just put notes.md into /drafts."
     assert f.messages[7].content == "Thanks! Please also copy it to /shared."
     world = [e for e in rec.events if e.kind == "world"]
-    assert [e.args["note"] for e in world] == ["FYI: I just put notes.md into /drafts.", "late-memo"]
+    assert [[d["key"] for d in e.diff] for e in world] == [["/drafts/notes.md"], ["/drafts/memo.md"]]
     assert world[1].sim_time >= "2026-02-02T10:00:00"  # fired once the follow-up moved the clock past 09:30
-    assert [s.turn for s in rec.steps] == list(range(6))
-    assert rec.steps[-1].predicates == [True] * 4 and rec.steps[0].predicates == [False, False, False, True]
-    assert rec.header.initial_predicates == [False, False, False, True] and rec.header.initial_score == 0.0
+    assert [s.turn for s in rec.steps] == list(range(5))  # ask, move, report, write, answer
+    assert rec.steps[-1].predicates == [True] * 4 and rec.steps[0].predicates == [False] * 4
+    # after the move, the guard is credited too (a success predicate passes)
+    assert rec.steps[1].predicates == [True, True, False, True]
+    assert rec.header.initial_predicates == [False] * 4 and rec.header.initial_score == 0.0
     # every event names the turn it happened in, in log order
     assert [e.index for e in rec.events] == list(range(len(rec.events)))
     assert all(a.turn <= b.turn for a, b in zip(rec.events, rec.events[1:]))
@@ -131,7 +134,7 @@ def test_records_are_valid_jsonl_that_reads_back_identically() -> None:
     assert back == rec
     lines = [json.loads(x) for x in text.splitlines()]
     assert lines[0]["type"] == "header" and lines[-1]["type"] == "final"
-    assert {t["function"]["name"] for t in lines[0]["tools"]} >= {"move_file", "copy_file", "read_result_page"}
+    assert {t["function"]["name"] for t in lines[0]["tools"]} >= {"move_file", "write_file", "read_result_page"}
     assert lines[0]["policy"]["settings"]["user"] == {"kind": "scripted"}
     assert lines[0]["policy"]["settings"]["limits"]["max_turns"] == 30
 

@@ -61,6 +61,7 @@ def generate(capability: str, seed: int, template: str | None = None) -> Environ
             problems.append(str(e))
     else:
         raise TemplateError(f"{chosen.name} found no fitting draw for seed {seed}: {'; '.join(problems)}")
+    b.capabilities = [capability] + [c for c in b.capabilities if c != capability]  # the requested one first
     difficulty = "hard" if capability in ("long_horizon", "dynamic_world", "cross_service") else \
         "easy" if len(b.steps) <= 4 else "medium"
     return b.build(f"{capability.replace('_', '-')}-{chosen.name.replace('_', '-')}-{seed}", difficulty)

@@ -17,7 +17,9 @@ def _with_faults(b: SpecBuilder, base: tuple[str, str], tools: list[str], capabi
     b.faults.append({"tools": tools, "kind": b.rng.choice(("rate_limit", "server_error", "timeout")), "rate": 0.5,
                      "seed": b.rng.randint(0, 10_000), "max_consecutive": 2})
     inner = registry()[base[0]][base[1]].fn(b, 1)
-    b.ask("Some tools are flaky today; retry if a call fails.", "(flaky tools)", capability, name)
+    if capability not in b.capabilities:
+        b.capabilities.append(capability)
+    b.templates.append(name)
 
     def act() -> None:
         inner()
@@ -58,7 +60,6 @@ def flaky_triage(b: SpecBuilder, size: int = 1) -> Act:
 
 def _compose(b: SpecBuilder, picks: list[tuple[str, str]], size: int) -> Act:
     acts = [registry()[cap][name].fn(b, size) for cap, name in picks]
-    b.capabilities.insert(0, "long_horizon")
 
     def act() -> None:
         for a in acts:
