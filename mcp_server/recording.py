@@ -26,7 +26,6 @@ from typing import Any, Iterable
 from workspace_sim import Event, Workspace
 from workspace_sim.events import render_default
 
-from .schemas import openai_schemas
 
 RECORD_VERSION = 1
 POLICY_NAME = "mcp-client"
@@ -79,7 +78,7 @@ def header_line(segment_id: str, env: Any, env_hash: str, workspace: Workspace, 
         "env_hash": env_hash, "initial_state_hash": workspace.initial.content_hash,
         "capabilities": list(getattr(env, "capabilities", []) or []),
         "policy": {"name": POLICY_NAME, "settings": settings}, "seed": workspace.config.seed, "group": None,
-        "tools": openai_schemas(workspace.tools),
+        "tools": [t.openai_schema() for t in workspace.tools.values()],
     }
 
 

@@ -13,15 +13,16 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import anyio
+
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
-from workspace_sim import all_tools
+from workspace_sim import all_services, all_tools
 
 from .episode import Episode
 from .results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
-from .schemas import input_schema
 
 TASK_URI = "workspace://task"
 START_PROMPT = "start_task"
@@ -53,7 +54,7 @@ def _mcp_tools(names: tuple[str, ...]) -> tuple[MCPTool, ...]:
     registry = all_tools()
     tools = [
         MCPTool(name=n, title=n.replace("_", " ").capitalize(), description=registry[n].description,
-                input_schema=input_schema(n), annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
+                input_schema=registry[n].input_schema, annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
         for n in names
     ]
     tools.append(MCPTool(name=PAGER_TOOL, title="Read result page", description=PAGER_DESCRIPTION,
@@ -70,6 +71,7 @@ class EpisodeServer(MCPServer):
         super().__init__(SERVER_NAME, title=f"coworkenv: {episode.env.title}", instructions=_instructions(episode),
                          version=_version(), log_level=log_level, subscriptions=False)  # type: ignore[arg-type]
         self.episode = episode
+        self._lock = anyio.Lock()
         self._tools = mcp_tools(episode)
 
         @self.resource(TASK_URI, name="task", title="The task", mime_type="text/plain",
@@ -92,7 +94,12 @@ class EpisodeServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult:
         """Run the call in the episode: text and structured content, or `isError` with the workspace's message."""
-        answer = self.episode.call(name, arguments)
+        async with self._lock:  # one call at a time per episode, whatever the transport does
+            tool = self.episode.workspace.tools.get(name)
+            if tool is not None and all_services()[tool.service].blocking:
+                answer = await anyio.to_thread.run_sync(self.episode.call, name, arguments)
+            else:
+                answer = self.episode.call(name, arguments)
         return CallToolResult(content=[TextContent(type="text", text=answer.text)],
                               structured_content=answer.structured, is_error=answer.is_error)
 

@@ -17,7 +17,6 @@ os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
 import torch  # noqa: E402
 from transformers.utils import get_json_schema  # noqa: E402
 
-from test_train_sft import teacher_examples  # noqa: E402
 from trainers.record import read_records  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.sft import train_sft  # noqa: E402
@@ -66,15 +65,20 @@ def test_grpo_step_in_trl(tmp_path: Path) -> None:
     from trl import GRPOConfig, GRPOTrainer
 
     envs = archive_environments(2)
-    examples = teacher_examples(2)
-    base = build_tiny(tmp_path / "tiny", examples, vocab_size=600)
-    # Prime the tiny model on the first environment's teacher episode so that its rollouts call tools.
-    train_sft(base, examples[:1], tmp_path / "primed", max_steps=40, batch_size=1, learning_rate=1e-2)
+    adapter = TRLAdapter(envs, records_path=tmp_path / "rollouts.jsonl")
+    # Prime the tiny model on a teacher turn for the first environment, rendered exactly as TRL will
+    # prompt it (the adapter's tool schemas), so that its rollouts really call our tools.
+    probe = adapter.environment_factory()
+    prompt = adapter.dataset()[0]["prompt"]
+    teacher = {"messages": prompt + [{"role": "assistant", "tool_calls": [
+        {"type": "function", "function": {"name": name, "arguments": args}} for name, args in envs[0].solution()]}],
+        "tools": [get_json_schema(getattr(probe, n)) for n in adapter.tool_names]}
+    base = build_tiny(tmp_path / "tiny", [teacher], vocab_size=600)
+    train_sft(base, [teacher], tmp_path / "primed", max_steps=60, batch_size=1, learning_rate=3e-3)
     model, tok = load(tmp_path / "primed")
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    adapter = TRLAdapter(envs, records_path=tmp_path / "rollouts.jsonl")
     config = GRPOConfig(
-        output_dir=str(tmp_path / "grpo"), max_steps=1, per_device_train_batch_size=4, num_generations=4,
+        output_dir=str(tmp_path / "grpo"), max_steps=1, per_device_train_batch_size=8, num_generations=4,
         max_completion_length=64, learning_rate=1e-2, report_to=[], use_cpu=True, logging_steps=1,
         save_strategy="no", max_tool_calling_iterations=2, disable_tqdm=True, temperature=1.0, seed=0,
     )
@@ -83,9 +87,11 @@ def test_grpo_step_in_trl(tmp_path: Path) -> None:
     trainer.train()
     assert trainer.state.global_step == 1
     records = read_records(tmp_path / "rollouts.jsonl")
-    assert len(records) == 4 and all(r.complete for r in records)
+    assert len(records) == 8 and all(r.complete for r in records)
+    print([(r.env_id, [(e.tool, e.args, e.ok) for e in r.events if e.kind == "call"]) for r in records])
     calls = [e for r in records for e in r.events if e.kind == "call"]
     assert calls, "TRL ran no tool call of ours"
+    assert any(r.passed for r in records)  # a primed rollout archived the file in a real workspace
     rewards = [r.final.reward for r in records]
     log = trainer.state.log_history[0]
     assert log["reward"] == pytest.approx(sum(rewards) / len(rewards))

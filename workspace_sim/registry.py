@@ -9,6 +9,7 @@ tool schema.
 from __future__ import annotations
 
 import inspect
+from functools import cached_property
 import re
 import typing
 from dataclasses import dataclass, field
@@ -40,9 +41,9 @@ class Tool:
     args_model: type[BaseModel]
     render: Callable[[Any], str] | None = None
 
-    @property
+    @cached_property
     def input_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the tool's arguments (an object schema)."""
+        """The JSON Schema of the tool's arguments (an object schema; built once, shared: do not mutate)."""
         schema = self.args_model.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
@@ -75,6 +76,7 @@ class Service:
     title: str = ""
     tools: dict[str, Tool] = field(default_factory=dict)
     prepare: Callable[[dict[str, dict[str, Record]], Any], None] | None = None
+    blocking: bool = False  # tools that may take seconds (sandboxes): servers run them off the event loop
     availability: Callable[[Any], tuple[bool, str]] | None = None
 
     def available(self, config: Any) -> tuple[bool, str]:

@@ -32,7 +32,8 @@ def _prepare(tables: dict, config: Any) -> None:
     sandbox_settings(config)  # a malformed `sandbox` section fails at creation, naming the field
 
 
-SERVICE = Service("python", {}, title="Python (pyfakefs)", prepare=_prepare, availability=_available)
+SERVICE = Service("python", {}, title="Python (pyfakefs)", prepare=_prepare, availability=_available,
+                  blocking=True)
 
 
 def _render(d: dict) -> str:
