@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 from workspace_sim.records import Record
 from workspace_sim.state import State
 
-from .spec import CallStep, EnvironmentSpec
+from .spec import FACT_PLACEHOLDER, CallStep, EnvironmentSpec
 
 FILLER = "n/a"
 
@@ -97,10 +97,18 @@ def _nearest(value: str, pool: Sequence[str]) -> str:
     return best if best is not None else value
 
 
-def _arg_mutations(args: dict[str, Any], index: ValueIndex) -> tuple[list[tuple[dict[str, Any], str, str]], dict[str, Any] | None]:
-    """Per-argument mutants [(new args, arg path, meaning)] and the all-free-text-filled args (or None)."""
+def _arg_mutations(args: dict[str, Any], index: ValueIndex, facts: dict[str, str]
+                   ) -> tuple[list[tuple[dict[str, Any], str, str]], dict[str, Any] | None]:
+    """Per-argument mutants [(new args, arg path, meaning)] and the all-free-text-filled args (or None).
+
+    An argument that is exactly a {{fact:NAME}} placeholder is mutated as the fact's value (the
+    agent asked, then used the wrong record anyway)."""
     out: list[tuple[dict[str, Any], str, str]] = []
     free_changed = False
+
+    def alternatives(name: str, value: str) -> list[tuple[str, str]]:
+        m = FACT_PLACEHOLDER.fullmatch(value)
+        return index.alternatives(name, facts[m.group(1)]) if m and m.group(1) in facts else index.alternatives(name, value)
 
     def fill_free(value: Any) -> Any:
         nonlocal free_changed
@@ -122,13 +130,13 @@ def _arg_mutations(args: dict[str, Any], index: ValueIndex) -> tuple[list[tuple[
         if isinstance(value, (int, float)):
             out.append(({**args, name: value + 1}, name, "a value off by one"))
         elif isinstance(value, str):
-            alts = index.alternatives(name, value)
+            alts = alternatives(name, value)
             for alt, meaning in alts:
                 out.append(({**args, name: alt}, name, meaning))
             if not alts and "{{" not in value:
                 filled[name] = fill_free(value)
         elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            alts = index.alternatives(name, value[0])
+            alts = alternatives(name, value[0])
             for alt, meaning in alts:
                 out.append(({**args, name: [alt, *value[1:]]}, f"{name}[0]", meaning))
             if len(value) > 1:
@@ -189,6 +197,7 @@ def make_mutants(
     steps = list(spec.reference.steps)
     answer = spec.reference.final_answer
     index = ValueIndex(start, [p.email for p in spec.world.people])
+    facts = {f.name: f.value for f in spec.user_simulator.facts}
     out: list[Mutant] = []
     for i in changed_steps:
         step = steps[i]
@@ -196,7 +205,7 @@ def make_mutants(
                           f"step {i} ({step.tool}) left out"))
     for i in changed_steps:
         step = steps[i]
-        per_arg, free = _arg_mutations(step.args, index)
+        per_arg, free = _arg_mutations(step.args, index, facts)
         for args, arg_path, meaning in per_arg:
             new = CallStep(tool=step.tool, args=args, expect_error=step.expect_error, note=step.note)
             out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"reference.steps[{i}].args.{arg_path}",

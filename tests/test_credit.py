@@ -7,10 +7,15 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from test_rewards import make_record
+
 from trainers.credit import (
-    CreditConfig, compute_advantages, group_advantages, returns_to_go, states_before_turns, step_group_advantages,
+    CreditConfig,
+    compute_advantages,
+    group_advantages,
+    returns_to_go,
+    states_before_turns,
+    step_group_advantages,
     turn_level_advantages,
 )
 from trainers.rewards import RewardConfig

@@ -10,8 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainers.record import (
-    ChatMessage, EpisodeRecord, EventLine, FinalLine, HeaderLine, PolicyInfo, RecordError, StepLine, TurnTokens,
-    read_records, tool_schemas, violations_and_faults, write_records,
+    ChatMessage,
+    EpisodeRecord,
+    EventLine,
+    FinalLine,
+    HeaderLine,
+    PolicyInfo,
+    RecordError,
+    StepLine,
+    TurnTokens,
+    parse_lines,
+    read_records,
+    tool_schemas,
+    violations_and_faults,
+    write_records,
 )
 from workspace_sim import Fault, Workspace, WorkspaceConfig
 
@@ -59,7 +71,8 @@ def test_roundtrip_of_real_events(tmp_path: Path) -> None:
     assert back.messages[1]["tool_calls"][0]["function"]["arguments"] == {"source": "/q3.md",
                                                                            "destination": "/archive/q3.md"}
     assert back.header.tools[0]["function"]["name"] == "move_file"
-    assert [json.loads(l)["type"] for l in path.read_text().splitlines()] == ["header", "event", "event", "step", "final"]
+    kinds = [json.loads(line)["type"] for line in path.read_text().splitlines()]
+    assert kinds == ["header", "event", "event", "step", "final"]
 
 
 def test_many_episodes_per_file_interleaved_and_folders(tmp_path: Path) -> None:
@@ -153,5 +166,5 @@ def test_any_record_roundtrips(args: dict, content: str, preds: list[bool], rewa
                         evaluation={"passed": False, "score": 0.5, "results": []}, reward=reward,
                         stop_reason="max_turns"),
     )
-    [back] = __import__("trainers.record", fromlist=["parse_lines"]).parse_lines(rec.to_jsonl().splitlines())
+    [back] = parse_lines(rec.to_jsonl().splitlines())
     assert back == rec

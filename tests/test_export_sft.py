@@ -12,10 +12,15 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from trainers.export.sft import (
-    ExportError, export_sft, select_sft_episodes, split_by_environment, to_hf, to_openai,
-)
 from trainers.export.rl import export_rl
+from trainers.export.sft import (
+    ExportError,
+    export_sft,
+    select_sft_episodes,
+    split_by_environment,
+    to_hf,
+    to_openai,
+)
 from trainers.record import EpisodeRecord, PolicyInfo, ViolationInfo, write_records
 from trainers.training.episode import EpisodeRecorder
 from trainers.training.toy import ArchiveEnvironment, archive_environments

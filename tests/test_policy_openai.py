@@ -60,9 +60,8 @@ def test_malformed_arguments_and_unknown_tools_go_back_to_the_model_as_tool_erro
     script = [
         ToolCalls([ToolCall("move_file", '{"source": "/drafts/report.md", "destination": ', "bad"),
                    ToolCall("teleport_file", "{}", "unknown")]),
-        Message("I could not do it."),
     ]
-    with ScriptedOpenAI(script) as server:
+    with ScriptedOpenAI(script, default=Message("I could not do it.")) as server:
         rec = run_episode(multi_turn_spec(), policy(server))
         second = server.completion_requests[1].messages
     tool_msgs = {m["tool_call_id"]: m["content"] for m in second if m["role"] == "tool"}
@@ -73,8 +72,8 @@ def test_malformed_arguments_and_unknown_tools_go_back_to_the_model_as_tool_erro
 
 def test_server_errors_are_retried_with_backoff_then_the_episode_goes_on() -> None:
     script = [HTTPError(500, "overloaded", retry_after=0), HTTPError(503, retry_after=0), InvalidBody(),
-              Disconnect(), Message("Nothing to do here.")]
-    with ScriptedOpenAI(script) as server:
+              Disconnect()]
+    with ScriptedOpenAI(script, default=Message("Nothing to do here.")) as server:
         rec = run_episode(multi_turn_spec(), make_policy(
             "openai", model="m", base_url=server.base_url, max_retries=3, backoff=0.01))
         assert server.remaining == 0

@@ -7,11 +7,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainers.record import (
-    EpisodeRecord, EventLine, FaultInfo, FinalLine, HeaderLine, PolicyInfo, StepLine, ViolationInfo,
+    EpisodeRecord,
+    EventLine,
+    FaultInfo,
+    FinalLine,
+    HeaderLine,
+    PolicyInfo,
+    StepLine,
+    ViolationInfo,
 )
 from trainers.rewards import (
-    RewardConfig, episode_reward, outcome_reward, partial_credit, penalty, shaping_rewards, terminal_reward,
-    turn_potentials, turn_rewards,
+    RewardConfig,
+    episode_reward,
+    outcome_reward,
+    partial_credit,
+    penalty,
+    shaping_rewards,
+    terminal_reward,
+    turn_potentials,
+    turn_rewards,
 )
 
 

@@ -79,3 +79,31 @@ def test_bad_options_are_clear_errors(tmp_path: Path) -> None:
         run = cli(*args)
         assert run.returncode != 0
         assert words in run.stdout + run.stderr and "Traceback" not in run.stderr
+
+
+def test_llm_generator_over_real_http_repairs_and_writes(tmp_path: Path) -> None:
+    from scripted_openai import Message, ScriptedOpenAI
+
+    good = generate("file_management", 5)
+    broken = good.to_document()
+    broken["predicates"] = [p for p in broken["predicates"] if p["kind"] != "only_changed"]  # collateral slips by
+    with ScriptedOpenAI([Message(json.dumps(broken)), Message(good.dumps())]) as server:
+        run = cli("synth", "--generator", "llm", "--capability", "file_management", "--count", "1",
+                  "--base-url", server.base_url, "--model", "scripted-model", "--api-key", "test",
+                  "--max-repairs", "2", "--out", str(tmp_path))
+        repair_prompt = server.completion_requests[-1].messages[-1]["content"]
+    assert run.returncode == 0, run.stderr
+    assert "collateral" in repair_prompt  # the validator's feedback reached the model
+    files = list(tmp_path.glob("*.json"))
+    assert len(files) == 1 and load_spec(files[0]).predicates == good.predicates
+    row = next(line for line in run.stderr.splitlines() if "file_management" in line and "│" in line)
+    assert [c.strip() for c in row.split("│")[2:6]] == ["1", "1", "1", "0"]  # generated, valid, repaired, discarded
+
+
+def test_llm_generator_without_model_is_a_clear_error(tmp_path: Path) -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COWORKENV_OPENAI_", "OPENAI_"))}
+    run = subprocess.run([str(COWORKENV), "synth", "--generator", "llm", "--out", str(tmp_path)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120, env=env)
+    assert run.returncode == 2 and "no model given" in run.stderr and "Traceback" not in run.stderr

@@ -6,25 +6,26 @@ import importlib.util
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
 from support import need
+from typer.testing import CliRunner
 
 need(all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl")),
      "the train extra (torch, transformers, trl) is not installed")
 os.environ["HF_HUB_OFFLINE"] = "1"
 import torch  # noqa: E402
+from test_train_sft import teacher_examples  # noqa: E402
 
 from coworkenv.cli import app  # noqa: E402
-from test_train_sft import teacher_examples  # noqa: E402
 from trainers.credit import CreditConfig  # noqa: E402
 from trainers.record import read_records  # noqa: E402
 from trainers.training.grpo import GRPOSettings, grpo_step, token_logprobs, train_grpo  # noqa: E402
 from trainers.training.rollout import (  # noqa: E402
-    RolloutSettings, choice_rollout, generate_rollout, parse_tool_calls,
+    RolloutSettings,
+    choice_rollout,
+    generate_rollout,
+    parse_tool_calls,
 )
 from trainers.training.tiny import build_tiny, load  # noqa: E402
 from trainers.training.toy import archive_environments  # noqa: E402

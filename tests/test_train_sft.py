@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
 from support import need
+from typer.testing import CliRunner
 
 need(all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl", "peft", "datasets")),
      "the train extra (torch, transformers, trl, peft, datasets) is not installed")

@@ -74,7 +74,8 @@ def test_llm_user_keeps_talking_until_done_and_the_policy_hears_it() -> None:
         spec = multi_turn_spec(user_simulator={"facts": [], "followups": []})
         rec = run_episode(spec, make_policy("openai", model="a", base_url=agent_server.base_url, backoff=0.01),
                           user=llm_user_factory(user_server))
-        assert agent_server.completion_requests[1].messages[-1]["content"] == "Did you check the drafts folder?"
+        heard = agent_server.completion_requests[1].messages[-1]["content"]
+        assert heard == "Did you check the drafts folder?\n\nFYI: I just put notes.md into /drafts."
     assert rec.final.final_answer == "Yes, all checked."
 
 

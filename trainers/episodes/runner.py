@@ -264,6 +264,8 @@ def _message_turn(run: _Run, driver: SpecDriver, action: AgentTurn) -> None:
         else:
             run.final_answer = text
             driver.ws.add_message("assistant", text)
+            if action.truncated:
+                _stop(run, "max_tokens", "the model's output was cut off at its token limit")
             _stop(run, "answered")
     finally:
         run.timings["user"] += time.perf_counter() - t0

@@ -15,8 +15,17 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 from workspace_sim import ToolResult, Workspace
 
 from ..record import (
-    ChatMessage, EpisodeRecord, EventLine, FinalLine, HeaderLine, PolicyInfo, StepLine, StopReason, TurnTokens,
-    tool_schemas, violations_and_faults,
+    ChatMessage,
+    EpisodeRecord,
+    EventLine,
+    FinalLine,
+    HeaderLine,
+    PolicyInfo,
+    StepLine,
+    StopReason,
+    TurnTokens,
+    tool_schemas,
+    violations_and_faults,
 )
 
 

@@ -75,7 +75,10 @@ def parse_tool_calls(text: str) -> tuple[str | None, list[tuple[str, dict[str, A
         except json.JSONDecodeError as e:
             problem = f"tool call is not valid JSON: {e.msg}"
             continue
-        name, args = obj.get("name") if isinstance(obj, dict) else None, obj.get("arguments", {}) if isinstance(obj, dict) else None
+        if not isinstance(obj, dict):
+            problem = "tool call must be a JSON object"
+            continue
+        name, args = obj.get("name"), obj.get("arguments", {})
         if not isinstance(name, str) or not isinstance(args, dict):
             problem = "tool call needs a string 'name' and an object 'arguments'"
             continue

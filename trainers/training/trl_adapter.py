@@ -28,6 +28,7 @@ from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 
+DEFAULT_SYSTEM_PROMPT = "You act for the user in their workspace. Use the tools, then answer."
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
 
 
@@ -96,7 +97,6 @@ class _AdapterEnv:
         eid = f"trl-{env_id}-{self._serial}-{self._episodes}"
         self._recorder = EpisodeRecorder(envs[env_id], eid, PolicyInfo(name="trl-grpo"),
                                          tool_names=self._adapter.tool_names)
-        return None
 
     def _call(self, name: str, args: dict[str, Any]) -> str:
         if self._recorder is None:
@@ -130,15 +130,15 @@ def _final_answer(completion: Any) -> str | None:
 class TRLAdapter:
     """Plugs a set of our environments into TRL's GRPOTrainer (dataset, environment factory, reward)."""
 
-    def __init__(self, envs: Sequence[TrainingEnvironment], rewards: RewardConfig = RewardConfig(),
+    def __init__(self, envs: Sequence[TrainingEnvironment], rewards: RewardConfig | None = None,
                  tool_names: Sequence[str] | None = None, records_path: str | Path | None = None,
-                 system_prompt: str | None = "You act for the user in their workspace. Use the tools, then answer.") -> None:
+                 system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> None:
         if not envs:
             raise ValueError("TRLAdapter needs at least one environment")
         self.envs = {e.id: e for e in envs}
         if len(self.envs) != len(envs):
             raise ValueError("environment ids must be unique")
-        self.rewards = rewards
+        self.rewards = rewards or RewardConfig()
         self.system_prompt = system_prompt
         names = list(tool_names) if tool_names else sorted({n for e in envs for n in self._env_tools(e)})
         unknown = [n for n in names if n not in all_tools()]

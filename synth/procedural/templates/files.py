@@ -82,7 +82,7 @@ def rename_term(b: SpecBuilder, size: int = 1) -> Act:
 def _sales_rows(b: SpecBuilder, n: int) -> tuple[list[str], list[tuple[str, str, float]]]:
     regions = unique_names(b, 4, lambda: b.rng.choice(("North", "South", "East", "West", "Central", "Coastal", "Alpine")))
     rows = []
-    for i in range(n):
+    for _ in range(n):
         rows.append((f"2026-0{b.rng.randint(1, 2)}-{b.rng.randint(10, 28)}", b.rng.choice(regions),
                      round(b.rng.uniform(100, 5000), 2)))
     return regions, rows
@@ -94,7 +94,7 @@ def region_total_report(b: SpecBuilder, size: int = 1) -> Act:
     b.use("files")
     background_files(b, 2)
     regions, rows = _sales_rows(b, 8 + 4 * size)
-    region = b.rng.choice(regions)
+    region = b.rng.choice(sorted({r for _, r, _a in rows}))  # a region with at least one sale
     tag = b.rng.randint(1, 999)
     src = f"/data/sales-{tag}.csv"
     csv = "date,region,amount\n" + "".join(f"{d},{r},{a:.2f}\n" for d, r, a in rows)

@@ -65,7 +65,7 @@ def archive_and_label(b: SpecBuilder, size: int = 1) -> Act:
     near = f"billing@{domain.split('.')[0]}-mail.{domain.split('.', 1)[1]}"
     label = b.rng.choice(("receipts", "invoices", "vendor-billing"))
     targets = []
-    for i in range(2 + size):
+    for _ in range(2 + size):
         targets.append(add_mail(b, sender, f"Your receipt #{b.rng.randint(10000, 99999)}",
                                 f"Amount charged: {money(b.rng.uniform(10, 900))}", b.rng.uniform(0.5, 20),
                                 read=b.rng.random() < 0.5))

@@ -210,14 +210,16 @@ def send_to_client(b: SpecBuilder, size: int = 1) -> Act:
     add_mail(b, client, "Looking forward", "Happy to review your proposal when it is ready.", 6)
     to = b.fact("client", client.email, ["client", "who", "address", "email"],
                 f"It's {client.name}, {client.email}.", decoy=other.email)
-    b.ask(f"Please email {doc} as an attachment to the client contact we discussed.", "Send the proposal",
-          "clarification", "send_to_client")
+    subject = f"Proposal: {doc.rsplit('/', 1)[1].split('-')[1]}"
+    b.ask(f"Please email {doc} as an attachment to the client contact we discussed, with the subject '{subject}'.",
+          "Send the proposal", "clarification", "send_to_client")
 
     def act() -> None:
         b.question("Which client contact should I send it to (name and email address)?", ["client"])
-        b.call("send_email", to=[to], subject="Our proposal", body="Hello, please find our proposal attached.",
+        b.call("send_email", to=[to], subject=subject, body="Hello, please find our proposal attached.",
                attachments=[doc])
-        b.check({"kind": "mail_sent", "to": [client.email], "attachments": [doc], "only_recipients": True})
+        b.check({"kind": "mail_sent", "to": [client.email], "attachments": [doc], "only_recipients": True,
+                 "subject": {"contains": subject, "ignore_case": True}})
         b.allow("mail.messages:msg-*")
         b.answer(f"Sent {doc} to {client.name}.")
 

@@ -1,0 +1,60 @@
+"""Train a local model with TRL's GRPOTrainer inside coworkenv environments (offline, CPU, about a minute).
+
+    python examples/trl_grpo_adapter.py [--model PATH] [--envs DIR|toy:N] [--steps N]
+
+Without --model a tiny Qwen2 model and tokenizer are built locally. Every rollout is recorded as
+an episode record (rollouts.jsonl), readable with `trainers.record.read_records` and exportable
+with `coworkenv export rl`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+from transformers.utils import get_json_schema  # noqa: E402
+from trl import GRPOConfig, GRPOTrainer  # noqa: E402
+
+from coworkenv.commands.train import load_environments  # noqa: E402
+from trainers.rewards import RewardConfig  # noqa: E402
+from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.training.trl_adapter import TRLAdapter  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", type=Path, help="A local causal LM folder; default: build a tiny one.")
+    parser.add_argument("--envs", default="toy:4", help="Folder of environment specs, or toy:N.")
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("trl-grpo-out"))
+    args = parser.parse_args()
+
+    envs = load_environments(args.envs)
+    adapter = TRLAdapter(envs, RewardConfig(terminal="partial", shaping=True), records_path=args.out / "rollouts.jsonl")
+    if args.model is None:
+        probe = adapter.environment_factory()
+        tools = [get_json_schema(getattr(probe, n)) for n in adapter.tool_names]
+        corpus = [{"messages": row["prompt"], "tools": tools} for row in adapter.dataset()]
+        args.model = build_tiny(args.out / "tiny", corpus)
+    model, tokenizer = load(args.model)
+
+    config = GRPOConfig(
+        output_dir=str(args.out), max_steps=args.steps, per_device_train_batch_size=4, num_generations=4,
+        max_completion_length=96, max_tool_calling_iterations=4, learning_rate=1e-4, use_cpu=True,
+        report_to=[], logging_steps=1, save_strategy="no",
+    )
+    trainer = GRPOTrainer(
+        model=model, processing_class=tokenizer, args=config, train_dataset=adapter.dataset(repeats=args.steps),
+        environment_factory=adapter.environment_factory, reward_funcs=[adapter.reward_func],
+    )
+    trainer.train()
+    passed = sum(r.passed for r in adapter.records)
+    print(f"{len(adapter.records)} rollouts, {passed} passed; records in {args.out / 'rollouts.jsonl'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""A small batch on a real local Ray (started by the test) gives the same records as the local run."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from support import need
+from test_episode_runner import comparable, generated_specs, multi_turn_spec
+
+from trainers.episodes.batch import BatchConfig, run_batch, run_local
+from trainers.episodes.policies import PolicySpec
+
+
+def test_ray_batch_matches_the_local_batch() -> None:
+    need(importlib.util.find_spec("ray") is not None, "Ray is not installed (pip install 'coworkenv[ray]')")
+    import ray
+
+    specs = [multi_turn_spec(), *generated_specs()[:2]]
+    config = BatchConfig(PolicySpec("random", {"calls": 3}), episodes_per_env=2, seed=7)
+    local = run_local(specs, config)
+    streamed = []
+    on_ray = run_batch(specs, config, workers=2, ray="local", on_record=streamed.append)
+    assert not ray.is_initialized()  # the local Ray started for the batch was shut down
+    assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
+    assert len(streamed) == len(local) == 6
+
+
+def test_an_unreachable_ray_address_is_a_clear_error() -> None:
+    need(importlib.util.find_spec("ray") is not None, "Ray is not installed (pip install 'coworkenv[ray]')")
+    from trainers.episodes.ray_executor import RayUnavailable
+
+    try:
+        run_batch([multi_turn_spec()], BatchConfig(PolicySpec("noop")), ray="127.0.0.1:9")
+    except RayUnavailable as e:
+        assert "cannot start or join Ray at '127.0.0.1:9'" in str(e)
+    else:  # pragma: no cover
+        raise AssertionError("expected RayUnavailable")
