@@ -62,6 +62,25 @@ print("regions:", len(totals))
     assert "written: /config.json, /reports/totals.csv" in r.text
 
 
+def test_shutil_glob_and_pathlib_work_on_the_workspace() -> None:
+    ws = make()
+    code = """
+import glob, pathlib, shutil
+shutil.copytree("/data", "/backup")
+shutil.copy("/config.json", "/backup/config.json")
+print(sorted(glob.glob("/**/*.csv", recursive=True)))
+shutil.rmtree("/notes")
+shutil.move("/backup", "/archive")
+print(sorted(p.name for p in pathlib.Path("/archive").iterdir()))
+"""
+    r = ws.call("run_python", {"code": code})
+    assert r.data["status"] == "ok", r.text
+    assert r.data["stdout"].splitlines() == ["['/backup/sales.csv', '/data/sales.csv']", "['config.json', 'sales.csv']"]
+    assert r.data["files"] == {"written": ["/archive/config.json", "/archive/sales.csv"],
+                               "deleted": ["/notes/old.txt"], "folders_created": ["/archive"],
+                               "folders_deleted": ["/notes"]}
+
+
 def test_snippets_are_isolated_and_deterministic() -> None:
     ws = make()
     code = "import random\nprint(random.random(), sorted({'b', 'a'}), list({'x', 'y', 'z'}))\nX = 1"

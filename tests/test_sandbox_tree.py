@@ -7,7 +7,9 @@ import io
 import tarfile
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from workspace_sim import SpecError, Workspace, WorkspaceConfig
 from workspace_sim.sandboxes import SandboxSettings, mount_files, read_back, sandbox_settings

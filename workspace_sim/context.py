@@ -58,15 +58,26 @@ class Resources:
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "resources")
+    __slots__ = ("state", "config", "writes", "counters", "now", "_resources")
 
-    def __init__(self, state: State, config: "WorkspaceConfig", resources: Resources | None = None) -> None:
+    def __init__(
+        self, state: State, config: "WorkspaceConfig",
+        resources: Resources | Callable[[], Resources] | None = None,
+    ) -> None:
         self.state = state
         self.config = config
         self.writes: dict[tuple[str, str], Record | None] = {}
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
-        self.resources = resources  # the workspace's live objects; None outside a Workspace
+        self._resources = resources  # or a function making them on first use
+
+    @property
+    def resources(self) -> Resources | None:
+        """The workspace's live objects (e.g. a sandbox container); None outside a Workspace."""
+        r = self._resources
+        if r is not None and not isinstance(r, Resources):
+            r = self._resources = r()
+        return r
 
     @property
     def user(self) -> str:

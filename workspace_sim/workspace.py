@@ -96,16 +96,28 @@ class Workspace:
         self._own_resources()
 
     def _own_resources(self) -> None:
-        self.resources = Resources()
-        # released when the workspace is garbage-collected or the interpreter exits, if not before
-        self._finalizer = weakref.finalize(self, self.resources.close)
+        self._resources: Resources | None = None  # made on first use: forks stay cheap
+
+    def _get_resources(self) -> Resources:
+        r = self._resources
+        if r is None:
+            r = self._resources = Resources()
+            # released when the workspace is garbage-collected or the interpreter exits, if not before
+            weakref.finalize(self, r.close)
+        return r
+
+    @property
+    def resources(self) -> Resources:
+        """Live objects of this workspace outside its state (e.g. a sandbox container)."""
+        return self._get_resources()
 
     def close(self) -> None:
         """Release the live resources of this workspace (e.g. remove its sandbox container).
 
         The state stays readable; a later call that needs a resource creates it again.
         """
-        self.resources.close()
+        if self._resources is not None:
+            self._resources.close()
 
     def __enter__(self) -> "Workspace":
         return self
@@ -206,7 +218,7 @@ class Workspace:
             fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
             if fault is not None:
                 raise fault
-            ctx = ToolContext(state, self.config, self.resources)
+            ctx = ToolContext(state, self.config, self._get_resources)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             counters.update(ctx.counters)
             if ctx.writes:

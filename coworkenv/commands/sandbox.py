@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 
@@ -14,12 +12,13 @@ def register(app: typer.Typer) -> None:
     @group.command("build-image")
     def build_image(
         tag: str = typer.Option("coworkenv-sandbox:latest", help="Image name:tag to create."),
-        busybox: Optional[str] = typer.Option(None, help="Path of a static busybox binary (default: found)."),
-        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+        busybox: str | None = typer.Option(None, help="Path of a static busybox binary (default: found)."),
+        docker_host: str | None = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
     ) -> None:
         """Build the default sandbox image from a static busybox, with no registry or network."""
         from workspace_sim.sandboxes.engine import EngineUnavailable
-        from workspace_sim.sandboxes.image import ImageBuildError, build_image as build
+        from workspace_sim.sandboxes.image import ImageBuildError
+        from workspace_sim.sandboxes.image import build_image as build
 
         try:
             info = build(tag, busybox, docker_host)
@@ -31,7 +30,7 @@ def register(app: typer.Typer) -> None:
     @group.command("status")
     def status(
         image: str = typer.Option("coworkenv-sandbox:latest", help="Image the shell tool would use."),
-        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+        docker_host: str | None = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
     ) -> None:
         """Say whether run_command can be offered here, and list live sandbox containers."""
         from workspace_sim.sandboxes.engine import LABEL, OWNER_LABEL, client, engine_status
@@ -46,14 +45,19 @@ def register(app: typer.Typer) -> None:
     @group.command("reap")
     def reap(
         all_: bool = typer.Option(False, "--all", help="Remove every sandbox container, live owners too."),
-        docker_host: Optional[str] = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
+        docker_host: str | None = typer.Option(None, help="Engine URL (default: DOCKER_HOST or local socket)."),
     ) -> None:
         """Remove sandbox containers left behind by processes that died."""
-        from workspace_sim.sandboxes.engine import EngineUnavailable, reap_orphans
+        from docker.errors import DockerException
+
+        from workspace_sim.sandboxes.engine import EngineUnavailable, reap_orphans, short_error
 
         try:
             removed = reap_orphans(docker_host, everything=all_)
         except EngineUnavailable as e:
             typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(1) from None
+        except DockerException as e:
+            typer.echo(f"error: the engine refused: {short_error(e)}", err=True)
             raise typer.Exit(1) from None
         typer.echo(f"removed {len(removed)} container(s)")

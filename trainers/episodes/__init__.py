@@ -1,1 +1,24 @@
-"""Headless episodes: run policies in environment specs, record, replay, batch locally or on Ray."""
+"""Headless episodes: run policies in environment specs, record them, replay them, batch them locally or on Ray.
+
+- `run_episode(spec, policy, ...)` runs and records one episode (direct or in-process MCP);
+  `PreparedSpec` builds a spec's start state once for many episodes; `EpisodeLimits` caps turns,
+  tool calls and wall time.
+- `make_policy(name, **settings)` / `PolicySpec`: `teacher`, `noop`, `random`, `openai`, `hf`.
+- `ScriptedUserSim` and `LLMUserSim` answer the agent; `UserSpec` picks one for a batch.
+- `run_batch(specs, BatchConfig(...), workers, ray)` and `summarize(records)`.
+- `replay_record(record, spec)` checks a record reproduces step by step.
+"""
+
+from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
+from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
+from .replay import ReplayReport, replay_record, replay_records
+from .runner import EpisodeLimits, PreparedSpec, run_episode, system_prompt
+from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall, TurnTokens
+from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
+
+__all__ = [
+    "POLICY_NAMES", "AgentTurn", "BatchConfig", "CapabilityRow", "EpisodeContext", "EpisodeLimits", "LLMUserSim",
+    "Policy", "PolicyCall", "PolicyConfigError", "PolicySpec", "PreparedSpec", "ReplayReport", "ScriptedUserSim",
+    "SimulatedUser", "TurnTokens", "UserSpec", "make_policy", "replay_record", "replay_records", "run_batch",
+    "run_episode", "run_local", "summarize", "system_prompt",
+]

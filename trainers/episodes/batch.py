@@ -10,9 +10,10 @@ for all its seeds.
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 from synth.spec import EnvironmentSpec, loads_spec
 

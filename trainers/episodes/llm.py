@@ -11,7 +11,8 @@ COWORKENV_OPENAI_* environment variables).
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import openai
 

@@ -8,7 +8,9 @@ so a Ray batch gives the same records as a local one for the same seeds.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import socket
+from collections.abc import Sequence
+from typing import Any
 
 from synth.spec import EnvironmentSpec
 
@@ -28,6 +30,21 @@ def _ray() -> Any:
     return ray
 
 
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast when nothing listens at a `host:port` address (ray.init would retry for minutes)."""
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        raise RayUnavailable(f"Ray address {address!r} must be 'local', 'auto', HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise RayUnavailable(f"cannot start or join Ray at {address!r}: nothing answers there "
+                             f"({e.strerror or e})") from None
+
+
 def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str = "local", workers: int = 2,
             on_record: OnRecord | None = None) -> list[EpisodeRecord]:
     """Run the batch on Ray; see the module docstring for `address`."""
@@ -36,6 +53,7 @@ def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str 
         raise ValueError(f"workers must be at least 1, got {workers}")
     started_here = False
     if not ray.is_initialized():
+        _reachable(address)
         try:
             if address == "local":
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)

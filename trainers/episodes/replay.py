@@ -9,9 +9,10 @@ nothing here raises for a record that merely fails to reproduce.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace

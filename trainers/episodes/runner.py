@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from mcp_server.episode import Episode
 from mcp_server.results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
@@ -22,7 +23,14 @@ from workspace_sim import Workspace
 from workspace_sim.errors import SpecError
 
 from ..record import (
-    ChatMessage, EpisodeRecord, EventLine, FinalLine, HeaderLine, StepLine, StopReason, violations_and_faults,
+    ChatMessage,
+    EpisodeRecord,
+    EventLine,
+    FinalLine,
+    HeaderLine,
+    StepLine,
+    StopReason,
+    violations_and_faults,
 )
 from ..record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from synth.errors import SpecLoadError
 from synth.spec import EnvironmentSpec, load_spec

@@ -8,8 +8,9 @@ conversation goes on) or be satisfied (the episode ends with that message as the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from synth.spec import EnvironmentSpec
 

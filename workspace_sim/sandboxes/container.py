@@ -13,10 +13,11 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .engine import LABEL, OWNER_LABEL, client, owner_label, reap_once
+from .engine import LABEL, OWNER_LABEL, client, owner_label, reap_once, short_error
 from .output import BoundedOutput
 from .settings import SandboxSettings
 from .tarball import ArchiveTooLarge, pack, unpack
@@ -87,7 +88,8 @@ class ContainerSandbox:
                 labels={LABEL: "1", OWNER_LABEL: owner_label()}, stop_signal="SIGKILL",
             )
         except Exception as e:
-            raise SandboxError(f"could not start the sandbox container from image {s.image!r}: {_short(e)}") from None
+            raise SandboxError(
+                f"could not start the sandbox container from image {s.image!r}: {short_error(e)}") from None
 
     def _ensure(self) -> Any:
         if self._container is None:
@@ -104,7 +106,7 @@ class ContainerSandbox:
             try:
                 container.remove(force=True)
             except Exception as e:  # gone already is fine
-                _log.info("removing sandbox container %s: %s", container.short_id, _short(e))
+                _log.info("removing sandbox container %s: %s", container.short_id, short_error(e))
 
     def close(self) -> None:
         """Remove the container (idempotent)."""
@@ -123,7 +125,7 @@ class ContainerSandbox:
                 raise
             except Exception as e:  # engine trouble mid-call: a clean container next time
                 self._reset(f"unexpected {type(e).__name__}")
-                raise SandboxError(f"the sandbox failed: {_short(e)}; it was reset, try again") from None
+                raise SandboxError(f"the sandbox failed: {short_error(e)}; it was reset, try again") from None
 
     def _run(self, tree: Tree, command: str) -> CommandOutcome:
         s = self.settings
@@ -196,7 +198,7 @@ class ContainerSandbox:
         except ArchiveTooLarge as e:
             raise SandboxError(f"the files in /work are too large: {e}") from None
         except Exception as e:
-            raise SandboxError(f"the files read back from the sandbox are unreadable: {_short(e)}") from None
+            raise SandboxError(f"the files read back from the sandbox are unreadable: {short_error(e)}") from None
         return unpacked.tree, unpacked.ignored, unpacked.foreign
 
     def _kill_all(self, container: Any) -> None:
@@ -205,7 +207,7 @@ class ContainerSandbox:
             self._exec(container, ["sh", "-c", "kill -9 -1; exit 0"], None, _KILL_GRACE_S,
                        lambda b: None, lambda b: None)
         except Exception as e:
-            _log.info("kill in sandbox failed: %s", _short(e))
+            _log.info("kill in sandbox failed: %s", short_error(e))
 
     def _exec(
         self, container: Any, cmd: list[str], stdin: bytes | None, timeout_s: float,
@@ -246,7 +248,7 @@ class ContainerSandbox:
         if thread.is_alive():
             return None, thread
         if failure:
-            raise SandboxError(f"lost the connection to the sandbox: {_short(failure[0])}")
+            raise SandboxError(f"lost the connection to the sandbox: {short_error(failure[0])}")
         for _ in range(50):  # the stream can close a moment before the engine records the exit
             info = api.exec_inspect(eid)
             if not info.get("Running") and info.get("ExitCode") is not None:
@@ -254,7 +256,3 @@ class ContainerSandbox:
             time.sleep(0.01)
         raise SandboxError("the sandbox did not report how the command ended")
 
-
-def _short(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[-1] if text else ''}"[:300]

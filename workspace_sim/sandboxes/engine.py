@@ -26,6 +26,18 @@ _reaped: set[str | None] = set()
 _lock = threading.Lock()
 
 
+def _forget_after_fork() -> None:
+    # a forked child must not share the parent's HTTP connections, and reaps for itself
+    global _lock
+    _clients.clear()
+    _checked.clear()
+    _reaped.clear()
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 class EngineUnavailable(RuntimeError):
     """No Docker engine could be reached (the message says which and why)."""
 
@@ -42,12 +54,13 @@ def client(host: str | None = None) -> Any:
         c = docker.DockerClient(base_url=host, timeout=60) if host else docker.from_env(timeout=60)
     except Exception as e:
         where = host or os.environ.get("DOCKER_HOST") or "the local socket"
-        raise EngineUnavailable(f"no Docker engine reachable at {where}: {_short(e)}") from None
+        raise EngineUnavailable(f"no Docker engine reachable at {where}: {short_error(e)}") from None
     with _lock:
         return _clients.setdefault(host, c)
 
 
-def _short(e: BaseException) -> str:
+def short_error(e: BaseException) -> str:
+    """An exception as one short line (type and last line of its message), for errors and logs."""
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[-1] if text else ''}"[:300]
 
@@ -65,13 +78,13 @@ def engine_status(host: str | None, image: str) -> tuple[bool, str]:
     except Exception as e:
         with _lock:
             _clients.pop(host, None)
-        return False, f"the Docker engine does not answer: {_short(e)}"
+        return False, f"the Docker engine does not answer: {short_error(e)}"
     try:
         c.images.get(image)
     except Exception as e:
         if type(e).__name__ == "ImageNotFound":
             return False, f"the sandbox image {image!r} is missing; build it with `coworkenv sandbox build-image`"
-        return False, f"cannot inspect the sandbox image {image!r}: {_short(e)}"
+        return False, f"cannot inspect the sandbox image {image!r}: {short_error(e)}"
     _checked[key] = time.monotonic()
     return True, ""
 
@@ -124,7 +137,7 @@ def reap_orphans(host: str | None = None, everything: bool = False) -> list[str]
                 container.remove(force=True)
                 removed.append(container.id)
             except Exception as e:  # already going away, or removed by another reaper
-                _log.info("could not remove orphan sandbox %s: %s", container.short_id, _short(e))
+                _log.info("could not remove orphan sandbox %s: %s", container.short_id, short_error(e))
     if removed:
         _log.warning("removed %d orphaned sandbox container(s)", len(removed))
     return removed
@@ -139,4 +152,4 @@ def reap_once(host: str | None) -> None:
     try:
         reap_orphans(host)
     except Exception as e:  # reaping is housekeeping; it must not stop the sandbox from starting
-        _log.warning("could not look for orphaned sandbox containers: %s", _short(e))
+        _log.warning("could not look for orphaned sandbox containers: %s", short_error(e))

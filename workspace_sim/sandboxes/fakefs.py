@@ -18,7 +18,7 @@ from .tree import FILES, Tree, delta, delta_writes, tree_from_state
 
 # the tree each (fake file system, root) held right after mounting: read_back reports changes
 # since then, so folders pyfakefs made by itself (such as /tmp) are not taken for new ones
-_MOUNTED: "weakref.WeakKeyDictionary[Any, dict[str, Tree]]" = weakref.WeakKeyDictionary()
+_MOUNTED: weakref.WeakKeyDictionary[Any, dict[str, Tree]] = weakref.WeakKeyDictionary()
 
 
 def _root(root: str) -> str:

@@ -20,7 +20,8 @@ from .engine import client
 from .settings import DEFAULT_IMAGE
 
 _CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
-_PASSWD = "root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"
+_PASSWD = ("root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/tmp:/bin/sh\n"
+           "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n")
 _GROUP = "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"
 _MTIME = 946684800  # fixed times keep the root file system's bytes reproducible
 

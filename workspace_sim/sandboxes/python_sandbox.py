@@ -44,7 +44,9 @@ class PythonOutcome:
     ignored: list[str]
 
 
-class _Worker:
+class Worker:
+    """One warm worker process (`python_zygote`); `ask` sends a request and waits for its answer."""
+
     def __init__(self) -> None:
         # a clean environment: fixed hash seed (set order is reproducible), our package importable
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,6 +59,7 @@ class _Worker:
         )
 
     def ask(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Send one request (see `build_request`) and return the answer; WorkerError if none comes."""
         body = json.dumps(request).encode()
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
@@ -83,6 +86,7 @@ class _Worker:
         return bytes(buf)
 
     def close(self) -> None:
+        """Stop the worker process."""
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
@@ -96,20 +100,20 @@ class _Worker:
 
 class _Pool:
     def __init__(self) -> None:
-        self._idle: list[_Worker] = []
-        self._all: list[_Worker] = []
+        self._idle: list[Worker] = []
+        self._all: list[Worker] = []
         self._lock = threading.Lock()
 
-    def take(self) -> _Worker:
+    def take(self) -> Worker:
         with self._lock:
             if self._idle:
                 return self._idle.pop()
-        worker = _Worker()
+        worker = Worker()
         with self._lock:
             self._all.append(worker)
         return worker
 
-    def give(self, worker: _Worker, healthy: bool) -> None:
+    def give(self, worker: Worker, healthy: bool) -> None:
         with self._lock:
             if healthy:
                 self._idle.append(worker)
@@ -125,17 +129,19 @@ class _Pool:
             w.close()
 
 
+    def forget(self) -> None:
+        """Drop the workers without stopping them: after a fork they belong to the parent."""
+        self._idle, self._all, self._lock = [], [], threading.Lock()
+
+
 POOL = _Pool()
 atexit.register(POOL.close)
+os.register_at_fork(after_in_child=POOL.forget)
 
 
-def run_python_code(tree: Tree, code: str, settings: SandboxSettings, seed: int) -> PythonOutcome:
-    """Run `code` over a copy of `tree` in a fresh child process and return what it did.
-
-    Raises WorkerError when the worker itself fails; the snippet's own errors, time-outs and kills
-    are outcomes.
-    """
-    request = {
+def build_request(tree: Tree, code: str, settings: SandboxSettings, seed: int) -> dict[str, Any]:
+    """The worker request running `code` over `tree` under the limits of `settings`."""
+    return {
         "code": code,
         "files": {p: base64.b64encode(b).decode() for p, b in tree.files.items()},
         "dirs": sorted(tree.dirs),
@@ -145,6 +151,15 @@ def run_python_code(tree: Tree, code: str, settings: SandboxSettings, seed: int)
         "output_bytes": settings.output_bytes,
         "seed": seed,
     }
+
+
+def run_python_code(tree: Tree, code: str, settings: SandboxSettings, seed: int) -> PythonOutcome:
+    """Run `code` over a copy of `tree` in a fresh child process and return what it did.
+
+    Raises WorkerError when the worker itself fails; the snippet's own errors, time-outs and kills
+    are outcomes.
+    """
+    request = build_request(tree, code, settings, seed)
     worker = POOL.take()
     healthy = False
     try:

@@ -33,6 +33,8 @@ _PRELOAD = ("csv", "json", "pathlib", "re", "math", "statistics", "datetime", "c
             "functools", "io", "textwrap", "random", "decimal", "fractions", "string", "base64", "hashlib",
             "shutil", "glob", "fnmatch", "tempfile", "zipfile", "operator", "dataclasses", "typing", "calendar")
 
+# audit events that only the real file system, processes or network raise (pyfakefs's fake `os`
+# raises none); Python-level events such as "shutil.rmtree" fire for fake paths too, so are allowed
 _BLOCKED = {
     "subprocess.Popen": "start processes", "os.system": "start processes", "os.exec": "start processes",
     "os.posix_spawn": "start processes", "os.spawn": "start processes", "os.fork": "start processes",
@@ -43,7 +45,7 @@ _BLOCKED = {
     "os.remove": "change the real disk", "os.rename": "change the real disk", "os.rmdir": "change the real disk",
     "os.mkdir": "change the real disk", "os.chmod": "change the real disk", "os.chown": "change the real disk",
     "os.link": "change the real disk", "os.symlink": "change the real disk", "os.truncate": "change the real disk",
-    "os.utime": "change the real disk", "shutil.rmtree": "change the real disk", "os.chdir": "leave the workspace",
+    "os.utime": "change the real disk", "os.chdir": "leave the workspace",
 }
 _HARD_GRACE_S = 2.0
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -56,7 +58,8 @@ def _audit(event: str, args: tuple) -> None:
     what = _BLOCKED.get(event)
     if what is None and event == "open":
         mode, flags = args[1], args[2]
-        if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS):
+        writes = isinstance(mode, str) and any(c in mode for c in "wax+")
+        if writes or (isinstance(flags, int) and flags & _WRITE_FLAGS):
             what = f"write to the real disk ({args[0]!r})"
     if what is not None:
         hint = "; use run_command to run programs" if "process" in what else ""

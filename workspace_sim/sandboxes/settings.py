@@ -41,6 +41,8 @@ class SandboxSettings(BaseModel):
             raise ValueError("must be a numeric 'uid' or 'uid:gid', e.g. '1000:1000'")
         if int(m.group(1)) == 0 or (m.group(2) is not None and int(m.group(2)) == 0):
             raise ValueError("commands must not run as root (uid or gid 0)")
+        if int(m.group(1)) == 65534:
+            raise ValueError("uid 65534 is the container's own idle process; choose another")
         return v if m.group(2) is not None else f"{v}:{v}"
 
     @property

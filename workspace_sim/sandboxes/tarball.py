@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import io
 import tarfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from ..errors import InvalidArgument
 from ..paths import resolve

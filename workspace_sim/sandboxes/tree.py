@@ -9,9 +9,10 @@ which a tool applies through its ToolContext, so the change is an ordinary logge
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from ..paths import parent
 from ..records import Record
@@ -53,7 +54,7 @@ class Delta:
         }
 
     @classmethod
-    def from_json(cls, doc: Mapping[str, Any]) -> "Delta":
+    def from_json(cls, doc: Mapping[str, Any]) -> Delta:
         """The inverse of `to_json`."""
         return cls(
             {p: base64.b64decode(b) for p, b in doc["put"].items()},

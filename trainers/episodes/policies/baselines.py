@@ -65,7 +65,7 @@ class RandomPolicy:
 
     def _value(self, schema: dict[str, Any], words: list[str], depth: int) -> Any:
         rng = self._rng
-        if "enum" in schema and schema["enum"]:
+        if schema.get("enum"):
             return rng.choice(schema["enum"])
         for key in ("anyOf", "oneOf"):
             if schema.get(key):

@@ -18,7 +18,7 @@ from typing import Any
 from ...record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall, TurnTokens
 
-_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _END_MARKS = ("<|im_end|>", "<|endoftext|>")
 

@@ -1,0 +1,183 @@
+"""`coworkenv run` (batches of episodes), `coworkenv report` (HTML) and `coworkenv replay` (check records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _policy_settings(policy: str, model: str | None, base_url: str | None, api_key: str | None,
+                     temperature: float | None, max_tokens: int | None, calls_per_turn: int | None,
+                     random_calls: int | None) -> dict[str, Any]:
+    if policy == "openai":
+        return {"model": model, "base_url": base_url, "api_key": api_key, "temperature": temperature,
+                "max_tokens": max_tokens}
+    if policy == "hf":
+        return {"path": model, "temperature": temperature, "max_new_tokens": max_tokens}
+    given = {"--model": model, "--base-url": base_url, "--api-key": api_key, "--temperature": temperature,
+             "--max-tokens": max_tokens}
+    stray = [k for k, v in given.items() if v is not None]
+    if stray:
+        _fail(f"{', '.join(stray)} only apply to --policy openai or hf, not {policy}")
+    if policy == "teacher":
+        return {"calls_per_turn": calls_per_turn}
+    if policy == "random":
+        return {"calls": random_calls}
+    return {}
+
+
+def _summary_table(rows: list[Any], title: str) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title, caption="eps: episodes; viol.: calls blocked by a workplace policy; failed: tool "
+                                       "calls that errored; errors: episodes ended by an error")
+    width = max([len(r.capability) for r in rows] + [10])
+    table.add_column("capability", no_wrap=True, min_width=width)
+    for col in ("eps", "passed", "success", "reward", "viol.", "failed", "errors"):
+        table.add_column(col, justify="right", overflow="fold")
+    for r in rows:
+        style = "bold" if r.capability == "all" else None
+        table.add_row(r.capability, str(r.episodes), str(r.passed), f"{100 * r.success_rate:.0f}%",
+                      f"{r.mean_reward:.3f}", str(r.violations), str(r.tool_errors), str(r.errors), style=style)
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        envs: list[Path] = typer.Argument(..., help="Environment spec files or folders of them."),
+        policy: str = typer.Option("teacher", "--policy", "-p", help="teacher, noop, random, openai or hf."),
+        episodes_per_env: int = typer.Option(1, "--episodes-per-env", "-g", min=1, help="Episodes (seeds) per env."),
+        workers: int = typer.Option(1, "--workers", "-n", min=1, help="Worker processes (or Ray tasks at once)."),
+        seed: int = typer.Option(0, "--seed", help="First seed; episode k of an environment uses seed + k."),
+        out: Path = typer.Option(Path("runs/episodes.jsonl"), "--out", "-o", help="JSONL file the records go to."),
+        model: str | None = typer.Option(None, "--model", help="openai: model name; hf: local model folder."),
+        base_url: str | None = typer.Option(None, "--base-url", help="openai: the endpoint's base URL."),
+        api_key: str | None = typer.Option(None, "--api-key", help="openai: API key (else OPENAI_API_KEY)."),
+        temperature: float | None = typer.Option(None, "--temperature", help="openai/hf sampling temperature."),
+        max_tokens: int | None = typer.Option(None, "--max-tokens", help="openai/hf: tokens per turn."),
+        calls_per_turn: int | None = typer.Option(None, "--calls-per-turn", help="teacher: calls per turn (0: all)."),
+        random_calls: int | None = typer.Option(None, "--random-calls", help="random: calls before answering."),
+        user: str = typer.Option("scripted", "--user", help="Simulated user: scripted or llm."),
+        user_model: str | None = typer.Option(None, "--user-model", help="llm user: model name."),
+        user_base_url: str | None = typer.Option(None, "--user-base-url", help="llm user: endpoint base URL."),
+        user_api_key: str | None = typer.Option(None, "--user-api-key", help="llm user: API key."),
+        max_turns: int = typer.Option(30, "--max-turns", min=1, help="Assistant turns before stopping."),
+        max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Tool calls before stopping."),
+        max_seconds: float = typer.Option(600.0, "--max-seconds", min=0.001, help="Wall seconds per episode."),
+        mcp: bool = typer.Option(False, "--mcp", help="Send every tool call through an in-process MCP client."),
+        ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
+                                          help="Run on Ray: 'local' starts a private local Ray; HOST:PORT, "
+                                               "ray://HOST:PORT or 'auto' joins a cluster."),
+        report: Path | None = typer.Option(None, "--report", help="Also write the HTML report into this folder."),
+    ) -> None:
+        """Run episodes of environments with a policy, write their records, and print success per capability."""
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from trainers.episodes.batch import BatchConfig, UserSpec, run_batch, summarize
+        from trainers.episodes.policies import PolicyConfigError, PolicySpec
+        from trainers.episodes.ray_executor import RayUnavailable
+        from trainers.episodes.runner import EpisodeLimits
+        from trainers.episodes.sources import SourceError, load_specs
+        from trainers.record import write_records
+
+        if user not in ("scripted", "llm"):
+            _fail(f"--user must be scripted or llm, got {user!r}")
+        try:
+            specs = load_specs(envs)
+            settings = _policy_settings(policy, model, base_url, api_key, temperature, max_tokens, calls_per_turn,
+                                        random_calls)
+            pspec = PolicySpec(policy, {k: v for k, v in settings.items() if v is not None})
+            pspec.build()  # refuse bad settings before any work starts
+            uspec = UserSpec(user, {k: v for k, v in {"model": user_model, "base_url": user_base_url,
+                                                      "api_key": user_api_key}.items() if v is not None})
+            if user == "llm":
+                uspec.factory()
+            config = BatchConfig(pspec, episodes_per_env, seed,
+                                 EpisodeLimits(max_turns, max_tool_calls, max_seconds), "mcp" if mcp else "direct",
+                                 uspec)
+        except (SourceError, PolicyConfigError, ValueError) as e:
+            _fail(str(e))
+        console = Console(stderr=True)
+        total = len(specs) * episodes_per_env
+        with Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.description}"), console=console, transient=False) as progress:
+            task = progress.add_task("", total=total)
+            passed = [0]
+
+            def tick(rec: Any) -> None:
+                passed[0] += rec.passed
+                progress.update(task, advance=1, description=f"passed {passed[0]}")
+
+            try:
+                records = run_batch(specs, config, workers=workers, ray=ray, on_record=tick)
+            except RayUnavailable as e:
+                _fail(str(e))
+        write_records(records, out)
+        Console().print(_summary_table(summarize(records), f"{policy}: {len(specs)} environments x "
+                                                          f"{episodes_per_env} episodes"))
+        typer.echo(f"records: {out}")
+        if report is not None:
+            from trainers.report import ReportError, write_report
+
+            try:
+                typer.echo(f"report: {write_report(records, report, title=f'coworkenv run: {policy}')}")
+            except ReportError as e:
+                _fail(str(e))
+
+    @app.command("report")
+    def report_cmd(
+        records: Path = typer.Argument(..., help="A JSONL record file or a folder of them."),
+        out: Path = typer.Option(Path("runs/report"), "--out", "-o", help="Folder for index.html and the pages."),
+        title: str = typer.Option("coworkenv episodes", "--title", help="Title of the index page."),
+    ) -> None:
+        """Write an HTML report of recorded episodes: success per capability and a page per episode."""
+        from trainers.record import RecordError, read_records
+        from trainers.report import ReportError, write_report
+
+        try:
+            recs = read_records(records)
+            typer.echo(f"report: {write_report(recs, out, title=title)} ({len(recs)} episodes)")
+        except (RecordError, ReportError) as e:
+            _fail(str(e))
+
+    @app.command()
+    def replay(
+        records: Path = typer.Argument(..., help="A JSONL record file or a folder of them."),
+        env: list[Path] = typer.Option(..., "--env", "-e", help="Spec files or folders the records ran in."),
+    ) -> None:
+        """Re-execute recorded episodes and check every step reproduces its recorded state and predicates."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from trainers.episodes.replay import replay_records
+        from trainers.episodes.sources import SourceError, load_specs
+        from trainers.record import RecordError, read_records
+
+        try:
+            recs = read_records(records)
+            specs = load_specs(env)
+        except (RecordError, SourceError) as e:
+            _fail(str(e))
+        reports = replay_records(recs, specs)
+        table = Table(title=f"Replay of {records}")
+        for col in ("episode", "environment", "steps", "events", "result"):
+            table.add_column(col, overflow="fold")
+        for r in reports:
+            table.add_row(r.episode_id, r.env_id, str(r.steps_checked), str(r.events_replayed),
+                          "[green]reproduced[/]" if r.ok else f"[red]{len(r.mismatches)} mismatch(es)[/]")
+        console = Console()
+        console.print(table)
+        for r in reports:
+            for m in r.mismatches:
+                console.print(f"[red]{r.episode_id}[/]: {m}", highlight=False)
+        if any(not r.ok for r in reports):
+            raise typer.Exit(1)

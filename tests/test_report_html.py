@@ -1,0 +1,64 @@
+"""The HTML report: pages parse (as XML), the plot exists, record text is escaped, every predicate is shown."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from test_episode_runner import generated_specs, multi_turn_spec
+
+from trainers.episodes.batch import BatchConfig, run_local
+from trainers.episodes.policies import PolicySpec
+from trainers.report import ReportError, write_report
+
+NS = {"h": "http://www.w3.org/1999/xhtml"}
+
+
+def parse(path: Path) -> ET.Element:
+    text = path.read_text(encoding="utf-8").replace("<!DOCTYPE html>", "")
+    return ET.fromstring(text.encode("utf-8"))
+
+
+def hostile_spec() -> object:
+    return multi_turn_spec(id="hostile-html", request="Move <script>alert('x')</script> & </pre><b>now</b> please.")
+
+
+def test_report_renders_index_plot_and_a_parsable_page_per_episode(tmp_path: Path) -> None:
+    specs = [multi_turn_spec(), hostile_spec(), generated_specs()[0]]
+    recs = run_local(specs, BatchConfig(PolicySpec("teacher"))) + run_local(specs, BatchConfig(PolicySpec("noop")))
+    index = write_report(recs, tmp_path / "report", title="Teacher & noop <run>")
+    png = tmp_path / "report" / "success.png"
+    assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    root = parse(index)
+    assert root.find(".//h:title", NS).text == "Teacher & noop <run>"
+    links = [a.get("href") for a in root.iterfind(".//h:a", NS)]
+    assert links == [f"episodes/{n}.html" for n in range(len(recs))]
+    assert root.find(".//h:img", NS).get("src") == "success.png"
+    summary = root.findall(".//h:table", NS)[0]
+    caps = [tr.find("h:td", NS).text for tr in summary.findall("h:tr", NS)[1:]]
+    assert caps == ["clarification", "dynamic_world", "file_management", "all"]
+    for n, rec in enumerate(recs):
+        page = parse(tmp_path / "report" / "episodes" / f"{n}.html")
+        text = "".join(page.itertext())
+        assert rec.episode_id in text
+        assert len(page.findall(".//h:div[@class='msg assistant']", NS)) == sum(
+            m.role == "assistant" for m in rec.final.messages)
+        predicate_rows = page.findall(".//h:table", NS)[1].findall("h:tr", NS)[1:]
+        assert len(predicate_rows) == len(rec.final.evaluation["results"])
+    # hostile text from the record is shown as text, never as markup
+    hostile = (tmp_path / "report" / "episodes" / "1.html").read_text(encoding="utf-8")
+    assert "<script>" not in hostile and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in hostile
+    assert "<b>now</b>" not in hostile
+    page = parse(tmp_path / "report" / "episodes" / "1.html")
+    assert page.find(".//h:script", NS) is None and page.find(".//h:b", NS) is None
+
+
+def test_report_into_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    try:
+        write_report([], blocker / "report")
+    except ReportError as e:
+        assert str(blocker / "report") in str(e)
+    else:  # pragma: no cover
+        raise AssertionError("expected ReportError")
