@@ -115,11 +115,15 @@ class ContainerSandbox:
 
     # --- running -------------------------------------------------------------------------------
 
-    def run(self, tree: Tree, command: str) -> CommandOutcome:
-        """Make /work equal `tree`, run `command` there, and return its outcome and file delta."""
+    def run(self, tree: Tree, command: str, mtime: float = 0.0) -> CommandOutcome:
+        """Make /work equal `tree`, run `command` there, and return its outcome and file delta.
+
+        Files copied in get modification time `mtime` (seconds since the epoch; the tool passes the
+        simulated clock, so listings do not depend on when the episode ran).
+        """
         with self._lock:
             try:
-                return self._run(tree, command)
+                return self._run(tree, command, mtime)
             except SandboxError:
                 self._reset("sandbox error")
                 raise
@@ -127,10 +131,10 @@ class ContainerSandbox:
                 self._reset(f"unexpected {type(e).__name__}")
                 raise SandboxError(f"the sandbox failed: {short_error(e)}; it was reset, try again") from None
 
-    def _run(self, tree: Tree, command: str) -> CommandOutcome:
+    def _run(self, tree: Tree, command: str, mtime: float) -> CommandOutcome:
         s = self.settings
         container = self._ensure()
-        self._sync(container, tree)
+        self._sync(container, tree, mtime)
         out, err = BoundedOutput(s.output_bytes), BoundedOutput(s.output_bytes)
         code, pump = self._exec(container, ["sh", "-c", _RUN, "coworkenv-run", command], None,
                                 s.timeout_s, out.write, err.write)
@@ -155,7 +159,7 @@ class ContainerSandbox:
         return CommandOutcome(code if finished else None, out.text(), err.text(), out.truncated or err.truncated,
                               not finished, delta(tree, after), ignored, notes)
 
-    def _sync(self, container: Any, tree: Tree) -> None:
+    def _sync(self, container: Any, tree: Tree, mtime: float) -> None:
         d = delta(self._synced, tree)
         doomed = ["." + p for p in (*d.removed, *d.removed_dirs)] + self._foreign
         if not d and not doomed:
@@ -163,7 +167,7 @@ class ContainerSandbox:
         script = "cd /work || exit 125"
         data = None
         if d.put or d.new_dirs:
-            data = pack(d.put, d.new_dirs, self.settings.uid, self.settings.gid, time.time())
+            data = pack(d.put, d.new_dirs, self.settings.uid, self.settings.gid, mtime)
             script += "; tar -xf - || exit 126"
         if doomed:
             script += '; rm -rf -- "$@" || exit 127'

@@ -71,7 +71,7 @@ def run_command(ctx: ToolContext, command: str) -> dict:
     owned = ctx.resources is None  # outside a Workspace: a container for this call only
     sandbox = ContainerSandbox(settings) if owned else ctx.resources.get(RESOURCE, lambda: ContainerSandbox(settings))
     try:
-        outcome = sandbox.run(tree_from_context(ctx), command)
+        outcome = sandbox.run(tree_from_context(ctx), command, ctx.now.timestamp())
     except SandboxError as e:
         raise SandboxFailure(str(e)) from None
     finally:
