@@ -14,7 +14,6 @@ import re
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
-from zoneinfo import ZoneInfo
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -26,6 +25,7 @@ from workspace_sim.faults import Fault
 from workspace_sim.policies import Policy
 from workspace_sim.predicates import EvalContext, Evaluation, evaluate, parse_predicates
 from workspace_sim.services import all_services
+from workspace_sim.validation import AwareTime, TimeZoneName
 from workspace_sim.workspace import load_tables
 
 from .capabilities import CAPABILITIES
@@ -66,17 +66,8 @@ class Person(_Model):
     email: str = Field(pattern=_EMAIL)
     title: str = ""
     department: str = ""
-    timezone: str = "UTC"
+    timezone: TimeZoneName = "UTC"
     role: Literal["user", "manager", "colleague", "external"] = "colleague"
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        try:
-            ZoneInfo(v)
-        except Exception:
-            raise ValueError(f"unknown time zone {v!r}") from None
-        return v
 
 
 class World(_Model):
@@ -212,8 +203,8 @@ class EnvironmentSpec(_Model):
     services: list[str] = Field(min_length=1)
     initial: dict[str, dict[str, list[dict[str, Any]]]] = Field(
         default_factory=dict, description="Start records: {service: {table: [record, ...]}}.")
-    now: datetime
-    timezone: str = "UTC"
+    now: AwareTime
+    timezone: TimeZoneName = "UTC"
     user: str = Field(pattern=_EMAIL)
     request: str = Field(min_length=1)
     user_simulator: UserSimulator = Field(default_factory=UserSimulator)
@@ -246,18 +237,6 @@ class EnvironmentSpec(_Model):
         if len(set(v)) != len(v):
             raise ValueError("services listed twice")
         return v
-
-    @field_validator("now")
-    @classmethod
-    def _aware(cls, v: datetime) -> datetime:
-        if v.tzinfo is None:
-            raise ValueError("must include a time zone offset")
-        return v
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        return Person._tz(v)
 
     @model_validator(mode="after")
     def _consistent(self) -> "EnvironmentSpec":

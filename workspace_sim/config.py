@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .faults import Fault
 from .policies import Policy
+from .validation import AwareTime, TimeZoneName
 
 
 class WorkspaceConfig(BaseModel):
@@ -18,8 +18,8 @@ class WorkspaceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     user: str = Field("user@example.com", description="Email of the person the agent acts for.")
     services: list[str] = Field(default_factory=lambda: ["files", "mail", "calendar", "contacts", "tickets"])
-    now: datetime = Field(datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc), description="Simulated start time.")
-    timezone: str = "UTC"
+    now: AwareTime = Field(datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc), description="Simulated start time.")
+    timezone: TimeZoneName = "UTC"
     tick_seconds: float = Field(1.0, ge=0, description="Simulated seconds each call advances the clock.")
     seed: int = 0
     policies: list[Policy] = Field(default_factory=list)
@@ -32,18 +32,3 @@ class WorkspaceConfig(BaseModel):
     def _lower(cls, v: str) -> str:
         return v.strip().lower()
 
-    @field_validator("now")
-    @classmethod
-    def _aware(cls, v: datetime) -> datetime:
-        if v.tzinfo is None:
-            raise ValueError("must include a time zone offset")
-        return v
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        try:
-            ZoneInfo(v)
-        except Exception:
-            raise ValueError(f"unknown time zone {v!r}") from None
-        return v

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
+from mcp_server.results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
+
 from ..record import EpisodeRecord, RecordError, read_records
+
+# The MCP layer's pager for long results is offered with every episode's tools but is not a service tool.
+_PAGER = {"type": "function", "function": {"name": PAGER_TOOL, "description": PAGER_DESCRIPTION,
+                                           "parameters": PAGER_SCHEMA}}
 
 Format = Literal["hf", "openai"]
 
@@ -102,10 +108,10 @@ def registry_tools(rec: EpisodeRecord) -> list[dict[str, Any]]:
         for call in m.tool_calls or []:
             if call.function.name not in names:
                 names.append(call.function.name)
-    unknown = [n for n in names if n not in registry]
+    unknown = [n for n in names if n not in registry and n != PAGER_TOOL]
     if unknown:
         raise ExportError(f"episode {rec.episode_id!r}: tool(s) {unknown} are not in the tool registry")
-    return [registry[n].openai_schema() for n in names]
+    return [_PAGER if n == PAGER_TOOL else registry[n].openai_schema() for n in names]
 
 
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:

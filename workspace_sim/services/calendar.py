@@ -21,6 +21,7 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..records import Record
 from ..registry import Service
+from ..validation import TimeZoneName, clean_text, zone
 from .contacts import email_problem
 
 CALENDARS, EVENTS, PEOPLE = "calendar.calendars", "calendar.events", "contacts.people"
@@ -41,16 +42,6 @@ def normalize_email(value: object, what: str = "email") -> str:
     if problem is not None:
         raise ValueError(f"{what} {value!r} {problem}")
     return str(value).strip().lower()
-
-
-def zone(name: object, what: str = "timezone") -> ZoneInfo:
-    """The IANA time zone `name`, or ValueError naming `what` and giving an example."""
-    if isinstance(name, str) and name and len(name) <= 64:
-        try:
-            return ZoneInfo(name)
-        except Exception:  # ZoneInfo raises several types for bad keys (paths, NULs, unknown names)
-            pass
-    raise ValueError(f"{what} {name!r} is not a known IANA time zone name such as Europe/London or America/New_York")
 
 
 def _arg(fn: Any, *args: Any) -> Any:
@@ -101,7 +92,7 @@ class Calendar(Record):
 
     key_field = "owner"
     owner: str
-    timezone: str = "UTC"
+    timezone: TimeZoneName = "UTC"
     working_hours_start: time = DEFAULT_START
     working_hours_end: time = DEFAULT_END
     working_days: list[int] = Field(default_factory=lambda: list(DEFAULT_DAYS))
@@ -110,12 +101,6 @@ class Calendar(Record):
     @classmethod
     def _owner(cls, v: object) -> str:
         return normalize_email(v, "owner")
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        zone(v)
-        return v
 
     @model_validator(mode="after")
     def _check(self) -> "Calendar":
@@ -134,7 +119,7 @@ class Event(Record):
     title: str
     start: datetime
     end: datetime
-    timezone: str = "UTC"
+    timezone: TimeZoneName = "UTC"
     organizer: str
     attendees: list[Attendee] = Field(default_factory=list)
     location: str = ""
@@ -146,12 +131,6 @@ class Event(Record):
     @classmethod
     def _organizer(cls, v: object) -> str:
         return normalize_email(v, "organizer")
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        zone(v)
-        return v
 
     @model_validator(mode="after")
     def _check(self) -> "Event":
@@ -272,20 +251,6 @@ def _emails(values: list[str], what: str) -> list[str]:
         if e not in out:
             out.append(e)
     return out
-
-
-def _text(value: str, what: str, limit: int, required: bool = False) -> str:
-    """Stripped text within `limit` characters that can be stored as UTF-8 (no lone surrogates)."""
-    text = value.strip()
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
-    if required and not text:
-        raise InvalidArgument(f"{what} is empty; give a short {what}")
-    if len(text) > limit:
-        raise InvalidArgument(f"{what} is {len(text)} characters long; at most {limit} are allowed")
-    return text
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -410,7 +375,7 @@ def list_events(
     hi = parse_when(end, "end", read) if end is not None else lo + timedelta(days=7)
     if hi <= lo:
         raise InvalidArgument(f"end ({hi.isoformat()}) must be after start ({lo.isoformat()})")
-    words = _text(query, "query", 500).lower().split()
+    words = clean_text(query, "query", 500).lower().split()
     hits = []
     for ev in ctx.values(EVENTS):
         if not ev.involves(owner) or ev.end <= lo or ev.start >= hi:
@@ -457,7 +422,7 @@ def create_event(
         timezone: IANA time zone of the event (used to show it and to read offset-less times); default yours.
     """
     tz = _arg_zone(ctx, timezone)
-    t = _text(title, "title", MAX_TITLE, required=True)
+    t = clean_text(title, "title", MAX_TITLE, required=True)
     s, e = parse_when(start, "start", tz), parse_when(end, "end", tz)
     if e <= s:
         raise InvalidArgument(f"end ({e.isoformat()}) must be after start ({s.isoformat()})")
@@ -466,7 +431,7 @@ def create_event(
     people = [Attendee(email=ctx.user, response="accepted")]
     people += [Attendee(email=x) for x in required] + [Attendee(email=x, optional=True) for x in optional]
     ev = Event(id=ctx.new_id("evt"), title=t, start=s, end=e, timezone=tz.key, organizer=ctx.user, attendees=people,
-               location=_text(location, "location", MAX_TITLE), description=_text(description, "description", MAX_TEXT),
+               location=clean_text(location, "location", MAX_TITLE), description=clean_text(description, "description", MAX_TEXT),
                created=ctx.now, updated=ctx.now)
     conflicts = _conflicts(ctx, [a.email for a in people], ev.start, ev.end, None)
     ctx.put(EVENTS, ev)
@@ -502,11 +467,11 @@ def update_event(
         raise InvalidArgument("nothing to change; give at least one field such as start, title or attendees")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _text(title, "title", MAX_TITLE, required=True)
+        changes["title"] = clean_text(title, "title", MAX_TITLE, required=True)
     if location is not None:
-        changes["location"] = _text(location, "location", MAX_TITLE)
+        changes["location"] = clean_text(location, "location", MAX_TITLE)
     if description is not None:
-        changes["description"] = _text(description, "description", MAX_TEXT)
+        changes["description"] = clean_text(description, "description", MAX_TEXT)
     if timezone is not None:
         changes["timezone"] = _arg(zone, timezone).key
     read = _arg_zone(ctx, timezone)

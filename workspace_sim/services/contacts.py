@@ -19,6 +19,7 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
+from ..validation import TimeZoneName
 
 PEOPLE = "contacts.people"
 MAX_ADDRESS = 254
@@ -75,7 +76,7 @@ class Person(Record):
     title: str = ""
     department: str = ""
     manager: str | None = None
-    timezone: str = "UTC"
+    timezone: TimeZoneName = "UTC"
     phone: str = ""
     location: str | None = None
     working_hours_start: time = time(9, 0)
@@ -97,15 +98,6 @@ class Person(Record):
         v = " ".join(v.split())
         if not v:
             raise ValueError("name is empty")
-        return v
-
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        try:
-            ZoneInfo(v)
-        except Exception:
-            raise ValueError(f"unknown IANA time zone {v!r} (use names like 'Europe/Berlin')") from None
         return v
 
     @field_validator("working_hours_start", "working_hours_end")

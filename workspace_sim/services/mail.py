@@ -23,6 +23,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..paths import resolve
 from ..records import Record
 from ..registry import Service
+from ..validation import AwareTime
 from .contacts import PEOPLE, email_problem, fold, normalize_email
 
 MESSAGES, ACCOUNTS, FILES, FOLDERS = "mail.messages", "mail.accounts", "files.files", "files.folders"
@@ -111,7 +112,7 @@ class Message(Record):
     bcc: list[str] = Field(default_factory=list)
     subject: str = ""
     body: str = ""
-    date: datetime
+    date: AwareTime
     labels: list[str] = Field(default_factory=list)
     read: bool = False
     attachments: list[str] = Field(default_factory=list)
@@ -153,13 +154,6 @@ class Message(Record):
     def _subject(cls, v: str) -> str:
         if "\n" in v or "\r" in v:
             raise ValueError("subject must be one line")
-        return v
-
-    @field_validator("date")
-    @classmethod
-    def _aware(cls, v: datetime) -> datetime:
-        if v.tzinfo is None:
-            raise ValueError("date must include a time zone offset")
         return v
 
     @model_validator(mode="after")

@@ -19,6 +19,7 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
+from ..validation import clean_text
 from .contacts import email_problem
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
@@ -290,20 +291,6 @@ def _person(ctx: ToolContext, value: str, what: str) -> str:
     return email
 
 
-def _text(value: str, what: str, limit: int, required: bool = False) -> str:
-    """Stripped text within `limit` characters that can be stored as UTF-8 (no lone surrogates)."""
-    text = value.strip()
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
-    if required and not text:
-        raise InvalidArgument(f"{what} is empty")
-    if len(text) > limit:
-        raise InvalidArgument(f"{what} is {len(text)} characters long; at most {limit} are allowed")
-    return text
-
-
 def _labels(values: list[str], what: str) -> list[str]:
     if len(values) > MAX_LABELS:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
@@ -508,10 +495,10 @@ def create_ticket(
         due_date: Due date as YYYY-MM-DD; empty for none.
     """
     p = _project(ctx, project)
-    t_title = _text(title, "title", MAX_TITLE, required=True)
+    t_title = clean_text(title, "title", MAX_TITLE, required=True)
     numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if k.startswith(p.key + "-")]
     key = f"{p.key}-{max(numbers, default=0) + 1}"
-    t = Ticket(key=key, project=p.key, title=t_title, description=_text(description, "description", MAX_TEXT),
+    t = Ticket(key=key, project=p.key, title=t_title, description=clean_text(description, "description", MAX_TEXT),
                status=p.initial_status, priority=priority,
                assignee=_person(ctx, assignee, "assignee") if assignee is not None else None,
                reporter=ctx.user, labels=_labels(labels, "labels"), due_date=_due(due_date),
@@ -545,9 +532,9 @@ def update_ticket(
         raise InvalidArgument("nothing to change; give at least one field such as title, priority or labels")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _text(title, "title", MAX_TITLE, required=True)
+        changes["title"] = clean_text(title, "title", MAX_TITLE, required=True)
     if description is not None:
-        changes["description"] = _text(description, "description", MAX_TEXT)
+        changes["description"] = clean_text(description, "description", MAX_TEXT)
     if priority is not None:
         changes["priority"] = priority
     if due_date is not None:
@@ -568,7 +555,7 @@ def update_ticket(
 
 
 def _comment(ctx: ToolContext, body: str) -> Comment:
-    return Comment(id=ctx.new_id("cmt"), author=ctx.user, body=_text(body, "comment", MAX_TEXT, required=True),
+    return Comment(id=ctx.new_id("cmt"), author=ctx.user, body=clean_text(body, "comment", MAX_TEXT, required=True),
                    created=ctx.now)
 
 
