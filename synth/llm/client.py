@@ -115,12 +115,7 @@ class ChatClient:
                                           "json_schema": {"name": name, "schema": schema, "strict": False}}
         elif fmt == "json_object":
             request["response_format"] = {"type": "json_object"}
-        if s.temperature is not None:
-            request["temperature"] = s.temperature
-        if seed is not None or s.seed is not None:
-            request["seed"] = seed if seed is not None else s.seed
-        if s.max_tokens is not None:
-            request["max_tokens"] = s.max_tokens
+        request.update(s.sampling(seed))
         return request
 
     def _completion(self, response: Any, fmt: ResponseFormat) -> Completion:

@@ -80,6 +80,17 @@ class LLMSettings(BaseModel):
                 lines.append(f"{field} (from {origin.get(field, 'default')}): {err['msg']}")
             raise SettingsError("bad LLM settings: " + "; ".join(lines)) from None
 
+    def sampling(self, seed: int | None = None) -> dict[str, object]:
+        """The request's sampling options (temperature, seed, max_tokens) that are set; `seed` overrides."""
+        out: dict[str, object] = {}
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        if seed is not None or self.seed is not None:
+            out["seed"] = seed if seed is not None else self.seed
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
+        return out
+
     def describe(self) -> str:
         """A one-line description without the key (safe to print)."""
         return f"model {self.model} at {self.base_url}"

@@ -52,12 +52,7 @@ class ChatEndpoint:
         if tools:
             request["tools"] = list(tools)
             request["parallel_tool_calls"] = True
-        if s.temperature is not None:
-            request["temperature"] = s.temperature
-        if seed is not None or s.seed is not None:
-            request["seed"] = seed if seed is not None else s.seed
-        if s.max_tokens is not None:
-            request["max_tokens"] = s.max_tokens
+        request.update(s.sampling(seed))
         where = s.base_url
         last = ""
         for attempt in range(s.max_retries + 1):
