@@ -12,7 +12,7 @@ from trainers.episodes.policies import PolicyConfigError, PolicySpec, make_polic
 def test_batch_runs_every_environment_with_every_seed_in_job_order() -> None:
     specs = generated_specs()[:3]
     recs = run_local(specs, BatchConfig(PolicySpec("teacher"), episodes_per_env=2, seed=10))
-    assert [r.episode_id for r in recs] == [episode_id(s.id, k) for s in specs for k in (10, 11)]
+    assert [r.episode_id for r in recs] == [episode_id(s.id, "teacher", k) for s in specs for k in (10, 11)]
     assert all(r.passed and r.group == r.env_id for r in recs)
 
 

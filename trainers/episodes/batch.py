@@ -20,6 +20,7 @@ from synth.spec import EnvironmentSpec, loads_spec
 from ..record import EpisodeRecord, parse_lines
 from ..rewards import RewardConfig
 from .policies import PolicySpec
+from .remote import RemoteTarget
 from .runner import EpisodeLimits, PreparedSpec, Transport, run_episode
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
@@ -56,7 +57,8 @@ class UserSpec:
 
 @dataclass(frozen=True)
 class BatchConfig:
-    """Everything but the environments: policy, group size, first seed, limits, transport, user, reward."""
+    """Everything but the environments: policy, group size, first seed, limits, transport, user, reward,
+    and `connect`: a remote coworkenv server to run the episodes on instead of this process."""
 
     policy: PolicySpec
     episodes_per_env: int = 1
@@ -65,6 +67,7 @@ class BatchConfig:
     transport: Transport = "direct"
     user: UserSpec = UserSpec()
     reward: RewardConfig = RewardConfig()
+    connect: RemoteTarget | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.episodes_per_env, int) or self.episodes_per_env < 1:
@@ -77,9 +80,9 @@ class BatchConfig:
         return [self.seed + k for k in range(self.episodes_per_env)]
 
 
-def episode_id(spec_id: str, seed: int) -> str:
-    """The id of an environment's episode with a seed (unique within a batch)."""
-    return f"{spec_id}.s{seed}"
+def episode_id(spec_id: str, policy: str, seed: int) -> str:
+    """The id of an environment's episode under a policy and seed (unique across batches of policies)."""
+    return f"{spec_id}.{policy}.s{seed}"
 
 
 class EnvRunner:
@@ -96,14 +99,14 @@ class EnvRunner:
         """The records of the spec's episodes for the seeds, in seed order."""
         prepared = PreparedSpec(spec)
         c = self.config
-        if c.transport == "mcp" and self._portal is None:
+        if (c.transport == "mcp" or c.connect is not None) and self._portal is None:
             from anyio.from_thread import start_blocking_portal
 
             self._portal_cm = start_blocking_portal()
             self._portal = self._portal_cm.__enter__()
-        return [run_episode(prepared, self.policy, seed=s, episode_id=episode_id(spec.id, s), limits=c.limits,
+        return [run_episode(prepared, self.policy, seed=s, episode_id=episode_id(spec.id, c.policy.name, s), limits=c.limits,
                             user=self.user, transport=c.transport, group=spec.id, reward=c.reward,
-                            portal=self._portal) for s in seeds]
+                            portal=self._portal, connect=c.connect) for s in seeds]
 
     def close(self) -> None:
         """Stop the shared MCP event loop, if one was started."""

@@ -45,11 +45,15 @@ class ReplayReport:
 
 
 def _world_changes(ev: EventLine) -> list[dict[str, Any]]:
-    """The world event's changes, rebuilt from its recorded diff (full records after each change)."""
-    out = []
+    """The world event's changes, rebuilt from its recorded diff (added records whole, changed ones by field)."""
+    out: list[dict[str, Any]] = []
     for ch in ev.diff:
-        if ch.get("kind") == "removed":
+        kind = ch.get("kind")
+        if kind == "removed":
             out.append({"op": "delete", "table": ch["table"], "key": ch["key"]})
+        elif kind == "changed":
+            fields = {name: v["new"] for name, v in ch.get("fields", {}).items()}
+            out.append({"op": "patch", "table": ch["table"], "key": ch["key"], "fields": fields})
         else:
             out.append({"op": "put", "table": ch["table"], "record": ch["after"]})
     return out
