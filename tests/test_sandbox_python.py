@@ -145,7 +145,7 @@ def test_output_is_truncated_with_a_note() -> None:
 
 def test_writes_to_host_paths_never_reach_the_real_disk(tmp_path: Path) -> None:
     ws = make()
-    here = Path(__file__).resolve().parent / f"probe-{uuid.uuid4().hex}"  # a real folder, not /tmp scratch
+    here = Path("/opt") / f"coworkenv-probe-{uuid.uuid4().hex}"  # a real host folder, never /tmp scratch (clones may live in /tmp)
     tmp_probe = tmp_path / "probe.txt"
     code = f"""
 import os, io, pathlib
