@@ -6,12 +6,16 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from pydantic import BaseModel
+
 from .records import Record
 from .state import EMPTY, State
 
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Record):
+        return value.model_dump(mode="json")
+    if isinstance(value, BaseModel):  # a nested model inside a record's field (e.g. a ticket's comments)
         return value.model_dump(mode="json")
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]

@@ -9,9 +9,8 @@ updates it in constant time and equal contents always give equal hashes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import immutables
 
@@ -32,17 +31,18 @@ def entry_digest(table: str, key: str, record: Record) -> int:
     return int.from_bytes(h.digest(), "big")
 
 
-@dataclass(frozen=True, slots=True)
-class LogNode:
+class LogNode(NamedTuple):
     """One cell of the persistent (shared-tail) event log."""
 
     event: Any
     prev: "LogNode | None"
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """Everything that a snapshot captures: records, content hash, clock, counters and event log."""
+class State(NamedTuple):
+    """Everything that a snapshot captures: records, content hash, clock, counters and event log.
+
+    A tuple, so it is immutable and cheap to build (one is made per call).
+    """
 
     tables: immutables.Map
     acc: int

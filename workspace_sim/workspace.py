@@ -93,6 +93,7 @@ class Workspace:
         }
         self._state = state
         self.initial = state
+        self._tick = timedelta(seconds=config.tick_seconds)
         self._own_resources()
 
     def _own_resources(self) -> None:
@@ -161,6 +162,7 @@ class Workspace:
         other.unavailable = self.unavailable
         other._state = self._state
         other.initial = self.initial
+        other._tick = self._tick
         other._own_resources()  # a fork never shares live resources (containers) with its origin
         return other
 
@@ -184,7 +186,7 @@ class Workspace:
     # --- acting --------------------------------------------------------------------------------
 
     def _append(self, state: State, event: Event, counters: Mapping[str, int] | None = None) -> State:
-        now = state.now + timedelta(seconds=self.config.tick_seconds)
+        now = state.now + self._tick
         cnt = state.counters
         if counters:
             m = cnt.mutate()

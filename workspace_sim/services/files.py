@@ -23,6 +23,16 @@ FILES, FOLDERS = "files.files", "files.folders"
 REGEX_TIMEOUT = 0.5
 
 
+@lru_cache(maxsize=8192)
+def _path_problem(path: str) -> str:
+    """Why a stored record's path is not a normalised absolute path ('' when it is); cached, paths repeat."""
+    try:
+        normal = resolve(path)
+    except InvalidArgument as e:
+        return e.message
+    return "" if path == normal else f"path {path!r} is not a normalised absolute path"
+
+
 class File(Record):
     """A file: text (utf-8) or binary (base64 in `content`)."""
 
@@ -37,12 +47,9 @@ class File(Record):
 
     @model_validator(mode="after")
     def _derive(self) -> "File":
-        try:
-            normal = resolve(self.path)
-        except InvalidArgument as e:
-            raise ValueError(e.message) from None
-        if self.path != normal:
-            raise ValueError(f"path {self.path!r} is not a normalised absolute path")
+        problem = _path_problem(self.path)
+        if problem:
+            raise ValueError(problem)
         raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
         object.__setattr__(self, "size", len(raw))
         if not self.mime_type:
@@ -72,12 +79,9 @@ class Folder(Record):
 
     @model_validator(mode="after")
     def _normal(self) -> "Folder":
-        try:
-            normal = resolve(self.path)
-        except InvalidArgument as e:
-            raise ValueError(e.message) from None
-        if self.path != normal or normal == "/":
-            raise ValueError(f"path {self.path!r} is not a normalised absolute folder path")
+        problem = _path_problem(self.path) or ("the root '/' is implicit, not a folder record" if self.path == "/" else "")
+        if problem:
+            raise ValueError(problem)
         return self
 
 
