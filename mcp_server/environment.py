@@ -163,6 +163,18 @@ def _load_spec(path: str) -> ServedEnvironment:
         raise EnvironmentLoadError(f"{path}: {e}") from None
 
 
+def environment_from_document(doc: Any) -> ServedEnvironment:
+    """An environment spec given inline as a JSON object (e.g. sent by a remote runner); EnvironmentLoadError if malformed."""
+    try:
+        from synth import parse_spec  # type: ignore[attr-defined]
+    except ImportError:
+        raise EnvironmentLoadError("spec documents need synth.parse_spec, which this installation lacks") from None
+    try:
+        return parse_spec(doc, "spec_document")
+    except Exception as e:  # the spec parser names the JSON path of the problem
+        raise EnvironmentLoadError(f"spec_document: {e}") from None
+
+
 def environment_hash(env: ServedEnvironment) -> str:
     """The environment's content hash when it offers one, else ''."""
     fn = getattr(env, "content_hash", None)

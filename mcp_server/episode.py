@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workspace_sim import State, Workspace
+from workspace_sim.errors import SpecError
 
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .recording import RecordWriter, event_line, final_line, header_line, now_iso
@@ -102,12 +103,49 @@ class Episode:
         self._record(result.event)
         return self.pager.shape(result)
 
+    # --- the harness's side of the conversation (admin API; never offered to the agent) ---------
+
+    def add_message(self, role: str, content: str) -> dict[str, Any]:
+        """Log a conversation turn (the user's reply, the agent's answer) and record it; returns the event."""
+        self._require_live()
+        if role not in ("user", "assistant"):
+            raise EpisodeError(f"message role must be 'user' or 'assistant', got {role!r}")
+        event = self.workspace.add_message(role, content)
+        self._record(event)
+        return event.to_json()
+
+    def apply_world_change(self, changes: list[Any], note: str = "") -> dict[str, Any]:
+        """Apply a world event (changes from outside the agent) and record it; raises SpecError naming a bad change."""
+        self._require_live()
+        for i, change in enumerate(changes):
+            if not isinstance(change, dict):
+                raise SpecError(f"changes[{i}]", f"must be an object, got {type(change).__name__}")
+        event = self.workspace.apply_world_change(changes, note=note)
+        self._record(event)
+        return event.to_json()
+
+    def advance_clock(self, seconds: float) -> str:
+        """Move the simulated clock forward; returns the new time (ISO 8601)."""
+        self._require_live()
+        if not seconds >= 0:
+            raise EpisodeError(f"seconds must be zero or more, got {seconds!r}")
+        self.workspace.advance_clock(seconds)
+        return self.workspace.state.now.isoformat()
+
+    def events_since(self, start: int = 0) -> dict[str, Any]:
+        """The workspace events from index `start` on (JSON), with the event count, clock and content hash."""
+        events = self.workspace.events()
+        return {"episode_id": self.id, "count": len(events), "now": self.workspace.state.now.isoformat(),
+                "content_hash": self.workspace.content_hash,
+                "events": [e.to_json() for e in events[max(start, 0):]]}
+
     # --- admin ---------------------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Finish the current segment and start again from a fresh workspace."""
+        """Finish the current segment and start again from a fresh workspace (the old one's resources are released)."""
         self._require_live()
         self._finish_segment(None, "user_ended")
+        self.workspace.close()
         self.workspace = self.env.build_workspace()
         self.pager = ResultPager(self.workspace.config.max_result_chars)
         self._begin_segment({"kind": "reset"})
@@ -142,15 +180,19 @@ class Episode:
         return self.env.evaluate(self.workspace, final_answer).to_json()
 
     def end(self, final_answer: str | None = None, reason: str | None = None) -> dict[str, Any]:
-        """Evaluate, append the final line and close the record; later calls return the same evaluation."""
+        """Evaluate, append the final line, close the record and release the workspace's live resources
+        (e.g. its sandbox container); later calls return the same evaluation."""
         if self.ended:
             assert self.evaluation is not None
             return self.evaluation
         stop = reason or ("answered" if final_answer is not None else "user_ended")
-        self.evaluation = self._finish_segment(final_answer, stop)
-        self.ended = True
-        if self._writer is not None:
-            self._writer.close()
+        try:
+            self.evaluation = self._finish_segment(final_answer, stop)
+            self.ended = True
+            if self._writer is not None:
+                self._writer.close()
+        finally:
+            self.workspace.close()
         return self.evaluation
 
     def state_summary(self) -> dict[str, Any]:

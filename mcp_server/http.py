@@ -3,17 +3,25 @@
 Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON objects):
 
     GET    /admin/episodes                       live episodes
-    POST   /admin/episodes                       create {"spec"?: path, "episode_id"?: id} -> 201
+    POST   /admin/episodes                       create {"spec"?: path | "spec_document"?: spec object,
+                                                 "episode_id"?: id} -> 201
     GET    /admin/episodes/{id}                  one episode
     POST   /admin/episodes/{id}/reset            start again from a fresh workspace
     POST   /admin/episodes/{id}/snapshot         -> {"snapshot_id"}
     POST   /admin/episodes/{id}/restore          {"snapshot_id"}
     POST   /admin/episodes/{id}/fork             {"episode_id"?} -> 201, the new episode
     POST   /admin/episodes/{id}/evaluate         {"final_answer"?} -> evaluation (episode goes on)
-    POST   /admin/episodes/{id}/end              {"final_answer"?} -> evaluation (recorded; episode ends)
+    POST   /admin/episodes/{id}/end              {"final_answer"?, "reason"?} -> evaluation (recorded; episode ends)
     DELETE /admin/episodes/{id}                  same as end, without an answer
     GET    /admin/episodes/{id}/log              the record's lines
     GET    /admin/episodes/{id}/state            records and content hash
+    GET    /admin/episodes/{id}/events?since=N   workspace events from index N, event count, clock, content hash
+    POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content"} -> the logged event
+    POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
+    POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
+
+The last four let a remote harness (`coworkenv run --connect`) play the user and the world: user
+replies that confirmation policies read, world events, clock moves; none is offered to the agent.
 
 Errors are JSON `{"error": {"code", "message"}}` with a fitting status: 401 missing token,
 403 wrong token, 400 malformed body, 404 unknown episode or route, 405 wrong method, 409 taken id,
@@ -26,6 +34,7 @@ import contextlib
 import hmac
 import json
 import logging
+import re
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -35,7 +44,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from .environment import EnvironmentLoadError, EnvironmentSource
+from workspace_sim.errors import SpecError
+
+from .environment import EnvironmentLoadError, EnvironmentSource, environment_from_document
 from .episode import EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
 from .recording import RecordReadError, read_record_file
@@ -45,9 +56,13 @@ MAX_BODY = 1 << 20
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """A JSON error response."""
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+STOP_REASON = re.compile(r"^[a-z][a-z_]{0,31}$")
+
+
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+          **extra: Any) -> JSONResponse:
+    """A JSON error response (`extra` fields go into the error object, e.g. the JSON path of a bad change)."""
+    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status, headers=headers)
 
 
 async def read_body(request: Request, allowed: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
@@ -81,7 +96,8 @@ def describe(live: LiveEpisode, request: Request | None = None) -> dict[str, Any
     ep = live.episode
     path = f"/episodes/{ep.id}/mcp"
     out = {"episode_id": ep.id, "env_id": ep.env.id, "title": ep.env.title, "mcp_path": path,
-           "segment": ep.segment_id, "calls": len(ep.workspace.events()), "snapshots": list(ep.snapshots),
+           "env_hash": ep.env_hash, "segment": ep.segment_id, "calls": len(ep.workspace.events()),
+           "snapshots": list(ep.snapshots),
            "record": str(ep.record_path) if ep.record_path else None}
     if request is not None:
         out["mcp_url"] = str(request.base_url).rstrip("/") + path
@@ -113,6 +129,8 @@ class AdminApi:
                 return error(e.status, e.code, e.message)
             except EnvironmentLoadError as e:
                 return error(400, "bad_environment", str(e))
+            except SpecError as e:  # a world change that does not apply; nothing was changed
+                return error(400, "bad_world_change", str(e), path=e.path, problem=e.problem)
             except EpisodeError as e:
                 return error(409, "episode_conflict", str(e))
             except Exception as e:  # an admin request must never take the server down
@@ -138,15 +156,22 @@ class AdminApi:
             Route(p + "/{eid}/end", g(self.end), methods=["POST"]),
             Route(p + "/{eid}/log", g(self.log), methods=["GET"]),
             Route(p + "/{eid}/state", g(self.state), methods=["GET"]),
+            Route(p + "/{eid}/events", g(self.events), methods=["GET"]),
+            Route(p + "/{eid}/message", g(self.message), methods=["POST"]),
+            Route(p + "/{eid}/world", g(self.world), methods=["POST"]),
+            Route(p + "/{eid}/clock", g(self.clock), methods=["POST"]),
         ]
 
     async def list_episodes(self, request: Request) -> Response:
         return JSONResponse({"episodes": [describe(live, request) for live in self.hub.live.values()]})
 
     async def create(self, request: Request) -> Response:
-        body = await read_body(request, {"spec": str, "episode_id": str})
+        body = await read_body(request, {"spec": str, "spec_document": dict, "episode_id": str})
+        if body.get("spec") and body.get("spec_document") is not None:
+            raise HubError(400, "malformed_body", "give either spec (a path on the server) or spec_document, not both")
         source = EnvironmentSource.spec(body["spec"]) if body.get("spec") else None
-        live = await self.hub.create(source, body.get("episode_id"))
+        env = environment_from_document(body["spec_document"]) if body.get("spec_document") is not None else None
+        live = await self.hub.create(source, body.get("episode_id"), env=env)
         return JSONResponse(describe(live, request), status_code=201)
 
     async def show(self, request: Request) -> Response:
@@ -185,8 +210,12 @@ class AdminApi:
         return JSONResponse(live.episode.evaluate(body.get("final_answer")))
 
     async def end(self, request: Request) -> Response:
-        body = await read_body(request, {"final_answer": str})
-        return JSONResponse(await self.hub.end(request.path_params["eid"], body.get("final_answer")))
+        body = await read_body(request, {"final_answer": str, "reason": str})
+        reason = body.get("reason")
+        if reason is not None and not STOP_REASON.match(reason):
+            raise HubError(400, "malformed_body", f"reason must be a stop reason such as 'answered' or "
+                                                  f"'max_turns' (lowercase letters and '_'), got {reason!r}")
+        return JSONResponse(await self.hub.end(request.path_params["eid"], body.get("final_answer"), reason))
 
     async def delete(self, request: Request) -> Response:
         return JSONResponse(await self.hub.end(request.path_params["eid"], None))
@@ -206,6 +235,39 @@ class AdminApi:
 
     async def state(self, request: Request) -> Response:
         return JSONResponse(self.hub.get(request.path_params["eid"]).episode.state_summary())
+
+    async def events(self, request: Request) -> Response:
+        raw = request.query_params.get("since", "0")
+        if not raw.isdigit():
+            raise HubError(400, "malformed_query", f"since must be a whole number of at least 0, got {raw!r}")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.server.lock:  # never between a tool call and its event
+            return JSONResponse(live.episode.events_since(int(raw)))
+
+    async def message(self, request: Request) -> Response:
+        body = await read_body(request, {"role": str, "content": str})
+        if body.get("role") not in ("user", "assistant") or body.get("content") is None:
+            raise HubError(400, "malformed_body", "give role ('user' or 'assistant') and content (a string)")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.server.lock:
+            return JSONResponse(live.episode.add_message(body["role"], body["content"]))
+
+    async def world(self, request: Request) -> Response:
+        body = await read_body(request, {"changes": list, "note": str})
+        if body.get("changes") is None:
+            raise HubError(400, "malformed_body", "give changes: a list of {op: put|patch|delete, table, ...}")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.server.lock:
+            return JSONResponse(live.episode.apply_world_change(body["changes"], body.get("note") or ""))
+
+    async def clock(self, request: Request) -> Response:
+        body = await read_body(request, {"seconds": (int, float)})
+        seconds = body.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e9:
+            raise HubError(400, "malformed_body", f"seconds must be a number from 0 to 1e9, got {seconds!r}")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.server.lock:
+            return JSONResponse({"episode_id": live.episode.id, "now": live.episode.advance_clock(float(seconds))})
 
 
 class McpEndpoint:

@@ -86,13 +86,14 @@ class EpisodeHub:
 
     # --- lifecycle -----------------------------------------------------------------------------
 
-    async def create(self, source: EnvironmentSource | None = None, episode_id: str | None = None) -> LiveEpisode:
-        """A new episode of the served environment (or of the given source)."""
-        if source is not None:
+    async def create(self, source: EnvironmentSource | None = None, episode_id: str | None = None,
+                     env: ServedEnvironment | None = None) -> LiveEpisode:
+        """A new episode of the served environment, of the given source, or of an environment given inline."""
+        if env is None and source is not None:
             env = source.load()
-        elif self.env is not None:
+        elif env is None and self.env is not None:
             env, source = self.env, self.source
-        else:
+        elif env is None:
             raise HubError(400, "no_environment", "this server has no default environment; give a spec")
         eid = episode_id or new_episode_id()
         self._check_free(eid)

@@ -86,6 +86,11 @@ class EpisodeServer(MCPServer):
             return (f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this, then "
                     "reply with a short summary of what you did.)")
 
+    @property
+    def lock(self) -> anyio.Lock:
+        """Held while the episode runs a call; admin changes to the episode take it too."""
+        return self._lock
+
     async def list_tools(self) -> list[MCPTool]:
         """The episode's tools (generated once from the registry)."""
         return list(self._tools)

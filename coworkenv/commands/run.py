@@ -73,6 +73,14 @@ def register(app: typer.Typer) -> None:
         max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Tool calls before stopping."),
         max_seconds: float = typer.Option(600.0, "--max-seconds", min=0.001, help="Wall seconds per episode."),
         mcp: bool = typer.Option(False, "--mcp", help="Send every tool call through an in-process MCP client."),
+        connect: str | None = typer.Option(None, "--connect", metavar="URL",
+                                           help="Run the episodes on a remote `coworkenv serve --http` server at "
+                                                "this base URL (tool calls over MCP, judged by the server)."),
+        admin_token: str | None = typer.Option(None, "--admin-token",
+                                               help="--connect: the server's admin token (else "
+                                                    "COWORKENV_ADMIN_TOKEN)."),
+        remote_timeout: float = typer.Option(60.0, "--remote-timeout", min=0.001,
+                                             help="--connect: seconds to wait for any one answer of the server."),
         ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
                                           help="Run on Ray: 'local' starts a private local Ray; HOST:PORT, "
                                                "ray://HOST:PORT or 'auto' joins a cluster."),
@@ -85,13 +93,19 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.batch import BatchConfig, UserSpec, run_batch, summarize
         from trainers.episodes.policies import PolicyConfigError, PolicySpec
         from trainers.episodes.ray_executor import RayUnavailable
+        from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
         from trainers.episodes.runner import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
         from trainers.record import write_records
 
         if user not in ("scripted", "llm"):
             _fail(f"--user must be scripted or llm, got {user!r}")
+        if connect is not None and mcp:
+            _fail("--mcp and --connect exclude each other: --connect already sends every call over MCP (HTTP)")
+        if connect is None and admin_token is not None:
+            _fail("--admin-token only applies with --connect URL")
         try:
+            target = RemoteTarget.from_options(connect, admin_token, remote_timeout) if connect is not None else None
             specs = load_specs(envs)
             settings = _policy_settings(policy, model, base_url, api_key, temperature, max_tokens, calls_per_turn,
                                         random_calls)
@@ -103,9 +117,14 @@ def register(app: typer.Typer) -> None:
                 uspec.factory()
             config = BatchConfig(pspec, episodes_per_env, seed,
                                  EpisodeLimits(max_turns, max_tool_calls, max_seconds), "mcp" if mcp else "direct",
-                                 uspec)
+                                 uspec, connect=target)
         except (SourceError, PolicyConfigError, ValueError) as e:
             _fail(str(e))
+        if target is not None:
+            try:
+                check_server(target)  # a wrong URL or token stops here, not once per episode
+            except RemoteError as e:
+                _fail(str(e))
         console = Console(stderr=True)
         total = len(specs) * episodes_per_env
         with Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -3,7 +3,8 @@
 Both channels sit on an `mcp_server.Episode` sharing the runner's workspace, so results are
 shaped (size limit, pages, `read_result_page`) by the same code whichever way a call travels; the
 MCP channel adds the real protocol round trip (`mcp.Client` on the episode's `MCPServer`).
-A channel answers every call with text and an error flag, and never raises for a bad call.
+A channel answers every call with text and an error flag, and never raises for a bad call. The
+third channel, to a remote server over HTTP, is `remote.RemoteMCPChannel`.
 """
 
 from __future__ import annotations

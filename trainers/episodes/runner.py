@@ -2,14 +2,18 @@
 
 The spec's turn semantics (request, user replies, follow-ups, clock moves, world events) are
 `synth.SpecDriver`'s; the runner adds the agent loop around it: ask the policy for a turn, run its
-tool calls through a channel (direct or in-process MCP), let the user simulator answer messages or
-end the conversation, judge the state after every turn, and stop at the limits with a clear
-reason. The result is an `EpisodeRecord` in the format of trainers/record.py.
+tool calls through a channel (direct, in-process MCP, or MCP over HTTP to a remote server), let the
+user simulator answer messages or end the conversation, judge the state after every turn, and stop
+at the limits with a clear reason. The result is an `EpisodeRecord` in the format of
+trainers/record.py. Whatever happens, the episode's workspace is closed at the end (its live
+resources, such as a sandbox container, released), or the remote episode ended.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +39,7 @@ from ..record import (
 from ..record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward
 from .channels import DirectChannel, InProcessMCPChannel, ToolChannel
+from .remote import RemoteError, RemoteSession, RemoteTarget
 from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall
 from .users import ScriptedUserSim, SimulatedUser, UserSimError
 
@@ -143,6 +148,80 @@ def parse_arguments(call: PolicyCall) -> tuple[dict[str, Any] | None, str | None
     return args, None
 
 
+class _LocalBackend:
+    """The episode's workspace in this process; calls go direct or through an in-process MCP client."""
+
+    def __init__(self, prepared: PreparedSpec, transport: Transport, portal: Any) -> None:
+        self.prepared, self.transport, self.portal = prepared, transport, portal
+        self.ws: Any = prepared.workspace()
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def open(self) -> ToolChannel:
+        episode = Episode(self.prepared.env, "runner", workspace=self.ws)
+        return InProcessMCPChannel(episode, self.portal) if self.transport == "mcp" else DirectChannel(episode)
+
+    def evaluate(self, final_answer: str | None) -> Any:
+        return self.prepared.spec.evaluate(self.ws, final_answer)
+
+    def end(self, final_answer: str | None, reason: str) -> dict[str, Any] | None:
+        return None  # the runner's own last judgement is the final one
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def remote_episode_id(episode_id: str) -> str:
+    """A server-side episode id for a runner's episode: its id made URL-safe plus a random suffix (ids are
+    never reused on a server, and many runners may share one)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", episode_id).strip("-_")[:46] or "ep"
+    return f"{safe}-{secrets.token_hex(8)}"
+
+
+class _RemoteBackend:
+    """The episode's workspace on a remote coworkenv server; the runner plays user and world through its admin API."""
+
+    def __init__(self, prepared: PreparedSpec, target: RemoteTarget, episode_id: str, portal: Any) -> None:
+        self.prepared, self.target, self.portal = prepared, target, portal
+        self.remote_id = remote_episode_id(episode_id)
+        self.session: RemoteSession | None = None
+        self.ws: Any = _Unopened(target)
+
+    def settings(self) -> dict[str, Any]:
+        return {"remote": {"url": self.target.base, "episode_id": self.remote_id}}
+
+    def open(self) -> ToolChannel:
+        self.session = RemoteSession(self.target, self.prepared.spec.to_document(), self.remote_id,
+                                     self.prepared.env_hash, self.prepared.start.content_hash, self.portal)
+        self.ws = self.session.workspace
+        assert self.session.channel is not None
+        return self.session.channel
+
+    def evaluate(self, final_answer: str | None) -> Any:
+        assert self.session is not None
+        return self.session.evaluate(final_answer)
+
+    def end(self, final_answer: str | None, reason: str) -> dict[str, Any] | None:
+        if self.session is None:
+            raise RemoteError(f"no episode was created on {self.target.base}")
+        return self.session.end(final_answer, reason)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+
+class _Unopened:
+    """The workspace of a remote episode that could not be created: nothing to read."""
+
+    def __init__(self, target: RemoteTarget) -> None:
+        self.target = target
+
+    def events(self) -> list[Any]:
+        raise RemoteError(f"no episode was created on {self.target.base}")
+
+
 def run_episode(
     spec: EnvironmentSpec | PreparedSpec,
     policy: Policy,
@@ -155,24 +234,41 @@ def run_episode(
     group: str | None = None,
     reward: RewardConfig = RewardConfig(),
     portal: Any = None,
+    connect: RemoteTarget | None = None,
 ) -> EpisodeRecord:
     """Run one episode and return its record; problems end the episode with a stop reason, never raise.
 
     `user` builds the simulated user for (spec, seed) (default: the spec's scripted user);
     `transport` "mcp" sends every tool call through a real in-process MCP client, with records
-    identical to the direct path. The reward is `trainers.rewards.episode_reward` under `reward`.
+    identical to the direct path. `connect` runs the episode on a remote coworkenv HTTP server
+    instead (tool calls over MCP, user and world through its admin API, judgements from it); its
+    records equal the local ones apart from timings and the `remote` setting, and a server that
+    cannot be reached or dies ends the episode with stop reason "error" saying so. The reward is
+    `trainers.rewards.episode_reward` under `reward`.
     """
     prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec)
     spec = prepared.spec
     started = time.perf_counter()
     eid = episode_id or f"{spec.id}.s{seed}"
-    ws = prepared.workspace()
-    driver = SpecDriver(spec, ws)
+    backend: _LocalBackend | _RemoteBackend = (
+        _RemoteBackend(prepared, connect, eid, portal) if connect is not None else _LocalBackend(prepared, transport, portal))
+    try:
+        return _run(prepared, backend, policy, seed, eid, limits, user, group, reward, started)
+    finally:
+        backend.close()
+
+
+def _run(prepared: PreparedSpec, backend: _LocalBackend | _RemoteBackend, policy: Policy, seed: int, eid: str,
+         limits: EpisodeLimits, user: Callable[[EnvironmentSpec, int], SimulatedUser] | None, group: str | None,
+         reward: RewardConfig, started: float) -> EpisodeRecord:
+    spec = prepared.spec
+    driver = SpecDriver(spec, backend.ws)
     driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
     info = policy.info()
-    settings = {**info.settings, "limits": limits.to_json(), "user": driver.user.describe()}  # type: ignore[attr-defined]
+    settings = {**info.settings, "limits": limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
+                **backend.settings()}
     header = HeaderLine(
-        episode_id=eid, env_id=spec.id, env_hash=prepared.env_hash, initial_state_hash=ws.content_hash,
+        episode_id=eid, env_id=spec.id, env_hash=prepared.env_hash, initial_state_hash=prepared.start.content_hash,
         initial_predicates=prepared.initial.vector(), initial_score=prepared.initial.score,
         capabilities=list(spec.capabilities), policy=info.model_copy(update={"settings": settings}), seed=seed,
         group=group, tools=prepared.tools,
@@ -180,19 +276,21 @@ def run_episode(
     run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": system_prompt(spec)}])
     channel: ToolChannel | None = None
     try:
+        channel = backend.open()
+        driver.ws = backend.ws
         run.messages.append({"role": "user", "content": driver.start()})
-        episode = Episode(prepared.env, "runner", workspace=ws)
-        channel = InProcessMCPChannel(episode, portal) if transport == "mcp" else DirectChannel(episode)
         policy.start(EpisodeContext(eid, seed, spec, prepared.tools, driver.fill))
-        _loop(run, prepared, driver, policy, channel, limits, started)
+        _loop(run, backend, driver, policy, channel, limits, started)
     except SpecError as e:  # a world event of the spec that does not apply
         _stop(run, "error", f"the environment failed: {e}")
     except UserSimError as e:
         _stop(run, "error", str(e))
+    except RemoteError as e:
+        _stop(run, "error", f"the remote server failed: {e}")
     finally:
         if channel is not None:
             channel.close()
-    return _finish(run, prepared, driver, reward, started)
+    return _finish(run, backend, driver, reward, started)
 
 
 def _stop(run: _Run, reason: StopReason, detail: str | None = None) -> None:
@@ -200,8 +298,9 @@ def _stop(run: _Run, reason: StopReason, detail: str | None = None) -> None:
         run.stop, run.detail = reason, detail
 
 
-def _loop(run: _Run, prepared: PreparedSpec, driver: SpecDriver, policy: Policy, channel: ToolChannel,
-          limits: EpisodeLimits, started: float) -> None:
+def _loop(run: _Run, backend: _LocalBackend | _RemoteBackend, driver: SpecDriver, policy: Policy,
+          channel: ToolChannel, limits: EpisodeLimits, started: float) -> None:
+    prepared = backend.prepared
     turn = 0
     while run.stop is None:
         if turn >= limits.max_turns:
@@ -224,7 +323,7 @@ def _loop(run: _Run, prepared: PreparedSpec, driver: SpecDriver, policy: Policy,
             _tool_turn(run, driver, channel, action, limits)
         else:
             _message_turn(run, driver, action)
-        _step(run, prepared, driver, turn)
+        _step(run, backend, driver, turn)
         if action.truncated and run.stop is None:
             _stop(run, "max_tokens", "the model's output was cut off at its token limit")
         turn += 1
@@ -279,7 +378,7 @@ def _message_turn(run: _Run, driver: SpecDriver, action: AgentTurn) -> None:
         run.timings["user"] += time.perf_counter() - t0
 
 
-def _step(run: _Run, prepared: PreparedSpec, driver: SpecDriver, turn: int) -> None:
+def _step(run: _Run, backend: _LocalBackend | _RemoteBackend, driver: SpecDriver, turn: int) -> None:
     ws = driver.ws
     events = ws.events()
     eid = run.record.header.episode_id
@@ -287,25 +386,37 @@ def _step(run: _Run, prepared: PreparedSpec, driver: SpecDriver, turn: int) -> N
         run.record.events.append(EventLine.from_event(e, eid, turn))
     run.logged = len(events)
     t0 = time.perf_counter()
-    ev = prepared.spec.evaluate(ws, run.final_answer)
+    ev = backend.evaluate(run.final_answer)
     run.timings["evaluate"] += time.perf_counter() - t0
     run.last_evaluation = ev
     run.record.steps.append(StepLine(episode_id=eid, turn=turn, predicates=ev.vector(), score=ev.score,
                                      state_hash=ws.content_hash))
 
 
-def _finish(run: _Run, prepared: PreparedSpec, driver: SpecDriver, reward: RewardConfig, started: float) -> EpisodeRecord:
+def _finish(run: _Run, backend: _LocalBackend | _RemoteBackend, driver: SpecDriver, reward: RewardConfig,
+            started: float) -> EpisodeRecord:
     ws = driver.ws
-    events = ws.events()
     eid = run.record.header.episode_id
     last_turn = run.record.steps[-1].turn if run.record.steps else 0
+    try:
+        events = ws.events()
+    except RemoteError as e:  # the server is gone: keep what was recorded so far
+        _stop(run, "error", f"the remote server failed: {e}")
+        events = []
     unchanged = run.last_evaluation is not None and run.logged == len(events)
     for e in events[run.logged:]:
         run.record.events.append(EventLine.from_event(e, eid, last_turn))
     try:
-        # the last step judged this very state and answer unless something happened since
-        ev = run.last_evaluation if unchanged else prepared.spec.evaluate(ws, run.final_answer)
-        evaluation = ev.to_json()
+        final = backend.end(run.final_answer, run.stop or "error")
+        if final is not None:
+            evaluation = final
+        else:
+            # the last step judged this very state and answer unless something happened since
+            ev = run.last_evaluation if unchanged else backend.evaluate(run.final_answer)
+            evaluation = ev.to_json()
+    except RemoteError as e:
+        evaluation = {"passed": False, "score": 0.0, "results": [], "error": f"evaluation failed: {e}"}
+        _stop(run, "error", f"the remote server failed: {e}")
     except Exception as e:  # a broken predicate must not lose the record
         evaluation = {"passed": False, "score": 0.0, "results": [], "error": f"evaluation failed: {e}"}
         _stop(run, "error", f"evaluation failed: {type(e).__name__}: {e}")

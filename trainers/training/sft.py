@@ -79,8 +79,12 @@ def train_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
     lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
+    callbacks: list[Any] | None = None,
 ) -> SFTResult:
-    """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`."""
+    """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`.
+
+    `callbacks` are transformers `TrainerCallback`s handed to the trainer (progress, time limits).
+    """
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
@@ -110,7 +114,7 @@ def train_sft(
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows),
                          eval_dataset=Dataset.from_list(eval_rows) if eval_rows else None,
-                         processing_class=tokenizer, peft_config=peft_config)
+                         processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
     trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     eval_loss = None

@@ -1,0 +1,152 @@
+"""`coworkenv demo --quick` end to end through the real CLI, and the demo's settings and pieces."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import need
+from typer.testing import CliRunner
+
+from coworkenv.cli import app
+from trainers.demo.pipeline import DemoError, DemoSummary, prepare_out
+from trainers.demo.metrics import StudentScore
+from trainers.demo.settings import DemoSettings
+
+HAS_TRAIN = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl", "datasets", "tokenizers"))
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
+    out = tmp_path_factory.mktemp("demo") / "out"
+    result = CliRunner().invoke(app, ["demo", "--quick", "--out", str(out), "--threads", "1"])
+    return out, result
+
+
+def test_quick_demo_writes_every_output(quick_run: tuple[Path, Any]) -> None:
+    out, result = quick_run
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    # environments: train and held-out sets are disjoint, saved as specs
+    train = sorted(p.stem for p in (out / "envs" / "train").glob("*.json"))
+    heldout = sorted(p.stem for p in (out / "envs" / "heldout").glob("*.json"))
+    assert len(train) == summary["environments"]["train"] == 2 and len(heldout) == 2 and not set(train) & set(heldout)
+    # the teacher passed everything and its records are complete episode records
+    teacher = _lines(out / "records" / "teacher.jsonl")
+    finals = [x for x in teacher if x.get("type") == "final"]
+    assert len(finals) == 4 and all(f["evaluation"]["passed"] for f in finals)
+    assert summary["teacher"] == {"episodes": 4, "passed": 4, "pass_rate": 1.0}
+    # SFT data in the HF format: dict arguments, tools, assistant turns; only training environments
+    sft = _lines(out / "sft" / "train.jsonl")
+    assert len(sft) == 2 and all(ex["tools"] and any(m["role"] == "assistant" for m in ex["messages"]) for ex in sft)
+    calls = [c for ex in sft for m in ex["messages"] for c in m.get("tool_calls") or []]
+    assert calls and all(isinstance(c["function"]["arguments"], dict) for c in calls)
+    assert json.loads((out / "sft" / "manifest.json").read_text())["train_envs"] == train
+    assert len(_lines(out / "sft" / "heldout.jsonl")) == 2
+    # both model folders load as transformers models
+    for name in ("base", "student"):
+        assert (out / "model" / name / "config.json").is_file() and (out / "model" / name / "tokenizer.json").is_file()
+    # student records before and after, each on the held-out environments
+    for name in ("before", "after"):
+        headers = [x for x in _lines(out / "records" / f"{name}.jsonl") if x.get("type") == "header"]
+        assert sorted(h["env_id"] for h in headers) == heldout
+        assert all(h["policy"]["name"].startswith("hf:") for h in headers)
+    # the summary has before/after figures and a verdict that quotes them
+    for name in ("before", "after"):
+        fig = summary[name]
+        assert 0.0 <= fig["success_rate"] <= 1.0 and fig["heldout_loss"] > 0
+        assert fig["per_capability"][-1]["capability"] == "all" and fig["per_capability"][-1]["episodes"] == 2
+    assert summary["training"]["steps"] == 3 and summary["training"]["stopped_by"] == "steps"
+    assert len(summary["training"]["losses"]) == 3
+    assert f"{summary['after']['heldout_loss']:.3f}" in summary["verdict"]
+    assert set(summary["timings"]) == {"synthesize", "teacher", "export", "student", "before", "train", "after",
+                                       "report"}
+    assert summary["verdict"] in result.output and "student on held-out envs" in result.output
+
+
+def test_quick_demo_report_pages_parse(quick_run: tuple[Path, Any]) -> None:
+    out, result = quick_run
+    assert result.exit_code == 0, result.output
+    index = ET.parse(out / "report" / "index.html").getroot()
+    links = [a.get("href") for a in index.iter(f"{XHTML}a")]
+    assert links == ["teacher/index.html", "before/index.html", "after/index.html"]
+    for link in links:
+        page = ET.parse(out / "report" / link).getroot()
+        assert page.find(f".//{XHTML}table") is not None
+    text = "".join(index.itertext())
+    assert "held-out teacher-token loss" in text and "teacher pass rate" in text
+
+
+def test_rerun_reuses_the_folder_and_reproduces(quick_run: tuple[Path, Any]) -> None:
+    out, result = quick_run
+    assert result.exit_code == 0, result.output
+    first = json.loads((out / "summary.json").read_text())
+    again = CliRunner().invoke(app, ["demo", "--quick", "--out", str(out), "--threads", "1"])
+    assert again.exit_code == 0, again.output
+    second = json.loads((out / "summary.json").read_text())
+    # same seed, one thread, step-bounded: the same environments, losses and scores
+    assert second["training"]["losses"] == first["training"]["losses"]
+    for name in ("before", "after"):
+        assert second[name] == first[name]
+    assert second["environments"] == first["environments"]
+
+
+def test_foreign_out_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep me")
+    result = CliRunner().invoke(app, ["demo", "--quick", "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "not empty" in result.output
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(DemoError, match="not a folder"):
+        prepare_out(f)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--capability", "juggling"], "unknown capability 'juggling'"),
+    (["--minutes", "0", "--steps", "0"], "training needs a bound"),
+    (["--envs", "0"], "--envs"),
+])
+def test_bad_options_are_clear_errors(args: list[str], message: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "o"), *args])
+    assert result.exit_code == 2 and message in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "o").exists()
+
+
+@given(seed=st.integers(0, 10_000), minutes=st.floats(0.1, 30), threads=st.integers(0, 64),
+       cpus=st.one_of(st.none(), st.integers(1, 256)))
+@settings(max_examples=50, deadline=None)
+def test_settings_invariants(seed: int, minutes: float, threads: int, cpus: int | None) -> None:
+    s = DemoSettings(seed=seed, minutes=minutes, threads=threads)
+    assert s.heldout_seed() - s.seed >= 100_000  # held-out seeds never meet training seeds of the same plan
+    n = s.torch_threads(cpus)
+    assert n >= 1 and (n == threads if threads else n <= 4)
+    assert DemoSettings.model_validate(s.model_dump()) == s
+
+
+def _score(success: float, loss: float | None, calls: int = 0) -> StudentScore:
+    return StudentScore(success, success, 0.0, calls, calls, loss)
+
+
+@pytest.mark.parametrize("before, after, head", [
+    (_score(0.0, 5.0), _score(0.5, 3.0), "The student improved"),
+    (_score(0.5, 3.0), _score(0.0, 2.0), "The student got worse"),
+    (_score(0.0, 5.0), _score(0.0, 4.0), "The student did not pass more held-out environments; it moved closer"),
+    (_score(0.0, 4.0), _score(0.0, 5.0), "The student did not improve"),
+])
+def test_verdict_says_what_was_measured(before: StudentScore, after: StudentScore, head: str) -> None:
+    s = DemoSummary(settings={}, out="x", environments={"heldout": 2}, before=before, after=after)
+    assert s.verdict().startswith(head)
+    assert f"{before.success_rate:.0%} -> {after.success_rate:.0%}" in s.verdict()

@@ -1,0 +1,369 @@
+"""Episodes against a remote coworkenv HTTP server (`coworkenv serve ... --http`), for `run --connect URL`.
+
+The server holds the workspace; this side holds the conversation. `RemoteSession` creates the
+episode through the admin API (the spec sent inline, its hash checked against the local one),
+sends the agent's tool calls through the official MCP client over streamable HTTP, and plays the
+user and the world through the admin API (user replies, world events, clock moves), so the
+runner's `SpecDriver` sees a `RemoteWorkspace` with the same few operations as a local one. Step
+judgements and the final evaluation come from the server. Any failure to reach the server raises
+`RemoteError` with a message saying what failed, which the runner turns into a stop reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
+
+from workspace_sim.errors import SpecError
+
+ADMIN_TOKEN_ENV = "COWORKENV_ADMIN_TOKEN"
+_log = logging.getLogger(__name__)
+
+
+class RemoteError(RuntimeError):
+    """The remote server could not be reached or refused a request; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """Where a remote coworkenv server is and how to reach it: base URL, admin token, per-request timeout."""
+
+    url: str
+    token: str = field(repr=False)  # never printed in logs or reprs
+    timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"--connect needs the server's base URL such as http://127.0.0.1:8765, got {self.url!r}")
+        if parts.path not in ("", "/") or parts.query:
+            raise ValueError(f"--connect needs the server's base URL without a path (e.g. http://127.0.0.1:8765), "
+                             f"got {self.url!r}")
+        if not self.token:
+            raise ValueError(f"--connect needs the server's admin token (--admin-token or {ADMIN_TOKEN_ENV})")
+        if not self.timeout > 0:
+            raise ValueError(f"timeout must be positive, got {self.timeout!r}")
+
+    @property
+    def base(self) -> str:
+        """The base URL without a trailing slash."""
+        return self.url.rstrip("/")
+
+    @classmethod
+    def from_options(cls, url: str, token: str | None, timeout: float = 60.0) -> RemoteTarget:
+        """The target for `--connect URL [--admin-token T]`, the token falling back to $COWORKENV_ADMIN_TOKEN."""
+        return cls(url, token if token is not None else os.environ.get(ADMIN_TOKEN_ENV, ""), timeout)
+
+
+class AdminClient:
+    """The admin API of a remote server over HTTP; every failure becomes a RemoteError."""
+
+    def __init__(self, target: RemoteTarget) -> None:
+        self.target = target
+        self._http = httpx.Client(base_url=target.base, timeout=target.timeout,
+                                  headers={"Authorization": f"Bearer {target.token}"})
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None,
+                params: dict[str, Any] | None = None) -> Any:
+        """Send one admin request and return its JSON answer; errors name the request and the server's reason."""
+        what = f"{method} {path}"
+        try:
+            r = self._http.request(method, path, json=body, params=params)
+        except httpx.TimeoutException:
+            raise RemoteError(f"the server at {self.target.base} did not answer {what} within "
+                              f"{self.target.timeout:g}s") from None
+        except httpx.HTTPError as e:
+            raise RemoteError(f"cannot reach the server at {self.target.base} ({what}): {type(e).__name__}: {e}") from None
+        try:
+            doc = r.json()
+        except ValueError:
+            doc = None
+        if r.status_code >= 400:
+            err = doc.get("error") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else {}
+            if r.status_code in (401, 403):
+                raise RemoteError(f"the server at {self.target.base} refused the admin token ({r.status_code}: "
+                                  f"{err.get('message', r.reason_phrase)}); pass the token the server was started "
+                                  f"with (--admin-token or {ADMIN_TOKEN_ENV})")
+            if err.get("code") == "bad_world_change":
+                raise SpecError(str(err.get("path", "")), str(err.get("problem", err.get("message"))))
+            detail = err.get("message") or r.text[:200] or r.reason_phrase
+            raise RemoteError(f"{what} failed with HTTP {r.status_code} ({err.get('code', 'http_error')}): {detail}")
+        if not isinstance(doc, dict):
+            raise RemoteError(f"{what}: the server at {self.target.base} did not answer with a JSON object; "
+                              "is this a coworkenv server?")
+        return doc
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+
+def check_server(target: RemoteTarget) -> int:
+    """Ask the server for its live episodes (a cheap request that needs the token); returns how many are live.
+
+    Raises RemoteError when the server cannot be reached, refuses the token or is not a coworkenv server.
+    """
+    admin = AdminClient(target)
+    try:
+        episodes = admin.request("GET", "/admin/episodes").get("episodes")
+    finally:
+        admin.close()
+    if not isinstance(episodes, list):
+        raise RemoteError(f"{target.base} answered GET /admin/episodes without an episode list; is this a coworkenv "
+                          "server?")
+    return len(episodes)
+
+
+class RemoteEvent:
+    """A workspace event as the server sent it; `to_json()` gives it back (what records are built from)."""
+
+    __slots__ = ("doc",)
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+
+    def to_json(self) -> dict[str, Any]:
+        """The event's JSON, as `workspace_sim.Event.to_json()` wrote it on the server."""
+        return self.doc
+
+
+class RemoteEvaluation:
+    """An evaluation as the server sent it, with the reading methods the runner uses."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        results = doc.get("results")
+        if not isinstance(results, list) or not isinstance(doc.get("score"), (int, float)):
+            raise RemoteError(f"the server sent a malformed evaluation: {str(doc)[:200]}")
+        self.doc = doc
+        self.passed = bool(doc.get("passed"))
+        try:  # the unrounded score, as `Evaluation.score` computes it (the JSON's is rounded)
+            total = sum(float(r["weight"]) for r in results)
+            won = sum(float(r["weight"]) for r in results if r.get("passed"))
+        except (KeyError, TypeError, ValueError):
+            raise RemoteError(f"the server sent a malformed evaluation: {str(doc)[:200]}") from None
+        self.score = 1.0 if total == 0 else won / total
+
+    def vector(self) -> list[bool]:
+        """Pass/fail per predicate, in order."""
+        return [bool(r.get("passed")) for r in self.doc["results"]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The evaluation as the server wrote it."""
+        return self.doc
+
+
+class _RemoteState:
+    """`workspace.state` of a remote workspace: only the clock is read through it, fetched when asked."""
+
+    def __init__(self, ws: RemoteWorkspace) -> None:
+        self._ws = ws
+
+    @property
+    def now(self) -> datetime:
+        return self._ws.now
+
+
+class RemoteWorkspace:
+    """The server's workspace of one episode, with the operations `SpecDriver` and the runner use.
+
+    Reads (clock, events, content hash) are fetched from the server when something may have
+    changed them; writes (messages, world changes, clock moves) go to the admin API at once.
+    """
+
+    def __init__(self, admin: AdminClient, episode_id: str) -> None:
+        self.admin, self.episode_id = admin, episode_id
+        self._events: list[RemoteEvent] = []
+        self._now: datetime | None = None
+        self._hash = ""
+        self._stale = True
+        self.state = _RemoteState(self)
+
+    def _path(self, what: str) -> str:
+        return f"/admin/episodes/{self.episode_id}/{what}"
+
+    def touched(self) -> None:
+        """Something (a tool call) may have changed the remote workspace; read it again when asked."""
+        self._stale = True
+
+    def _sync(self) -> None:
+        if not self._stale:
+            return
+        doc = self.admin.request("GET", self._path("events"), params={"since": len(self._events)})
+        try:
+            new = [RemoteEvent(e) for e in doc["events"]]
+            now, content_hash, count = datetime.fromisoformat(doc["now"]), str(doc["content_hash"]), int(doc["count"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise RemoteError(f"the server sent malformed events ({type(e).__name__}: {e})") from None
+        self._events.extend(new)
+        if count != len(self._events):
+            raise RemoteError(f"the remote episode's event log changed behind the runner's back ({count} events on "
+                              f"the server, {len(self._events)} seen); was it reset or restored by someone else?")
+        self._now, self._hash, self._stale = now, content_hash, False
+
+    @property
+    def now(self) -> datetime:
+        """The remote simulated time."""
+        self._sync()
+        assert self._now is not None
+        return self._now
+
+    @property
+    def content_hash(self) -> str:
+        """The remote workspace's content hash."""
+        self._sync()
+        return self._hash
+
+    def events(self) -> list[RemoteEvent]:
+        """The remote event log, oldest first."""
+        self._sync()
+        return list(self._events)
+
+    def add_message(self, role: str, content: str) -> RemoteEvent:
+        """Log a conversation turn on the server (confirmation policies read these)."""
+        event = RemoteEvent(self.admin.request("POST", self._path("message"), {"role": role, "content": content}))
+        if not self._stale and event.doc.get("index") == len(self._events):
+            self._events.append(event)  # a message moves neither the clock nor the records
+        else:
+            self._stale = True
+        return event
+
+    def apply_world_change(self, changes: list[Any], note: str = "") -> RemoteEvent:
+        """Apply a world event on the server; a change that does not apply raises SpecError as locally."""
+        self._stale = True
+        return RemoteEvent(self.admin.request("POST", self._path("world"), {"changes": list(changes), "note": note}))
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the remote simulated clock forward."""
+        self._stale = True
+        self.admin.request("POST", self._path("clock"), {"seconds": seconds})
+
+
+def _text(result: Any) -> str:
+    return "".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+class RemoteMCPChannel:
+    """The agent's tool calls through the official MCP client over streamable HTTP to the episode's endpoint.
+
+    A tool's own failure comes back as an error result, as with the other channels; a failure of
+    the connection itself raises RemoteError, since no later call could succeed either.
+    """
+
+    name = "remote"
+
+    def __init__(self, url: str, workspace: RemoteWorkspace, timeout: float,
+                 portal: BlockingPortal | None = None) -> None:
+        self.url, self.workspace, self.timeout = url, workspace, timeout
+        self._own: AbstractContextManager[BlockingPortal] | None = None
+        if portal is None:
+            self._own = start_blocking_portal()
+            portal = self._own.__enter__()
+        self.portal = portal
+        self._client_cm = portal.wrap_async_context_manager(Client(url, read_timeout_seconds=timeout))
+        try:
+            self.client = self._client_cm.__enter__()
+        except BaseException as e:
+            self._close_portal()
+            if isinstance(e, Exception):
+                raise RemoteError(f"cannot open an MCP session at {url}: {_describe(e)}") from None
+            raise
+        self._open = True
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """The remote MCP server's answer (text content and isError)."""
+        self.workspace.touched()
+        try:
+            result = self.portal.call(self.client.call_tool, tool, arguments)
+        except Exception as e:
+            raise RemoteError(f"the MCP call {tool} to {self.url} failed: {_describe(e)}") from None
+        return _text(result), bool(result.is_error)
+
+    def close(self) -> None:
+        """Close the MCP session (a dead server is not an error here) and the event loop if this channel started it."""
+        try:
+            if self._open:
+                self._open = False
+                self._client_cm.__exit__(None, None, None)
+        except Exception as e:  # the server may be gone already; there is nothing left to release there
+            _log.debug("closing the MCP session at %s failed: %s", self.url, _describe(e))
+        finally:
+            self._close_portal()
+
+    def _close_portal(self) -> None:
+        if self._own is not None:
+            self._own.__exit__(None, None, None)
+            self._own = None
+
+
+def _describe(e: BaseException) -> str:
+    """One line for an exception, looking inside exception groups for the first real cause."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+class RemoteSession:
+    """One episode on a remote server: created from the spec, driven, judged and ended through its APIs."""
+
+    def __init__(self, target: RemoteTarget, spec_document: dict[str, Any], episode_id: str, env_hash: str,
+                 start_hash: str, portal: BlockingPortal | None = None) -> None:
+        self.target = target
+        self.admin = AdminClient(target)
+        self.ended = False
+        self.channel: RemoteMCPChannel | None = None
+        try:
+            info = self.admin.request("POST", "/admin/episodes", {"spec_document": spec_document,
+                                                                  "episode_id": episode_id})
+        except BaseException:
+            self.admin.close()
+            raise
+        self.episode_id = str(info.get("episode_id", episode_id))
+        self.workspace = RemoteWorkspace(self.admin, self.episode_id)
+        try:
+            if info.get("env_hash") != env_hash:
+                raise RemoteError(f"the server built a different environment (hash {info.get('env_hash')!r}, "
+                                  f"here {env_hash!r}); are both sides running the same coworkenv version?")
+            if self.workspace.content_hash != start_hash:
+                raise RemoteError("the server's start state differs from the spec's start state here; are both sides "
+                                  "running the same coworkenv version?")
+            self.channel = RemoteMCPChannel(target.base + str(info.get("mcp_path", f"/episodes/{self.episode_id}/mcp")),
+                                            self.workspace, target.timeout, portal)
+        except BaseException:
+            self.close()
+            raise
+
+    def evaluate(self, final_answer: str | None) -> RemoteEvaluation:
+        """The server's judgement of the episode so far (the episode goes on)."""
+        body = {"final_answer": final_answer} if final_answer is not None else {}
+        return RemoteEvaluation(self.admin.request("POST", f"/admin/episodes/{self.episode_id}/evaluate", body))
+
+    def end(self, final_answer: str | None, reason: str) -> dict[str, Any]:
+        """End the remote episode (the server records and judges it); returns the server's evaluation."""
+        body: dict[str, Any] = {"reason": reason}
+        if final_answer is not None:
+            body["final_answer"] = final_answer
+        self.ended = True
+        return RemoteEvaluation(self.admin.request("POST", f"/admin/episodes/{self.episode_id}/end", body)).to_json()
+
+    def close(self) -> None:
+        """Close the MCP session, end the remote episode if still live (best effort), close the connections."""
+        try:
+            if self.channel is not None:
+                self.channel.close()
+            if not self.ended:
+                self.ended = True
+                try:
+                    self.admin.request("POST", f"/admin/episodes/{self.episode_id}/end", {"reason": "error"})
+                except (RemoteError, SpecError):
+                    pass  # the server is gone or the episode ended already: nothing left to release there
+        finally:
+            self.admin.close()
