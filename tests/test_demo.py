@@ -15,8 +15,8 @@ from support import need
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from trainers.demo.pipeline import DemoError, DemoSummary, prepare_out
 from trainers.demo.metrics import StudentScore
+from trainers.demo.pipeline import DemoError, DemoSummary, prepare_out
 from trainers.demo.settings import DemoSettings
 
 HAS_TRAIN = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl", "datasets", "tokenizers"))

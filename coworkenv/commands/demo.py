@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -16,17 +15,17 @@ def register(app: typer.Typer) -> None:
     def demo(
         out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Folder for every output of the run."),
         seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of environments, model and training."),
-        envs: Optional[int] = typer.Option(None, "--envs", "-n", min=1, help="Training environments "
+        envs: int | None = typer.Option(None, "--envs", "-n", min=1, help="Training environments "
                                            "(default 24; quick: 2)."),
-        heldout: Optional[int] = typer.Option(None, "--heldout", min=1, help="Held-out environments (default 6)."),
-        capability: Optional[list[str]] = typer.Option(None, "--capability", "-c", help="Capability id "
+        heldout: int | None = typer.Option(None, "--heldout", min=1, help="Held-out environments (default 6)."),
+        capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
                                                        "ticket_workflow)."),
-        minutes: Optional[float] = typer.Option(None, "--minutes", min=0.0, help="Training time limit "
+        minutes: float | None = typer.Option(None, "--minutes", min=0.0, help="Training time limit "
                                                 "(default 3; 0: only --steps bounds it)."),
-        steps: Optional[int] = typer.Option(None, "--steps", min=0, help="Training step limit (0: only --minutes "
+        steps: int | None = typer.Option(None, "--steps", min=0, help="Training step limit (0: only --minutes "
                                             "bounds it)."),
-        threads: Optional[int] = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: min(4, CPUs))."),
+        threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: min(4, CPUs))."),
         quick: bool = typer.Option(False, "--quick", help="Seconds-scale smoke run: tiny sizes, 3 training steps."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report

@@ -35,7 +35,7 @@ def _loss(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def write_index(summary: "DemoSummary", path: Path, pages: dict[str, Path]) -> Path:
+def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Path:
     """Write the front page to `path`, linking the episode reports in `pages` (name -> path relative to it)."""
     b, a = summary.before, summary.after
     overall = []
@@ -63,11 +63,11 @@ def write_index(summary: "DemoSummary", path: Path, pages: dict[str, Path]) -> P
                  per_cap)
         + "<h2>Run</h2>"
         + _table(["what", "value"], [
-            ["environments (train / held-out)", f"{summary.environments.get('train')} / "
-                                                f"{summary.environments.get('heldout')}"],
+            ["environments (train / held-out)", (f"{summary.environments.get('train')} / "
+                                                f"{summary.environments.get('heldout')}")],
             ["teacher pass rate", _pct(summary.teacher.get("pass_rate", 0.0))],
-            ["SFT examples (train / held-out)", f"{summary.sft.get('train_examples')} / "
-                                                f"{summary.sft.get('heldout_examples')}"],
+            ["SFT examples (train / held-out)", (f"{summary.sft.get('train_examples')} / "
+                                                f"{summary.sft.get('heldout_examples')}")],
             ["student parameters", summary.student.get("parameters")],
             ["training steps", f"{t.get('steps')} (stopped by {t.get('stopped_by')}, {t.get('seconds')} s)"],
             ["training loss (first / last step)", f"{_loss(t.get('first_loss'))} / {_loss(t.get('last_loss'))}"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Self
 
 from rich.console import Console, Group
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -20,11 +20,11 @@ class RichReporter:
                                  TimeElapsedColumn(), TextColumn("{task.description}"), console=console)
         self._task: TaskID | None = None
 
-    def __enter__(self) -> "RichReporter":
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
     def start(self, stage: str, total: float | None, unit: str = "") -> None:

@@ -47,11 +47,11 @@ class DemoSettings(BaseModel):
             raise ValueError("training needs a bound: give --minutes above 0 or --steps above 0")
 
     @classmethod
-    def quick(cls, **changes: object) -> "DemoSettings":
+    def quick(cls, **changes: object) -> DemoSettings:
         """The smoke-test preset: a handful of environments, a very small student, a few training steps."""
-        base: dict[str, object] = dict(capabilities=("clarification", "policy_compliance"), train_envs=2,
-                                       heldout_envs=2, minutes=0.0, steps=3, vocab_size=400, hidden=32, layers=1,
-                                       max_new_tokens=8, max_turns=2, max_length=6144)
+        base: dict[str, object] = {"capabilities": ("clarification", "policy_compliance"), "train_envs": 2,
+                                   "heldout_envs": 2, "minutes": 0.0, "steps": 3, "vocab_size": 400, "hidden": 32,
+                                   "layers": 1, "max_new_tokens": 8, "max_turns": 2, "max_length": 6144}
         base.update({k: v for k, v in changes.items() if v is not None})
         return cls.model_validate(base)
 
