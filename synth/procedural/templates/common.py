@@ -6,19 +6,13 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from workspace_sim.services.tickets import DEFAULT_WORKFLOW, PRIORITIES  # noqa: F401  (re-exported to templates)
+
 from ...spec import Person
 from ..builder import SpecBuilder
 
 STATUSES = ("Open", "In Progress", "In Review", "Resolved", "Closed", "Reopened")
-PRIORITIES = ("lowest", "low", "medium", "high", "highest")
-WORKFLOW = {
-    "Open": ["In Progress", "Resolved", "Closed"],
-    "In Progress": ["Open", "In Review", "Resolved"],
-    "In Review": ["In Progress", "Resolved"],
-    "Resolved": ["Closed", "Reopened"],
-    "Closed": ["Reopened"],
-    "Reopened": ["In Progress", "Resolved", "Closed"],
-}
+WORKFLOW = DEFAULT_WORKFLOW
 TOPICS = ("pricing", "onboarding", "roadmap", "vendor", "hiring", "budget", "migration", "audit", "launch",
           "renewal", "security", "training", "inventory", "forecast", "offsite")
 
