@@ -12,6 +12,8 @@ import importlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
 
@@ -146,17 +148,31 @@ def _load_python(ref: str) -> ServedEnvironment:
         raise EnvironmentLoadError(f"{ref}: the factory failed: {type(e).__name__}: {e}") from None
 
 
+LOADER_GROUP = "coworkenv.spec_loaders"
+
+
+@lru_cache(maxsize=None)
+def spec_loader(name: str) -> Callable[..., Any] | None:
+    """The installed spec loader `name` ('file': path -> env, 'document': JSON -> env), or None.
+
+    The MCP server knows nothing of the spec format; the package that owns it (synth) registers
+    its loaders under the entry point group `coworkenv.spec_loaders`.
+    """
+    for ep in entry_points(group=LOADER_GROUP, name=name):
+        return ep.load()
+    return None
+
+
 def _load_spec(path: str) -> ServedEnvironment:
     p = Path(path)
     if not p.is_file():
         raise EnvironmentLoadError(f"{path}: no such spec file")
-    try:
-        from synth import load_spec  # type: ignore[attr-defined]
-    except ImportError:
+    load_spec = spec_loader("file")
+    if load_spec is None:
         raise EnvironmentLoadError(
-            f"{path}: loading spec files needs synth.load_spec, which this installation lacks; "
+            f"{path}: no spec loader is installed (entry point group {LOADER_GROUP!r}, name 'file'); "
             "serve a Python factory with --python MODULE:FUNCTION instead"
-        ) from None
+        )
     try:
         return load_spec(p)
     except Exception as e:  # the spec loader names the JSON path of the problem
@@ -165,10 +181,9 @@ def _load_spec(path: str) -> ServedEnvironment:
 
 def environment_from_document(doc: Any) -> ServedEnvironment:
     """An environment spec given inline as a JSON object (e.g. sent by a remote runner); EnvironmentLoadError if malformed."""
-    try:
-        from synth import parse_spec  # type: ignore[attr-defined]
-    except ImportError:
-        raise EnvironmentLoadError("spec documents need synth.parse_spec, which this installation lacks") from None
+    parse_spec = spec_loader("document")
+    if parse_spec is None:
+        raise EnvironmentLoadError(f"spec documents need a loader (entry point group {LOADER_GROUP!r}, name 'document')")
     try:
         return parse_spec(doc, "spec_document")
     except Exception as e:  # the spec parser names the JSON path of the problem

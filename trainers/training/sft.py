@@ -79,11 +79,13 @@ def train_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
     lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
-    callbacks: list[Any] | None = None,
+    callbacks: list[Any] | None = None, warmup_steps: int = 0,
 ) -> SFTResult:
     """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`.
 
     `callbacks` are transformers `TrainerCallback`s handed to the trainer (progress, time limits).
+    The learning rate rises linearly over `warmup_steps`, then stays constant (runs bounded by time
+    have no known end for a decaying schedule).
     """
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -109,7 +111,7 @@ def train_sft(
         output_dir=str(output_dir), num_train_epochs=epochs, max_steps=max_steps, learning_rate=learning_rate,
         per_device_train_batch_size=batch_size, per_device_eval_batch_size=batch_size, logging_steps=1,
         save_strategy="no", report_to=[], seed=seed, use_cpu=True, max_length=max_length,
-        lr_scheduler_type="constant", warmup_steps=0, dataloader_num_workers=0, disable_tqdm=True,
+        lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant", warmup_steps=warmup_steps, dataloader_num_workers=0, disable_tqdm=True,
         eval_strategy="no",
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows),

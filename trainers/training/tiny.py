@@ -16,11 +16,42 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 MARKUP_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>"]
 
 
-def chat_template() -> str:
-    """TRL's Qwen2.5 chat template with generation markers (read from the installed TRL)."""
+# The tools block of TRL's template (one JSON schema per line) and a compact replacement: one line per
+# tool, `name(arg, optional_arg?)`. Full schemas are ~2,500 tokens per prompt with the files or tickets
+# tools, which a tiny student on a CPU spends most of its training time reading; signatures keep the
+# prompt several times shorter while still naming every tool and argument.
+_TOOLS_JSON = (
+    "    {%- for tool in tools %}\n"
+    "        {{- \"\\n\" }}\n"
+    "        {{- tool | tojson }}\n"
+    "    {%- endfor %}\n"
+)
+_TOOLS_COMPACT = (
+    "    {%- for tool in tools %}\n"
+    "        {%- set f = tool.function if tool.function is defined else tool %}\n"
+    "        {%- set req = (f.parameters or {}).required or [] %}\n"
+    "        {{- \"\\n\" + f.name + \"(\" }}\n"
+    "        {%- for arg in ((f.parameters or {}).properties or {}) %}"
+    "{{- \", \" if not loop.first }}{{- arg }}{{- \"?\" if arg not in req }}{%- endfor %}\n"
+    "        {{- \")\" }}\n"
+    "    {%- endfor %}\n"
+)
+
+
+def chat_template(compact_tools: bool = False) -> str:
+    """TRL's Qwen2.5 chat template with generation markers (read from the installed TRL).
+
+    With `compact_tools` the tools are listed as one-line signatures instead of JSON schemas (see
+    `_TOOLS_COMPACT`); tool calls are rendered the Qwen way either way.
+    """
     import trl
 
-    return (Path(trl.__file__).parent / "chat_templates" / "qwen2_5_training.jinja").read_text(encoding="utf-8")
+    text = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5_training.jinja").read_text(encoding="utf-8")
+    if compact_tools:
+        if _TOOLS_JSON not in text:  # pragma: no cover - a TRL release that changed its template
+            raise RuntimeError("the installed TRL's qwen2_5_training.jinja has no tools loop to make compact")
+        text = text.replace(_TOOLS_JSON, _TOOLS_COMPACT)
+    return text
 
 
 def attach_response_parser(tokenizer: Any) -> Any:
@@ -34,8 +65,9 @@ def attach_response_parser(tokenizer: Any) -> Any:
     return tokenizer
 
 
-def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024) -> Any:
-    """Train a byte-level BPE tokenizer on `texts` and wrap it as a transformers fast tokenizer."""
+def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024, compact_tools: bool = False) -> Any:
+    """Train a byte-level BPE tokenizer on `texts` and wrap it as a transformers fast tokenizer (chat template
+    with compact tool signatures when `compact_tools`)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -48,15 +80,15 @@ def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024) -> Any:
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                                    bos_token=None, unk_token=None, padding_side="left")
     fast.add_special_tokens({"additional_special_tokens": ["<|im_start|>"]})
-    fast.chat_template = chat_template()
+    fast.chat_template = chat_template(compact_tools)
     return attach_response_parser(fast)
 
 
-def corpus_from_examples(examples: Iterable[dict[str, Any]]) -> list[str]:
+def corpus_from_examples(examples: Iterable[dict[str, Any]], compact_tools: bool = False) -> list[str]:
     """Texts to train the tokenizer on: every example rendered with the chat template, plus its JSON."""
     from jinja2 import Template  # rendering without a tokenizer: the template is plain Jinja apart from markers
 
-    template = Template(chat_template().replace("{%- generation %}", "").replace("{%- endgeneration %}", ""))
+    template = Template(chat_template(compact_tools).replace("{%- generation %}", "").replace("{%- endgeneration %}", ""))
     texts = []
     for ex in examples:
         template.environment.filters.setdefault("tojson", lambda v, **_: json.dumps(v, ensure_ascii=False))
@@ -81,12 +113,15 @@ def build_model(vocab_size: int, hidden: int = 64, layers: int = 2, heads: int =
 
 
 def build_tiny(out_dir: str | Path, examples: Iterable[dict[str, Any]], vocab_size: int = 1024, hidden: int = 64,
-               layers: int = 2, seed: int = 0) -> Path:
-    """Build a tokenizer on `examples` (HF SFT format) and a tiny model, and save both to `out_dir`."""
+               layers: int = 2, seed: int = 0, compact_tools: bool = False) -> Path:
+    """Build a tokenizer on `examples` (HF SFT format) and a tiny model, and save both to `out_dir`.
+
+    `compact_tools` gives the tokenizer the chat template with one-line tool signatures.
+    """
     exs = list(examples)
     if not exs:
         raise ValueError("need at least one example to train the tokenizer on")
-    tokenizer = build_tokenizer(corpus_from_examples(exs), vocab_size)
+    tokenizer = build_tokenizer(corpus_from_examples(exs, compact_tools), vocab_size, compact_tools)
     model = build_model(len(tokenizer), hidden, layers, seed=seed)
     model.config.eos_token_id = tokenizer.eos_token_id
     model.config.pad_token_id = tokenizer.pad_token_id
