@@ -51,22 +51,34 @@ def _verdict(passed: bool) -> str:
     return '<span class="pass">passed</span>' if passed else '<span class="fail">failed</span>'
 
 
-def _plot(rows: Sequence[CapabilityRow], path: Path) -> None:
+def _plot(by_policy: dict[str, Sequence[CapabilityRow]], path: Path) -> None:
+    """Grouped bars: success per capability, one bar per policy."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    caps = [r for r in rows if r.capability != "all"]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(caps) + 2), 3.2), dpi=100)
+    caps = sorted({r.capability for rows in by_policy.values() for r in rows if r.capability != "all"})
+    width = 0.8 / max(1, len(by_policy))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(caps) + 2), 3.4), dpi=100)
     try:
-        ax.bar([r.capability for r in caps], [100 * r.success_rate for r in caps], color="#3b6fd1")
-        ax.set_ylim(0, 100)
+        for k, (policy, rows) in enumerate(by_policy.items()):
+            by_cap = {r.capability: r for r in rows}
+            xs = [i + (k - (len(by_policy) - 1) / 2) * width for i in range(len(caps))]
+            ys = [100 * by_cap[c].success_rate if c in by_cap else 0.0 for c in caps]
+            ax.bar(xs, ys, width=width, label=policy)
+            for x, c in zip(xs, caps):
+                if c in by_cap:
+                    r = by_cap[c]
+                    ax.annotate(f"{r.passed}/{r.episodes}", (x, 100 * r.success_rate), ha="center", va="bottom",
+                                fontsize=7)
+        ax.set_xticks(range(len(caps)), caps)
+        ax.set_ylim(0, 110)
         ax.set_ylabel("success (%)")
         ax.set_title("Success per capability")
         ax.tick_params(axis="x", labelrotation=30)
-        for i, r in enumerate(caps):
-            ax.annotate(f"{r.passed}/{r.episodes}", (i, 100 * r.success_rate), ha="center", va="bottom", fontsize=8)
+        if len(by_policy) > 1:
+            ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(path, format="png", metadata={"Software": None})
     finally:
@@ -83,7 +95,7 @@ def _summary_table(rows: Sequence[CapabilityRow]) -> str:
     return f"<table>{head}{body}</table>"
 
 
-def _index(records: Sequence[EpisodeRecord], rows: Sequence[CapabilityRow], title: str) -> str:
+def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[CapabilityRow]], title: str) -> str:
     lines = []
     for n, rec in enumerate(records):
         f = rec.final
@@ -96,8 +108,9 @@ def _index(records: Sequence[EpisodeRecord], rows: Sequence[CapabilityRow], titl
     episodes = ("<table><tr><th>episode</th><th>environment</th><th>policy</th><th>seed</th><th>result</th>"
                 f"<th>reward</th><th>stop</th><th>calls</th></tr>{''.join(lines)}</table>")
     body = (f"<h1>{_e(title)}</h1><h2>Success per capability</h2>"
-            '<p><img src="success.png" alt="bar chart of success rate per capability" /></p>'
-            f"{_summary_table(rows)}<h2>Episodes ({len(records)})</h2>{episodes}")
+            '<p><img src="success.png" alt="bar chart of success rate per capability and policy" /></p>'
+            + "".join(f"<h3>policy: {_e(p)}</h3>{_summary_table(rows)}" for p, rows in by_policy.items())
+            + f"<h2>Episodes ({len(records)})</h2>{episodes}")
     return _page(title, body)
 
 
@@ -191,10 +204,11 @@ def write_report(records: Iterable[EpisodeRecord], out_dir: str | Path, title: s
         (out / "episodes").mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ReportError(f"{out}: cannot create the report folder ({e.strerror or e})") from None
-    rows = summarize(recs)
-    _plot(rows, out / "success.png")
+    policies = sorted({r.header.policy.name for r in recs})
+    by_policy = {p: summarize([r for r in recs if r.header.policy.name == p]) for p in policies}
+    _plot(by_policy, out / "success.png")
     for n, rec in enumerate(recs):
         (out / "episodes" / f"{n}.html").write_text(_episode(rec), encoding="utf-8")
     index = out / "index.html"
-    index.write_text(_index(recs, rows, title), encoding="utf-8")
+    index.write_text(_index(recs, by_policy, title), encoding="utf-8")
     return index
