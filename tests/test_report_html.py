@@ -62,3 +62,13 @@ def test_report_into_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> Non
         assert str(blocker / "report") in str(e)
     else:  # pragma: no cover
         raise AssertionError("expected ReportError")
+
+
+def test_report_splits_success_by_policy(tmp_path: Path) -> None:
+    specs = generated_specs()[:2]
+    recs = run_local(specs, BatchConfig(PolicySpec("teacher"))) + run_local(specs, BatchConfig(PolicySpec("noop")))
+    index = write_report(recs, tmp_path / "r").read_text()
+    teacher = index.index("<h3>policy: teacher</h3>")
+    noop = index.index("<h3>policy: noop</h3>")
+    assert "100.0%" in index[teacher:] and "0.0%" in index[noop:teacher]
+    assert (tmp_path / "r" / "success.png").stat().st_size > 1000
