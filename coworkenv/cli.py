@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 import pkgutil
 
 import typer
@@ -34,6 +35,19 @@ def _register_all() -> None:
 _register_all()
 
 
+OPTIONAL_VALUES = {"--ray": "local"}  # options whose value may be left out: `--ray` alone means `--ray local`
+
+
+def fill_optional_values(argv: list[str]) -> list[str]:
+    """Give options that take an optional value their default when none follows them."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        if arg in OPTIONAL_VALUES and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            out.append(OPTIONAL_VALUES[arg])
+    return out
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    app(args=fill_optional_values(sys.argv[1:]))

@@ -43,3 +43,11 @@ def test_docs_tools_reference_is_current() -> None:
     r = runner.invoke(app, ["tools", "--format", "markdown"])
     committed = (ROOT / "docs" / "tools.md").read_text()
     assert r.output.strip() == committed.strip(), "regenerate: coworkenv tools --format markdown > docs/tools.md"
+
+
+def test_ray_option_value_may_be_left_out() -> None:
+    from coworkenv.cli import fill_optional_values
+
+    assert fill_optional_values(["run", "envs", "--ray"]) == ["run", "envs", "--ray", "local"]
+    assert fill_optional_values(["run", "envs", "--ray", "--workers", "2"]) == ["run", "envs", "--ray", "local", "--workers", "2"]
+    assert fill_optional_values(["run", "envs", "--ray", "head-node:6379"]) == ["run", "envs", "--ray", "head-node:6379"]

@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
         remote_timeout: float = typer.Option(60.0, "--remote-timeout", min=0.001,
                                              help="--connect: seconds to wait for any one answer of the server."),
         ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
-                                          help="Run on Ray: 'local' starts a private local Ray; HOST:PORT, "
+                                          help="Run on Ray: alone or 'local' starts a private local Ray; HOST:PORT, "
                                                "ray://HOST:PORT or 'auto' joins a cluster."),
         report: Path | None = typer.Option(None, "--report", help="Also write the HTML report into this folder."),
     ) -> None:
