@@ -11,24 +11,26 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from workspace_sim import ToolResult
+from workspace_sim.registry import ToolHints, make_tool
 
-PAGER_TOOL = "read_result_page"
-PAGER_DESCRIPTION = (
-    "Read another page of a tool result that was too long to return at once. A long result ends with a "
-    "note giving its result_id and the next page number; pass them here."
-)
-PAGER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "result_id": {"type": "string", "description": "The id given in the truncated result's note, e.g. 'r12'."},
-        "page": {"type": "integer", "minimum": 1, "description": "Page number, from 1."},
-    },
-    "required": ["result_id", "page"],
-    "additionalProperties": False,
-}
+def read_result_page(ctx: Any, result_id: str, page: Annotated[int, Field(ge=1)]) -> dict[str, Any]:
+    """Read another page of a tool result that was too long to return at once. A long result ends with a note giving its result_id and the next page number; pass them here.
+
+    Args:
+        result_id: The id given in the truncated result's note, e.g. 'r12'.
+        page: Page number, from 1.
+    """
+    raise NotImplementedError("served by ResultPager.page; this function only defines the tool")
+
+
+# The pager is the MCP layer's own tool, not a service's, but its schema comes from the registry all the same.
+PAGER = make_tool(read_result_page, "mcp", ToolHints(read_only=True, idempotent=True))
+PAGER_TOOL = PAGER.name
 NOTE_RESERVE = 400  # room kept on each page for the note that follows it
 KEEP_RESULTS = 64  # long results kept per episode for paging (oldest dropped first)
 

@@ -22,7 +22,7 @@ from mcp_types import Tool as MCPTool
 from workspace_sim import all_services, all_tools
 
 from .episode import Episode
-from .results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
+from .results import PAGER, PAGER_TOOL
 
 TASK_URI = "workspace://task"
 START_PROMPT = "start_task"
@@ -57,10 +57,8 @@ def _mcp_tools(names: tuple[str, ...]) -> tuple[MCPTool, ...]:
                 input_schema=registry[n].input_schema, annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
         for n in names
     ]
-    tools.append(MCPTool(name=PAGER_TOOL, title="Read result page", description=PAGER_DESCRIPTION,
-                         input_schema=PAGER_SCHEMA,
-                         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                                     idempotent_hint=True, open_world_hint=False)))
+    tools.append(MCPTool(name=PAGER.name, title="Read result page", description=PAGER.description,
+                         input_schema=PAGER.input_schema, annotations=ToolAnnotations.model_validate(PAGER.mcp_annotations())))
     return tuple(tools)
 
 

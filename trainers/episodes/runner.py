@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_server.episode import Episode
-from mcp_server.results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
+from mcp_server.results import PAGER
 from synth.driver import SpecDriver
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
@@ -96,8 +96,7 @@ class PreparedSpec:
         self.start = spec.build_workspace()
         self.env = _SpecEnvironment(spec, self.env_hash)
         offered = [t.openai_schema() for t in self.start.tools.values()]
-        offered.append({"type": "function", "function": {"name": PAGER_TOOL, "description": PAGER_DESCRIPTION,
-                                                         "parameters": PAGER_SCHEMA}})
+        offered.append(PAGER.openai_schema())
         self.tools = offered
         self.initial = spec.evaluate(self.start, None)
 

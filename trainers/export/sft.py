@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
-from mcp_server.results import PAGER_DESCRIPTION, PAGER_SCHEMA, PAGER_TOOL
+from mcp_server.results import PAGER, PAGER_TOOL
 
 from ..record import EpisodeRecord, RecordError, read_records
 
 # The MCP layer's pager for long results is offered with every episode's tools but is not a service tool.
-_PAGER = {"type": "function", "function": {"name": PAGER_TOOL, "description": PAGER_DESCRIPTION,
-                                           "parameters": PAGER_SCHEMA}}
+_PAGER = PAGER.openai_schema()
 
 Format = Literal["hf", "openai"]
 
