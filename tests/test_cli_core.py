@@ -51,3 +51,12 @@ def test_ray_option_value_may_be_left_out() -> None:
     assert fill_optional_values(["run", "envs", "--ray"]) == ["run", "envs", "--ray", "local"]
     assert fill_optional_values(["run", "envs", "--ray", "--workers", "2"]) == ["run", "envs", "--ray", "local", "--workers", "2"]
     assert fill_optional_values(["run", "envs", "--ray", "head-node:6379"]) == ["run", "envs", "--ray", "head-node:6379"]
+
+
+def test_public_api_is_reexported() -> None:
+    import coworkenv
+
+    for name in coworkenv.__all__:
+        assert getattr(coworkenv, name) is not None, name
+    spec = coworkenv.generate("file_management", 0)
+    assert coworkenv.run_episode(spec, coworkenv.make_policy("teacher")).passed
