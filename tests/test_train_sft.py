@@ -57,6 +57,26 @@ def test_tiny_model_and_template(tiny: tuple[Path, list[dict[str, Any]]]) -> Non
     assert "Please archive" not in taught and "<tools>" not in taught and "moved" not in taught
 
 
+def test_compact_copy_friendly_tokenizer(tmp_path: Path) -> None:
+    examples = teacher_examples(4)
+    path = build_tiny(tmp_path / "t", examples, vocab_size=600, compact_tools=True, isolate_spaces=True)
+    _, tok = load(path)
+    ex = examples[0]
+    prompt = tok.apply_chat_template(ex["messages"], tools=ex["tools"], tokenize=False)
+    # tools as one-line signatures (optional arguments marked), not JSON schemas; calls still Qwen-style
+    assert "<tools>" in prompt and "\nmove_file(source, destination)\n" in prompt and '"parameters"' not in prompt
+    assert '<tool_call>\n{"name": "move_file", "arguments": {"source": "/inbox/' in prompt
+    # a word is one token sequence whether a space or a quote comes before it, so copying is token copying
+    word = "archive"  # in the request after a space, and in tool-call paths after a quote or slash
+    spaced, quoted = tok.encode(f"x {word}"), tok.encode(f'"{word}')
+    assert spaced[-len(tok.encode(word)):] == quoted[-len(tok.encode(word)):] == tok.encode(word)
+    assert tok.decode(tok.encode(prompt)) == prompt  # lossless round trip
+    [row] = tokenize_examples(tok, examples[:1], 4096)
+    full = build_tiny(tmp_path / "f", examples, vocab_size=600)
+    [long_row] = tokenize_examples(load(full)[1], examples[:1], 4096)
+    assert len(row["input_ids"]) < len(long_row["input_ids"]) and sum(row["assistant_masks"]) > 0
+
+
 def test_sft_loss_falls(tiny: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
     path, examples = tiny
     result = train_sft(path, examples, tmp_path / "out", max_steps=8, batch_size=2, learning_rate=3e-3)

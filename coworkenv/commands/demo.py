@@ -16,8 +16,8 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Folder for every output of the run."),
         seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of environments, model and training."),
         envs: int | None = typer.Option(None, "--envs", "-n", min=1, help="Training environments "
-                                           "(default 24; quick: 2)."),
-        heldout: int | None = typer.Option(None, "--heldout", min=1, help="Held-out environments (default 6)."),
+                                           "(default 200; quick: 2)."),
+        heldout: int | None = typer.Option(None, "--heldout", min=1, help="Held-out environments (default 12; quick: 2)."),
         capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
                                                        "ticket_workflow)."),

@@ -243,7 +243,8 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         from ..training.tiny import build_tiny, load
 
         path = build_tiny(out / "model" / "base", train_examples, settings.vocab_size, settings.hidden,
-                          settings.layers, settings.seed, compact_tools=settings.compact_tools)
+                          settings.layers, settings.seed, compact_tools=settings.compact_tools,
+                          isolate_spaces=settings.isolate_spaces)
         model, tokenizer = load(path)
         params = sum(p.numel() for p in model.parameters())
         summary.student = {"architecture": "Qwen2ForCausalLM", "parameters": params, "vocab": len(tokenizer),
@@ -269,7 +270,8 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         with log.open("w", encoding="utf-8") as f, contextlib.redirect_stdout(f), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # deprecations inside TRL's config, not ours to fix
             result = train_sft(base, train_examples, out / "model" / "student", learning_rate=settings.learning_rate,
-                               batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000, warmup_steps=settings.warmup_steps,
+                               batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
+                               warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
                                max_length=settings.max_length, seed=settings.seed, callbacks=[callback])
         losses = result.losses
         summary.training = {"steps": result.steps, "seconds": round(time.perf_counter() - callback.started, 3),

@@ -17,16 +17,18 @@ class DemoSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     capabilities: tuple[str, ...] = Field(DEFAULT_CAPABILITIES, min_length=1, description="Capability ids.")
-    train_envs: int = Field(24, ge=1, description="Training environments (spread over the capabilities).")
-    heldout_envs: int = Field(6, ge=1, description="Held-out environments (other seeds, same capabilities).")
+    train_envs: int = Field(200, ge=1, description="Training environments (spread over the capabilities).")
+    heldout_envs: int = Field(12, ge=1, description="Held-out environments (other seeds, same capabilities).")
     seed: int = Field(0, ge=0, description="Seed of synthesis, model initialisation and training.")
     minutes: float = Field(3.0, ge=0.0, description="Training time limit in minutes (0: no limit, --steps decides).")
     steps: int = Field(0, ge=0, description="Training step limit (0: no limit, --minutes decides).")
     learning_rate: float = Field(3e-3, gt=0.0)
     batch_size: int = Field(1, ge=1)
     max_length: int = Field(8192, ge=256, description="Tokens per training example (longer ones are cut).")
-    warmup_steps: int = Field(0, ge=0, description="Steps of linear learning-rate warmup (then constant).")
-    vocab_size: int = Field(1024, ge=300, description="Vocabulary of the locally trained tokenizer.")
+    assistant_only_loss: bool = Field(True, description="Train on assistant tokens only (else on every token).")
+    warmup_steps: int = Field(30, ge=0, description="Steps of linear learning-rate warmup (then constant).")
+    vocab_size: int = Field(2048, ge=300, description="Vocabulary of the locally trained tokenizer.")
+    isolate_spaces: bool = Field(True, description="Tokenize words the same after a space or a quote (see tiny).")
     compact_tools: bool = Field(True, description="List tools as one-line signatures in the student's prompt.")
     hidden: int = Field(64, ge=8, description="Hidden size of the tiny Qwen2 student.")
     layers: int = Field(2, ge=1, description="Transformer layers of the student.")
@@ -53,7 +55,8 @@ class DemoSettings(BaseModel):
         """The smoke-test preset: a handful of environments, a very small student, a few training steps."""
         base: dict[str, object] = {"capabilities": ("clarification", "policy_compliance"), "train_envs": 2,
                                    "heldout_envs": 2, "minutes": 0.0, "steps": 3, "vocab_size": 400, "hidden": 32,
-                                   "layers": 1, "max_new_tokens": 8, "max_turns": 2, "max_length": 6144}
+                                   "layers": 1, "max_new_tokens": 8, "max_turns": 2, "max_length": 6144,
+                                   "warmup_steps": 0}
         base.update({k: v for k, v in changes.items() if v is not None})
         return cls.model_validate(base)
 

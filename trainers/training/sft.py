@@ -79,13 +79,14 @@ def train_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
     lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
-    callbacks: list[Any] | None = None, warmup_steps: int = 0,
+    callbacks: list[Any] | None = None, warmup_steps: int = 0, assistant_only: bool = True,
 ) -> SFTResult:
     """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`.
 
     `callbacks` are transformers `TrainerCallback`s handed to the trainer (progress, time limits).
     The learning rate rises linearly over `warmup_steps`, then stays constant (runs bounded by time
-    have no known end for a decaying schedule).
+    have no known end for a decaying schedule). With `assistant_only` False the loss covers every
+    token (system, user and tool text too); the examples still need an assistant turn to be used.
     """
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -97,6 +98,8 @@ def train_sft(
     rows = tokenize_examples(tokenizer, examples, max_length)
     if not rows:
         raise SFTDataError("no example has an assistant token within max_length")
+    if not assistant_only:
+        rows = [{"input_ids": r["input_ids"]} for r in rows]  # labels default to a copy of input_ids
     eval_rows = None
     if eval_data is not None:
         eval_ex = read_sft_file(eval_data) if isinstance(eval_data, (str, Path)) else list(eval_data)

@@ -65,14 +65,25 @@ def attach_response_parser(tokenizer: Any) -> Any:
     return tokenizer
 
 
-def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024, compact_tools: bool = False) -> Any:
-    """Train a byte-level BPE tokenizer on `texts` and wrap it as a transformers fast tokenizer (chat template
-    with compact tool signatures when `compact_tools`)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024, compact_tools: bool = False,
+                    isolate_spaces: bool = False) -> Any:
+    """Train a byte-level BPE tokenizer on `texts` and wrap it as a transformers fast tokenizer.
+
+    `compact_tools` gives it the chat template with one-line tool signatures. `isolate_spaces` makes
+    whitespace, each digit and each word its own pre-token, so a word is the same token whether a
+    space or a quote precedes it (` INFRA` in a request, `"INFRA"` in a tool call): copying a value
+    from the context into call arguments is then a plain token copy, not a mapping between tokens.
+    """
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if isolate_spaces:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(r"\s+|\p{L}+|\p{N}|[^\s\p{L}\p{N}]+"), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS + MARKUP_TOKENS,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
@@ -113,15 +124,15 @@ def build_model(vocab_size: int, hidden: int = 64, layers: int = 2, heads: int =
 
 
 def build_tiny(out_dir: str | Path, examples: Iterable[dict[str, Any]], vocab_size: int = 1024, hidden: int = 64,
-               layers: int = 2, seed: int = 0, compact_tools: bool = False) -> Path:
+               layers: int = 2, seed: int = 0, compact_tools: bool = False, isolate_spaces: bool = False) -> Path:
     """Build a tokenizer on `examples` (HF SFT format) and a tiny model, and save both to `out_dir`.
 
-    `compact_tools` gives the tokenizer the chat template with one-line tool signatures.
+    `compact_tools` and `isolate_spaces` are passed to `build_tokenizer`.
     """
     exs = list(examples)
     if not exs:
         raise ValueError("need at least one example to train the tokenizer on")
-    tokenizer = build_tokenizer(corpus_from_examples(exs, compact_tools), vocab_size, compact_tools)
+    tokenizer = build_tokenizer(corpus_from_examples(exs, compact_tools), vocab_size, compact_tools, isolate_spaces)
     model = build_model(len(tokenizer), hidden, layers, seed=seed)
     model.config.eos_token_id = tokenizer.eos_token_id
     model.config.pad_token_id = tokenizer.pad_token_id
