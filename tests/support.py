@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 
@@ -14,3 +22,54 @@ def need(condition: bool, reason: str) -> None:
     if os.environ.get("COWORKENV_NO_SKIP") == "1":
         pytest.fail(f"required in CI: {reason}")
     pytest.skip(reason)
+
+
+class HttpServer:
+    """A real `coworkenv serve --http` subprocess on a free port of 127.0.0.1, with its admin token."""
+
+    def __init__(self, proc: "subprocess.Popen[str]", base: str, record_dir: Path, token: str) -> None:
+        self.proc, self.base, self.record_dir, self.token = proc, base, record_dir, token
+
+    def admin(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        """An admin API request with the bearer token (extra headers may be given)."""
+        headers = {"Authorization": f"Bearer {self.token}", **kw.pop("headers", {})}
+        return httpx.request(method, self.base + path, headers=headers, timeout=30, **kw)
+
+    def stop(self) -> None:
+        """Interrupt the server (it ends its episodes) and wait; kill it if it hangs."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_http_server(record_dir: Path, token: str, cls: type[HttpServer] = HttpServer) -> HttpServer:
+    """Start `coworkenv serve --http` with the demo environment and wait until its admin API answers."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment", "--http",
+         "--port", "0", "--record-dir", str(record_dir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "COWORKENV_ADMIN_TOKEN": token, "PYTHONWARNINGS": "ignore"},
+    )
+    assert proc.stderr is not None
+    base = None
+    deadline = time.monotonic() + 60
+    while base is None and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        base = m.group(1) if m else None
+    assert base, "the server did not report its address"
+    server = cls(proc, base, record_dir, token)
+    while time.monotonic() < deadline:
+        try:
+            if server.admin("GET", "/admin/episodes").status_code == 200:
+                return server
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.stop()
+    raise AssertionError("the server never answered")

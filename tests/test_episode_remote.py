@@ -5,18 +5,13 @@ mid-episode, ends with a clear stop reason (or a clear CLI error), never a trace
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from support import HttpServer, start_http_server
 from test_episode_runner import comparable, generated_specs, multi_turn_spec
 from typer.testing import CliRunner
 
@@ -34,54 +29,15 @@ from trainers.record import EpisodeRecord, read_records
 TOKEN = "remote-admin-token-0123456789"
 
 
-class Server:
-    def __init__(self, proc: subprocess.Popen[str], base: str, record_dir: Path) -> None:
-        self.proc, self.base, self.record_dir = proc, base, record_dir
-
+class Server(HttpServer):
     @property
     def target(self) -> RemoteTarget:
         return RemoteTarget(self.base, TOKEN, timeout=30)
 
-    def admin(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        return httpx.request(method, self.base + path, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30, **kw)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
 
 def start_server(record_dir: Path) -> Server:
     """A real `coworkenv serve --http` on a free port of 127.0.0.1, ready for admin requests."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment", "--http",
-         "--port", "0", "--record-dir", str(record_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"},
-    )
-    assert proc.stderr is not None
-    base = None
-    deadline = time.monotonic() + 60
-    while base is None and time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-        base = m.group(1) if m else None
-    assert base, "the server did not report its address"
-    server = Server(proc, base, record_dir)
-    while time.monotonic() < deadline:
-        try:
-            if server.admin("GET", "/admin/episodes").status_code == 200:
-                return server
-        except httpx.TransportError:
-            time.sleep(0.1)
-    server.stop()
-    raise AssertionError("the server never answered")
+    return start_http_server(record_dir, TOKEN, Server)  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
-import signal
 import subprocess
 import sys
 import textwrap
-import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import anyio
@@ -18,52 +14,19 @@ import pytest
 from mcp import Client
 
 from mcp_server.recording import read_record_file
+from support import HttpServer, start_http_server
 
 TOKEN = "test-admin-token-0123456789"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-class Server:
-    def __init__(self, proc: subprocess.Popen[str], base: str, record_dir: Path) -> None:
-        self.proc, self.base, self.record_dir = proc, base, record_dir
-
-    def admin(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        headers = {**AUTH, **kw.pop("headers", {})}
-        return httpx.request(method, self.base + path, headers=headers, timeout=30, **kw)
+Server = HttpServer
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    record_dir = tmp_path_factory.mktemp("records")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment", "--http",
-         "--port", "0", "--record-dir", str(record_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"},
-    )
-    assert proc.stderr is not None
-    base = None
-    deadline = time.monotonic() + 60
-    while base is None and time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-        base = m.group(1) if m else None
-    assert base, "the server did not report its address"
-    srv = Server(proc, base, record_dir)
-    while time.monotonic() < deadline:
-        try:
-            if srv.admin("GET", "/admin/episodes").status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
+    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
     yield srv
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    srv.stop()
 
 
 def create(server: Server, **body: Any) -> dict[str, Any]:
