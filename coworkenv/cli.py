@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import pkgutil
 
@@ -50,4 +51,6 @@ def fill_optional_values(argv: list[str]) -> list[str]:
 
 def main() -> None:
     """Console-script entry point."""
+    if not sys.stdout.isatty():  # piped or logged: rich would assume 80 columns and squeeze the tables
+        os.environ.setdefault("COLUMNS", "120")
     app(args=fill_optional_values(sys.argv[1:]))
