@@ -73,3 +73,12 @@ def start_http_server(record_dir: Path, token: str, cls: type[HttpServer] = Http
             time.sleep(0.1)
     server.stop()
     raise AssertionError("the server never answered")
+
+
+def call_error(ws: Any, tool: str, args: dict) -> str:
+    """Call a tool that must fail; check the failure left the state unchanged; return 'code: message'."""
+    before = ws.content_hash
+    r = ws.call(tool, args)
+    assert not r.ok, r.text
+    assert ws.content_hash == before, "a failed call changed state"
+    return r.error.code + ": " + r.error.message

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import time
 
 import pytest
+from support import call_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,10 +32,7 @@ def ws() -> Workspace:
                             {"contacts": {"people": PEOPLE}})
 
 
-def err(ws: Workspace, tool: str, args: dict) -> str:
-    r = ws.call(tool, args)
-    assert not r.ok, r.text
-    return r.error.code + ": " + r.error.message
+err = call_error
 
 
 def emails(ws: Workspace, **args: object) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import call_error
 
 from workspace_sim import Workspace, WorkspaceConfig
 
@@ -20,10 +21,7 @@ def ws() -> Workspace:
     )
 
 
-def err(ws: Workspace, tool: str, args: dict) -> str:
-    r = ws.call(tool, args)
-    assert not r.ok, r.text
-    return r.error.code + ": " + r.error.message
+err = call_error
 
 
 def test_parent_folders_are_created_at_load(ws: Workspace) -> None:

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from support import call_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -67,12 +68,7 @@ def ok(ws: Workspace, tool: str, args: dict) -> Any:
     return r.data
 
 
-def err(ws: Workspace, tool: str, args: dict) -> str:
-    before = ws.content_hash
-    r = ws.call(tool, args)
-    assert not r.ok, r.text
-    assert ws.content_hash == before, "a failed call changed state"
-    return r.error.code + ": " + r.error.message
+err = call_error
 
 
 def ids(ws: Workspace, query: str = "", **args: Any) -> list[str]:

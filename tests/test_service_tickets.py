@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import need
+from support import call_error, need
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
@@ -37,12 +37,7 @@ def ws() -> Workspace:
     return make()
 
 
-def err(ws: Workspace, tool: str, args: dict) -> str:
-    before = ws.content_hash
-    r = ws.call(tool, args)
-    assert not r.ok, r.text
-    assert ws.content_hash == before
-    return r.error.code + ": " + r.error.message
+err = call_error
 
 
 def keys(result) -> list[str]:  # type: ignore[no-untyped-def]
