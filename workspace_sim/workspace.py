@@ -217,9 +217,10 @@ class Workspace:
                 validated = t.args_model.model_validate(args)
             except ValidationError as e:
                 raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
-            fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
-            if fault is not None:
-                raise fault
+            if self.config.faults:
+                fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
+                if fault is not None:
+                    raise fault
             ctx = ToolContext(state, self.config, self._get_resources)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             counters.update(ctx.counters)
