@@ -131,7 +131,7 @@ class WorkingHoursMeetings(_Policy):
 
     def check(self, call: PendingCall) -> str | None:
         from .context import ToolContext
-        from .services.calendar import availability
+        from .people import availability
 
         ctx = ToolContext(call.before, call.config)
         for ch in call.diff:

@@ -9,7 +9,6 @@ calendar record, else their contact record (when the contacts service is enabled
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 from typing import Any, Literal
@@ -21,27 +20,17 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..records import Record
 from ..registry import Service
+from ..people import DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email
 from ..validation import TimeZoneName, clean_text, zone
-from .contacts import email_problem
 
-CALENDARS, EVENTS, PEOPLE = "calendar.calendars", "calendar.events", "contacts.people"
+CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
 UTC = dt_timezone.utc
 Response = Literal["needs_action", "accepted", "declined", "tentative"]
-DEFAULT_START, DEFAULT_END, DEFAULT_DAYS = time(9, 0), time(17, 0), (0, 1, 2, 3, 4)
 MAX_TITLE, MAX_TEXT, MAX_ATTENDEES = 500, 20_000, 200
 MAX_WINDOW_DAYS = 92
-_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 # --- validation helpers (shared by records and tools) ---------------------------------------------
-
-
-def normalize_email(value: object, what: str = "email") -> str:
-    """The canonical form of a valid email address (the contacts service's rules), or ValueError naming `what`."""
-    problem = email_problem(value)
-    if problem is not None:
-        raise ValueError(f"{what} {value!r} {problem}")
-    return str(value).strip().lower()
 
 
 def _arg(fn: Any, *args: Any) -> Any:
@@ -173,63 +162,6 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("calendar", {"calendars": Calendar, "events": Event}, title="Calendar", prepare=_prepare)
-
-
-# --- people: time zones and working hours ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Availability:
-    """Where a person's working hours and time zone come from, resolved for one call."""
-
-    email: str
-    tz: ZoneInfo
-    start: time
-    end: time
-    days: tuple[int, ...]
-    source: str  # "calendar" | "contacts" | "default"
-
-    def to_json(self) -> dict[str, Any]:
-        days = ",".join(_DAY_NAMES[d] for d in self.days)
-        return {"email": self.email, "timezone": self.tz.key,
-                "working_hours": f"{self.start:%H:%M}-{self.end:%H:%M} {days}", "source": self.source}
-
-
-def _as_time(value: Any, fallback: time) -> time:
-    if isinstance(value, time):
-        return value
-    if isinstance(value, str):
-        try:
-            return time.fromisoformat(value)
-        except ValueError:
-            return fallback
-    return fallback
-
-
-def availability(ctx: ToolContext, email: str) -> Availability:
-    """A person's time zone and working hours: calendar record, else contact record, else defaults.
-
-    The default time zone is the workspace's for the user and UTC for anyone else; default hours
-    are 09:00-17:00, Monday to Friday.
-    """
-    cal = ctx.get(CALENDARS, email)
-    if cal is not None:
-        return Availability(email, zone(cal.timezone), cal.working_hours_start, cal.working_hours_end,
-                            tuple(cal.working_days), "calendar")
-    if ctx.has_service("contacts"):
-        person = ctx.get(PEOPLE, email)
-        if person is not None:
-            try:
-                tz = zone(getattr(person, "timezone", None) or "UTC")
-            except ValueError:
-                tz = ZoneInfo("UTC")
-            start = _as_time(getattr(person, "working_hours_start", None), DEFAULT_START)
-            end = _as_time(getattr(person, "working_hours_end", None), DEFAULT_END)
-            if end <= start:
-                start, end = DEFAULT_START, DEFAULT_END
-            return Availability(email, tz, start, end, DEFAULT_DAYS, "contacts")
-    tz = zone(ctx.config.timezone) if email == ctx.user else ZoneInfo("UTC")
-    return Availability(email, tz, DEFAULT_START, DEFAULT_END, DEFAULT_DAYS, "default")
 
 
 def _user_zone(ctx: ToolContext) -> ZoneInfo:

@@ -1,14 +1,11 @@
 """Contacts: the organisation's directory (people keyed by email), with search and lookup tools.
 
-This module also holds the e-mail address rules (`email_problem`, `normalize_email`) that the mail
-service shares, so that both services agree on what an address is and on its canonical form.
+The address rules and name resolution the other services share live in `workspace_sim.people`.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-import unicodedata
 from datetime import time
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
@@ -18,53 +15,11 @@ from pydantic import Field, field_validator, model_validator
 from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
+from ..people import PEOPLE, email_problem, fold, normalize_email, person_summary  # noqa: F401 (re-exported)
 from ..registry import Service
 from ..validation import TimeZoneName
 
-PEOPLE = "contacts.people"
-MAX_ADDRESS = 254
 MAX_QUERY = 500
-
-_LOCAL = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$")
-_LABEL = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
-
-
-def email_problem(address: object) -> str | None:
-    """Why `address` is not a plain e-mail address (`local@domain.tld`), or None when it is one."""
-    if not isinstance(address, str):
-        return f"must be a string, got {type(address).__name__}"
-    a = address.strip()
-    if not a:
-        return "is empty"
-    if len(a) > MAX_ADDRESS:
-        return f"is longer than {MAX_ADDRESS} characters"
-    if any(c.isspace() for c in a) or "," in a or ";" in a:
-        return "contains spaces or separators; give one address per list item"
-    if a.count("@") != 1:
-        return "must contain exactly one '@' (like name@example.com)"
-    local, domain = a.split("@")
-    if not local or len(local) > 64 or not _LOCAL.match(local):
-        return f"has an invalid part before '@' ({local!r})"
-    labels = domain.split(".")
-    if len(labels) < 2 or not all(_LABEL.match(x) for x in labels) or labels[-1].isdigit():
-        return f"has an invalid domain ({domain!r}); it needs a dot, like example.com"
-    return None
-
-
-def normalize_email(address: str) -> str:
-    """The canonical (stripped, lower-case) form of a valid address; ValueError says what is wrong."""
-    problem = email_problem(address)
-    if problem is not None:
-        raise ValueError(f"e-mail address {address!r} {problem}")
-    return address.strip().lower()
-
-
-def fold(text: str) -> str:
-    """Text folded for matching: accents removed and case folded ('José' matches 'jose')."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
 class Person(Record):
@@ -140,12 +95,6 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("contacts", {"people": Person}, title="Contacts", prepare=_prepare)
-
-
-def person_summary(p: Person) -> str:
-    """'Name <email>, Title, Department' — enough to tell look-alike names apart."""
-    extra = ", ".join(x for x in (p.title, p.department) if x)
-    return f"{p.name} <{p.email}>" + (f", {extra}" if extra else "")
 
 
 def _card(ctx: ToolContext, p: Person) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..paths import resolve
 from ..records import Record
 from ..registry import Service
+from ..people import PEOPLE, email_problem, fold, normalize_email
 from ..validation import AwareTime
-from .contacts import PEOPLE, email_problem, fold, normalize_email
 from .mail_syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
 
 MESSAGES, ACCOUNTS, FILES, FOLDERS = "mail.messages", "mail.accounts", "files.files", "files.folders"

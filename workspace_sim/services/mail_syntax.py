@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidArgument
-from .contacts import fold
+from ..people import fold
 
 if TYPE_CHECKING:
     from .mail import Message

@@ -19,8 +19,8 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
+from ..people import normalize_email
 from ..validation import clean_text
-from .contacts import email_problem
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest"]
@@ -43,14 +43,6 @@ _TICKET_KEY = re.compile(r"^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]{0,8})$")
 
 
 # --- validation helpers ---------------------------------------------------------------------------
-
-
-def normalize_email(value: object, what: str = "email") -> str:
-    """The canonical form of a valid email address (the contacts service's rules), or ValueError naming `what`."""
-    problem = email_problem(value)
-    if problem is not None:
-        raise ValueError(f"{what} {value!r} {problem}")
-    return str(value).strip().lower()
 
 
 def _label(value: object) -> str:
