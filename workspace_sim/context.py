@@ -6,14 +6,17 @@ import hashlib
 import logging
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
-from .errors import NotFound
+from pydantic import ValidationError
+
+from .errors import InvalidArgument, NotFound, Unavailable, pydantic_error_message
 from .records import Record
 from .state import EMPTY, State
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
+    from .registry import Tool
 
 
 _log = logging.getLogger(__name__)
@@ -58,11 +61,12 @@ class Resources:
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "_resources")
+    __slots__ = ("state", "config", "writes", "counters", "now", "_resources", "_tools")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
         resources: Resources | Callable[[], Resources] | None = None,
+        tools: Mapping[str, "Tool"] | None = None,
     ) -> None:
         self.state = state
         self.config = config
@@ -70,6 +74,7 @@ class ToolContext:
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
         self._resources = resources  # or a function making them on first use
+        self._tools = tools
 
     @property
     def resources(self) -> Resources | None:
@@ -87,6 +92,27 @@ class ToolContext:
     def has_service(self, name: str) -> bool:
         """Whether the workspace includes a service."""
         return name in self.config.services
+
+    def has_tool(self, name: str) -> bool:
+        """Whether the workspace offers the tool `name` (so `invoke` can use it)."""
+        return self._tools is not None and name in self._tools
+
+    def invoke(self, tool: str, **args: Any) -> Any:
+        """Run another service's tool inside this call's transaction and return its data.
+
+        This is how one service acts through another without importing it (a note shared by mail
+        calls `send_email`; a CRM report saved as a file calls `write_file`): the other tool's
+        arguments are validated as if the agent had sent them, its writes join this call's, and
+        policies judge the combined change. Its errors propagate unchanged, so the whole call fails.
+        """
+        t = self._tools.get(tool) if self._tools is not None else None
+        if t is None:
+            raise Unavailable(f"this workspace has no {tool} tool")
+        try:
+            validated = t.args_model.model_validate(args)
+        except ValidationError as e:
+            raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
+        return t.fn(self, **validated.__dict__)
 
     def get(self, table: str, key: str) -> Any:
         """The record stored under `key` (seeing this call's own writes), or None."""

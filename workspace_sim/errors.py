@@ -40,6 +40,12 @@ class PolicyViolation(ToolError):
     code = "policy_violation"
 
 
+class Unavailable(ToolError):
+    """The call needs something this workspace does not offer (a service, a tool, an engine)."""
+
+    code = "unavailable"
+
+
 class InjectedFault(ToolError):
     code = "fault"
 

@@ -221,7 +221,7 @@ class Workspace:
                 fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
                 if fault is not None:
                     raise fault
-            ctx = ToolContext(state, self.config, self._get_resources)
+            ctx = ToolContext(state, self.config, self._get_resources, self.tools)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             counters.update(ctx.counters)
             if ctx.writes:
