@@ -61,3 +61,35 @@ def test_bad_input_gets_a_clear_error_and_exit_2(tmp_path: Path) -> None:
         assert res.exit_code == 2, (args, res.output)
         assert message in res.output, (args, res.output)
         assert "Traceback" not in res.output
+
+
+def test_an_unusable_model_endpoint_fails_the_run_before_any_episode(tmp_path: Path) -> None:
+    from scripted_openai import ScriptedOpenAI
+
+    envs = write_envs(tmp_path / "envs")
+    out = tmp_path / "runs" / "student.jsonl"
+    base = ["run", str(envs), "--policy", "openai", "-o", str(out)]
+    res = CliRunner().invoke(app, [*base, "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k"])
+    assert res.exit_code == 2 and "cannot reach http://127.0.0.1:9/v1" in res.stderr and not out.exists()
+    with ScriptedOpenAI([], models=("served-model",)) as server:
+        res = CliRunner().invoke(app, [*base, "--model", "other", "--base-url", server.base_url, "--api-key", "k"])
+        assert res.exit_code == 2 and "does not serve model 'other'; it serves: served-model" in res.stderr
+        assert not server.completion_requests
+    with ScriptedOpenAI([], api_key="right") as server:
+        res = CliRunner().invoke(app, [*base, "--model", "scripted-model", "--base-url", server.base_url,
+                                       "--api-key", "wrong"])
+        assert res.exit_code == 2 and "rejected the API key (HTTP 401)" in res.stderr
+
+
+def test_a_run_whose_episodes_all_stop_on_an_error_says_why_and_exits_1(tmp_path: Path) -> None:
+    from scripted_openai import HTTPError, ScriptedOpenAI
+
+    envs = write_envs(tmp_path / "envs")
+    out = tmp_path / "student.jsonl"
+    with ScriptedOpenAI(default=HTTPError(500, "the GPU fell over", retry_after=0)) as server:
+        res = CliRunner().invoke(app, ["run", str(envs), "--policy", "openai", "--model", "scripted-model",
+                                       "--base-url", server.base_url, "--api-key", "k", "-o", str(out)])
+    assert res.exit_code == 1, res.output
+    assert "stopped on an error" in res.stderr and "the GPU fell over" in res.stderr
+    recs = read_records(out)
+    assert recs and all(r.errored for r in recs)

@@ -182,8 +182,9 @@ def test_split_is_a_partition(envs: set[str], frac: float, seed: int) -> None:
 def test_rl_export_groups_and_advantages(tmp_path: Path) -> None:
     env = archive_environments(1)[0]
     recs = [teacher(env, "good"), wrong(env, "bad"), teacher(archive_environments(2)[1], "alone")]
-    summary = export_rl(recs, tmp_path / "rl.jsonl")
-    assert summary["groups"] == 2 and summary["rollouts"] == 3
+    assert export_rl(recs, tmp_path / "rl.jsonl")["skipped"] == {"in groups below the minimum size": 1}
+    summary = export_rl(recs, tmp_path / "rl.jsonl", min_group_size=1)
+    assert summary["groups"] == 2 and summary["rollouts"] == 3 and summary["skipped"] == {}
     groups = [json.loads(line) for line in (tmp_path / "rl.jsonl").read_text().splitlines()]
     g0 = {r["episode_id"]: r for r in groups[0]["rollouts"]}
     assert groups[0]["group"] == "archive-0" and groups[0]["credit"]["method"] == "grpo"
@@ -191,6 +192,22 @@ def test_rl_export_groups_and_advantages(tmp_path: Path) -> None:
     assert g0["good"]["advantage"] == pytest.approx(0.7071, abs=1e-3)  # (1 - .5) / sample std .7071
     assert len(g0["good"]["turn_advantages"]) == 3 and len(g0["bad"]["turn_advantages"]) == 1
     assert groups[1]["rollouts"][0]["advantage"] == 0.0
+
+
+def test_rl_export_skips_error_episodes_unless_kept(tmp_path: Path) -> None:
+    env = archive_environments(1)[0]
+    broken = wrong(env, "broken")
+    assert broken.final is not None
+    broken.final.stop_reason, broken.final.stop_detail = "policy_error", "cannot reach http://localhost:9/v1"
+    recs = [teacher(env, "good"), wrong(env, "bad"), broken]
+    assert broken.errored and not recs[0].errored
+    summary = export_rl(recs, tmp_path / "rl.jsonl")
+    assert summary["rollouts"] == 2 and summary["skipped"] == {"stopped on an error": 1}
+    assert export_rl(recs, tmp_path / "rl.jsonl", keep_errors=True)["rollouts"] == 3
+    write_records(recs[2:], tmp_path / "only-errors.jsonl")
+    res = CliRunner().invoke(app, ["export", "rl", str(tmp_path / "only-errors.jsonl"), "--out",
+                                   str(tmp_path / "none.jsonl")])
+    assert res.exit_code == 1 and "no group left" in res.stderr and "stopped on an error" in res.stderr
 
 
 def test_cli_export(tmp_path: Path) -> None:
@@ -205,9 +222,13 @@ def test_cli_export(tmp_path: Path) -> None:
     for line in (tmp_path / "sft" / "train.jsonl").read_text().splitlines():
         check_openai(json.loads(line))
     res = runner.invoke(app, ["export", "rl", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rl.jsonl"),
-                              "--method", "rloo", "--level", "gigpo", "--shaping"])
+                              "--method", "rloo", "--level", "gigpo", "--shaping", "--min-group-size", "1", "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["credit"]["level"] == "gigpo"
+    assert json.loads(res.stdout)["credit"]["level"] == "gigpo"
+    res = runner.invoke(app, ["export", "rl", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rl.jsonl")])
+    assert res.exit_code == 0 and res.stdout.startswith("wrote 4 groups (8 rollouts") and "{" not in res.stdout
+    assert "skipped 2 episode(s) in groups below the minimum size" in res.stderr
+    assert "skipped 1 episode(s) unfinished" in res.stderr
     res = runner.invoke(app, ["export", "rl", str(tmp_path / "r.jsonl"), "--method", "ppo"])
     assert res.exit_code == 2 and "--method" in res.output and "Traceback" not in res.output
     (tmp_path / "bad.jsonl").write_text('{"type": "event"}\n')

@@ -189,6 +189,7 @@ class FaultInfo(_Strict):
     handled: bool
 
 
+ERROR_STOPS = ("error", "policy_error")
 StopReason = Literal["answered", "max_turns", "max_tokens", "max_tool_calls", "timeout", "policy_error", "user_ended",
                      "error"]
 
@@ -265,6 +266,12 @@ class EpisodeRecord(BaseModel):
     def passed(self) -> bool:
         """Whether every predicate passed (False for an unfinished episode)."""
         return self.final is not None and bool(self.final.evaluation.get("passed"))
+
+    @property
+    def errored(self) -> bool:
+        """Whether the episode stopped on an error (of the environment, the user simulator or the policy)
+        rather than by answering or reaching a limit; such episodes are not evidence about the policy."""
+        return self.final is not None and self.final.stop_reason in ERROR_STOPS
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table
 
         from mcp_server.recording import RecordReadError, read_record_file, record_files
+        from trainers.record import ERROR_STOPS
 
         console = Console()
         try:
@@ -25,9 +26,12 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
         table = Table(title=f"Episodes in {path}")
-        for col in ("episode", "environment", "calls", "errors", "status", "score", "record"):
-            table.add_column(col, justify="right" if col in ("calls", "errors", "score") else "left")
+        table.caption = ("failed calls: tool calls that returned an error; status 'error': the episode stopped on "
+                         "an error of the policy, the user simulator or the environment")
+        for col in ("episode", "environment", "calls", "failed calls", "status", "score", "record"):
+            table.add_column(col, justify="right" if col in ("calls", "failed calls", "score") else "left")
         problems = []
+        stopped_on_error = 0
         for f in files:
             try:
                 rec = read_record_file(f)
@@ -39,13 +43,20 @@ def register(app: typer.Typer) -> None:
                 calls = seg.calls
                 errors = sum(1 for c in calls if not c.get("ok"))
                 ev = seg.evaluation
+                stop = (seg.final or {}).get("stop_reason")
                 if ev is None:
                     status, score = "[yellow]open[/]", "-"
+                elif stop in ERROR_STOPS:
+                    status, score = f"[red]error[/] ({stop})", f"{float(ev.get('score', 0.0)):.2f}"
+                    stopped_on_error += 1
                 else:
                     status = "[green]passed[/]" if ev.get("passed") else "[red]failed[/]"
                     score = f"{float(ev.get('score', 0.0)):.2f}"
                 table.add_row(seg.segment_id, str(seg.header.get("env_id", "?")), str(len(calls)), str(errors),
                               status, score, f.name)
         console.print(table)
+        if stopped_on_error:
+            console.print(f"[red]{stopped_on_error} episode(s) stopped on an error[/]; `coworkenv eval RECORD` "
+                          "shows why", highlight=False)
         for p in problems:
             console.print(f"[yellow]warning:[/] {p}", highlight=False)

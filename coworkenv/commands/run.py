@@ -37,7 +37,9 @@ def _summary_table(rows: list[Any], title: str) -> Any:
     from rich.table import Table
 
     table = Table(title=title, caption="eps: episodes; viol.: calls blocked by a workplace policy; failed: tool "
-                                       "calls that errored; errors: episodes ended by an error")
+                                       "calls that errored; errors: episodes ended by an error. An environment "
+                                       "with several capabilities counts in each of their rows, so the rows "
+                                       "can add up to more than 'all'.")
     width = max([len(r.capability) for r in rows] + [10])
     table.add_column("capability", no_wrap=True, min_width=width)
     for col in ("eps", "passed", "success", "reward", "viol.", "failed", "errors"):
@@ -47,6 +49,21 @@ def _summary_table(rows: list[Any], title: str) -> Any:
         table.add_row(r.capability, str(r.episodes), str(r.passed), f"{100 * r.success_rate:.0f}%",
                       f"{r.mean_reward:.3f}", str(r.violations), str(r.tool_errors), str(r.errors), style=style)
     return table
+
+
+def _report_errors(errored: list[Any], total: int) -> None:
+    """Say on stderr why episodes stopped on an error (each distinct reason once, with its count);
+    exit 1 when every episode did, since then the run measured nothing about the policy."""
+    from collections import Counter
+
+    reasons = Counter(f"{r.final.stop_reason}: {r.final.stop_detail or 'no detail recorded'}" for r in errored)
+    typer.echo(f"warning: {len(errored)} of {total} episodes stopped on an error:", err=True)
+    for reason, n in reasons.most_common(5):
+        typer.echo(f"  {n} x {reason}", err=True)
+    if len(reasons) > 5:
+        typer.echo(f"  ... and {len(reasons) - 5} other reasons (see the records)", err=True)
+    if len(errored) == total:
+        _fail("every episode stopped on an error; nothing was measured", 1)
 
 
 def register(app: typer.Typer) -> None:
@@ -91,6 +108,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         from trainers.episodes.batch import BatchConfig, UserSpec, run_batch, summarize
+        from trainers.episodes.llm import LLMError
         from trainers.episodes.policies import PolicyConfigError, PolicySpec
         from trainers.episodes.ray_executor import RayUnavailable
         from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
@@ -110,7 +128,7 @@ def register(app: typer.Typer) -> None:
             settings = _policy_settings(policy, model, base_url, api_key, temperature, max_tokens, calls_per_turn,
                                         random_calls)
             pspec = PolicySpec(policy, {k: v for k, v in settings.items() if v is not None})
-            pspec.build()  # refuse bad settings before any work starts
+            built = pspec.build()  # refuse bad settings before any work starts
             uspec = UserSpec(user, {k: v for k, v in {"model": user_model, "base_url": user_base_url,
                                                       "api_key": user_api_key}.items() if v is not None})
             if user == "llm":
@@ -125,6 +143,12 @@ def register(app: typer.Typer) -> None:
                 check_server(target)  # a wrong URL or token stops here, not once per episode
             except RemoteError as e:
                 _fail(str(e))
+        try:  # an endpoint that is down or lacks the model stops here, not once per episode
+            if hasattr(built, "preflight"):
+                built.preflight()
+            uspec.preflight()
+        except LLMError as e:
+            _fail(f"the model endpoint cannot be used: {e.message}")
         console = Console(stderr=True)
         total = len(specs) * episodes_per_env
         with Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -144,6 +168,9 @@ def register(app: typer.Typer) -> None:
         Console().print(_summary_table(summarize(records), f"{policy}: {len(specs)} environments x "
                                                           f"{episodes_per_env} episodes"))
         typer.echo(f"records: {out}")
+        errored = [r for r in records if r.errored]
+        if errored:
+            _report_errors(errored, len(records))
         if report is not None:
             from trainers.report import ReportError, write_report
 

@@ -34,6 +34,20 @@ class UserSpec:
     kind: Literal["scripted", "llm"] = "scripted"
     settings: dict[str, Any] = field(default_factory=dict)
 
+    def preflight(self) -> None:
+        """For the `llm` user, check its endpoint answers and serves the model (LLMError says why not)."""
+        if self.kind == "llm":
+            from synth.llm.settings import LLMSettings
+
+            from .llm import ChatEndpoint
+
+            settings = LLMSettings.from_env(**{k: v for k, v in self.settings.items() if k != "backoff"})
+            endpoint = ChatEndpoint(settings)
+            try:
+                endpoint.preflight()
+            finally:
+                endpoint.close()
+
     def factory(self) -> Callable[[EnvironmentSpec, int], SimulatedUser]:
         """A function (spec, seed) -> simulated user; bad LLM settings raise ValueError naming them."""
         if self.kind == "scripted":
@@ -235,5 +249,5 @@ def summarize(records: Iterable[EpisodeRecord]) -> list[CapabilityRow]:
             row.reward_sum += f.reward
             row.violations += len(f.policy_violations)
             row.tool_errors += failed_calls
-            row.errors += f.stop_reason in ("error", "policy_error")
+            row.errors += rec.errored
     return [rows[k] for k in sorted(rows)] + [total]

@@ -40,6 +40,32 @@ class ChatEndpoint:
         """Close the HTTP connections."""
         self._client.close()
 
+    def preflight(self) -> None:
+        """Check once, before a batch, that the endpoint answers and serves the model; LLMError says why not.
+
+        Asks `GET /models` without retries: a refused connection, a rejected key or a model the
+        endpoint does not list fails here with the reason, instead of every episode failing the same
+        way. An endpoint without a model list (404/405) is given the benefit of the doubt.
+        """
+        s = self.settings
+        where = s.base_url
+        try:
+            listed = [m.id for m in self._client.with_options(max_retries=0).models.list()]
+        except openai.APIStatusError as e:
+            if e.status_code in (404, 405, 501):
+                return
+            raise _status_error(e, where, s) from None
+        except openai.APITimeoutError:
+            raise LLMError("timeout", f"no answer from {where} within {s.timeout:g}s") from None
+        except openai.APIConnectionError as e:
+            raise LLMError("connection", f"cannot reach {where}: {_short(e.__cause__ or e)}") from None
+        except (openai.OpenAIError, ValueError) as e:
+            raise LLMError("bad_response", f"{where}/models did not answer like an OpenAI endpoint: "
+                           f"{type(e).__name__}: {_short(e)}") from None
+        if listed and s.model not in listed:
+            shown = ", ".join(sorted(listed)[:10]) + (" ..." if len(listed) > 10 else "")
+            raise LLMError("not_found", f"{where} does not serve model {s.model!r}; it serves: {shown}")
+
     def complete(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None,
                  seed: int | None = None, **extra: Any) -> Any:
         """One chat completion (the first choice, with `.usage` of the response attached as `choice.usage`).

@@ -50,6 +50,10 @@ class OpenAIPolicy:
         self.endpoint = ChatEndpoint(settings, backoff=backoff)
         self._seed: int | None = None
 
+    def preflight(self) -> None:
+        """Check the endpoint answers and serves the model before a batch (LLMError says why not)."""
+        self.endpoint.preflight()
+
     def info(self) -> PolicyInfo:
         """`openai:MODEL` with the endpoint and sampling settings (never the key)."""
         s = self.settings
