@@ -133,6 +133,8 @@ def test_settings_invariants(seed: int, minutes: float, threads: int, cpus: int 
     assert s.heldout_seed() - s.seed >= 100_000  # held-out seeds never meet training seeds of the same plan
     n = s.torch_threads(cpus)
     assert n >= 1 and (n == threads if threads else n <= 4)
+    if not threads and cpus is not None and cpus <= 2:
+        assert n == 1  # two threads on two busy cores run about ten times slower than one
     assert DemoSettings.model_validate(s.model_dump()) == s
 
 

@@ -115,9 +115,27 @@ def test_cli_tiny_and_sft(tmp_path: Path) -> None:
     res = runner.invoke(app, ["train", "tiny", "--data", str(data), "--out", str(tmp_path / "m"), "--vocab", "500"])
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["train", "sft", "--model", str(tmp_path / "m"), "--data", str(data), "--out",
-                              str(tmp_path / "s"), "--steps", "2", "--threads", "1"])
+                              str(tmp_path / "s"), "--steps", "2", "--threads", "1", "--json"])
     assert res.exit_code == 0, res.output
-    summary = res.output[res.output.index('{"output_dir"'):].splitlines()[0]
-    assert json.loads(summary)["steps"] == 2
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["steps"] == 2 and summary["examples"] == summary["used"] == 2 and summary["dropped"] == 0
+    # With max_length just past the first assistant token every example is cut but kept; with
+    # max_length before it every example is dropped: both are counted and said on the console.
+    from trainers.training.sft import tokenize_set
+    from trainers.training.tiny import load
+
+    tok = load(tmp_path / "m")[1]
+    first = min(tokenize_set(tok, teacher_examples(2), 100_000).rows[i]["assistant_masks"].index(1) for i in (0, 1))
+    cut = tokenize_set(tok, teacher_examples(2), first + 1)
+    assert cut.truncated >= 1 and cut.total == 2 and len(cut.rows) + cut.dropped == 2
+    assert tokenize_set(tok, teacher_examples(2), first).dropped == 2
+    res = runner.invoke(app, ["train", "sft", "--model", str(tmp_path / "m"), "--data", str(data), "--out",
+                              str(tmp_path / "s2"), "--steps", "1", "--threads", "1", "--max-length", str(first + 1)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith(f"trained 1 steps on {len(cut.rows)} of 2 examples (loss ")
+    assert f"{cut.dropped} example(s) dropped" in res.stderr and f"{cut.truncated} cut at --max-length" in res.stderr
+    res = runner.invoke(app, ["train", "sft", "--model", str(tmp_path / "m"), "--data", str(data), "--out",
+                              str(tmp_path / "s3"), "--steps", "1", "--max-length", str(first)])
+    assert res.exit_code == 2 and f"none of the 2 examples has an assistant token within max_length {first}" in res.stderr
     res = runner.invoke(app, ["train", "sft", "--model", str(tmp_path / "nope"), "--data", str(data)])
     assert res.exit_code == 2 and "not a saved model folder" in res.output

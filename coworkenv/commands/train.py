@@ -46,8 +46,9 @@ def register(app: typer.Typer) -> None:
             import torch
         except ImportError:
             _fail("torch is not installed; install the training extra: pip install 'coworkenv[train]'")
-        if threads > 0:
-            torch.set_num_threads(threads)
+        from trainers.training.threads import default_torch_threads
+
+        torch.set_num_threads(threads if threads > 0 else default_torch_threads())
 
     @train.command("tiny")
     def tiny(
@@ -73,16 +74,20 @@ def register(app: typer.Typer) -> None:
     def sft(
         model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
         data: Path = typer.Option(..., "--data", help="HF-format SFT JSONL (coworkenv export sft --format hf)."),
-        out: Path = typer.Option(Path("sft-model"), "--out"),
+        out: Path = typer.Option(Path("sft-model"), "--out", "-o", help="Folder for the fine-tuned model."),
         eval_data: Path | None = typer.Option(None, "--eval", help="Validation JSONL for an eval loss."),
-        epochs: float = typer.Option(1.0, "--epochs"),
+        epochs: float = typer.Option(1.0, "--epochs", help="Passes over the data (--steps overrides)."),
         steps: int = typer.Option(-1, "--steps", help="Stop after this many steps (-1: epochs decide)."),
-        lr: float = typer.Option(1e-3, "--lr"),
-        batch_size: int = typer.Option(2, "--batch-size"),
-        max_length: int = typer.Option(4096, "--max-length"),
+        lr: float = typer.Option(1e-3, "--lr", help="Learning rate (constant)."),
+        batch_size: int = typer.Option(2, "--batch-size", help="Examples per optimiser step."),
+        max_length: int = typer.Option(4096, "--max-length",
+                                       help="Tokens per example; longer ones are cut, and ones with no assistant "
+                                            "token left are dropped (both counted in the summary)."),
         lora: bool = typer.Option(False, "--lora/--full", help="Train LoRA adapters (merged on save)."),
-        lora_r: int = typer.Option(8, "--lora-r"),
-        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)."),
+        lora_r: int = typer.Option(8, "--lora-r", help="LoRA rank (with --lora)."),
+        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: one on machines with 2 cores or "
+                                                         "fewer, else torch's default)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
     ) -> None:
         """Fine-tune on SFT data with TRL's SFTTrainer, loss on assistant tokens only."""
         _prepare(threads)
@@ -93,7 +98,16 @@ def register(app: typer.Typer) -> None:
                                eval_data=eval_data)
         except (SFTDataError, FileNotFoundError, ValueError) as e:
             _fail(str(e))
-        typer.echo(json.dumps(result.to_json()))
+        if as_json:
+            typer.echo(json.dumps(result.to_json()))
+            return
+        loss = f"loss {result.losses[0]:.3f} -> {result.losses[-1]:.3f}" if result.losses else "no loss logged"
+        typer.echo(f"trained {result.steps} steps on {result.used} of {result.examples} examples ({loss}"
+                   + (f", eval loss {result.eval_loss:.3f}" if result.eval_loss is not None else "")
+                   + f"); saved to {result.output_dir}")
+        if result.dropped or result.truncated:
+            typer.echo(f"warning: {result.dropped} example(s) dropped (no assistant token within --max-length "
+                       f"{max_length}), {result.truncated} cut at --max-length", err=True)
 
     @train.command("rl")
     def rl(

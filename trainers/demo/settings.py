@@ -6,6 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from synth.capabilities import CAPABILITIES
 
+from ..training.threads import default_torch_threads
+
 # Ticket-centred tasks with short reference solutions (one to six calls) and a shared tool set, so a
 # tiny model sees the same tools in every prompt and has a chance to learn the call format in minutes.
 DEFAULT_CAPABILITIES = ("clarification", "policy_compliance", "ticket_workflow")
@@ -34,7 +36,8 @@ class DemoSettings(BaseModel):
     layers: int = Field(2, ge=1, description="Transformer layers of the student.")
     max_new_tokens: int = Field(96, ge=1, description="Tokens the student may generate per turn.")
     max_turns: int = Field(6, ge=1, description="Assistant turns per evaluation episode.")
-    threads: int = Field(0, ge=0, description="torch CPU threads (0: min(4, CPU count)).")
+    threads: int = Field(0, ge=0, description="torch CPU threads (0: one on machines with 2 cores or fewer, else "
+                                               "min(4, CPU count)).")
 
     @field_validator("capabilities")
     @classmethod
@@ -65,5 +68,5 @@ class DemoSettings(BaseModel):
         return self.seed + HELD_OUT_SEED_OFFSET
 
     def torch_threads(self, cpu_count: int | None) -> int:
-        """The thread count to give torch: the setting, or min(4, CPUs) since tiny models gain little beyond."""
-        return self.threads or max(1, min(4, cpu_count or 1))
+        """The thread count to give torch: the setting, or `default_torch_threads` for this machine."""
+        return self.threads or default_torch_threads(cpu_count)

@@ -49,16 +49,46 @@ def read_sft_file(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def tokenize_examples(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> list[dict[str, list[int]]]:
-    """Token ids and assistant masks of each example, rendered with the tokenizer's chat template."""
-    rows = []
+@dataclass
+class TokenizedSet:
+    """Tokenised examples and what became of the others: `truncated` rows were cut at max_length but
+    still hold assistant tokens; `dropped` examples had none within max_length and are not used."""
+
+    rows: list[dict[str, list[int]]]
+    total: int
+    truncated: int = 0
+    dropped: int = 0
+
+    def describe(self, max_length: int) -> str:
+        """'used 24 of 43 examples (19 dropped: no assistant token within --max-length 512; ...)'."""
+        parts = []
+        if self.dropped:
+            parts.append(f"{self.dropped} dropped: no assistant token within max_length {max_length}")
+        if self.truncated:
+            parts.append(f"{self.truncated} cut at max_length {max_length}")
+        return f"used {len(self.rows)} of {self.total} examples" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def tokenize_set(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> TokenizedSet:
+    """Token ids and assistant masks of each example, rendered with the tokenizer's chat template,
+    counting the examples cut at `max_length` and those left without an assistant token."""
+    out = TokenizedSet([], len(examples))
     for ex in examples:
-        out = tokenizer.apply_chat_template(ex["messages"], tools=ex.get("tools") or None, tokenize=True,
+        enc = tokenizer.apply_chat_template(ex["messages"], tools=ex.get("tools") or None, tokenize=True,
                                             return_dict=True, return_assistant_tokens_mask=True)
-        ids, mask = list(out["input_ids"])[:max_length], list(out["assistant_masks"])[:max_length]
-        if 1 in mask:
-            rows.append({"input_ids": ids, "assistant_masks": mask})
-    return rows
+        full = len(enc["input_ids"])
+        ids, mask = list(enc["input_ids"])[:max_length], list(enc["assistant_masks"])[:max_length]
+        if 1 not in mask:
+            out.dropped += 1
+            continue
+        out.truncated += full > max_length
+        out.rows.append({"input_ids": ids, "assistant_masks": mask})
+    return out
+
+
+def tokenize_examples(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> list[dict[str, list[int]]]:
+    """Token ids and assistant masks of the usable examples (see `tokenize_set` for the counts)."""
+    return tokenize_set(tokenizer, examples, max_length).rows
 
 
 @dataclass
@@ -69,6 +99,10 @@ class SFTResult:
     steps: int
     losses: list[float] = field(default_factory=list)
     eval_loss: float | None = None
+    examples: int = 0
+    used: int = 0
+    truncated: int = 0
+    dropped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary."""
@@ -95,9 +129,11 @@ def train_sft(
 
     model, tokenizer = load(model_path)
     examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)
-    rows = tokenize_examples(tokenizer, examples, max_length)
+    tokenized = tokenize_set(tokenizer, examples, max_length)
+    rows = tokenized.rows
     if not rows:
-        raise SFTDataError("no example has an assistant token within max_length")
+        raise SFTDataError(f"none of the {tokenized.total} examples has an assistant token within max_length "
+                           f"{max_length}; raise --max-length")
     if not assistant_only:
         rows = [{"input_ids": r["input_ids"]} for r in rows]  # labels default to a copy of input_ids
     eval_rows = None
@@ -120,6 +156,9 @@ def train_sft(
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows),
                          eval_dataset=Dataset.from_list(eval_rows) if eval_rows else None,
                          processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)  # it prints raw log dicts on stdout; callers print a summary
     trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     eval_loss = None
@@ -129,4 +168,5 @@ def train_sft(
     final = trainer.model.merge_and_unload() if lora else trainer.model
     final.save_pretrained(out)
     tokenizer.save_pretrained(out)
-    return SFTResult(str(out), trainer.state.global_step, [float(x) for x in losses if math.isfinite(x)], eval_loss)
+    return SFTResult(str(out), trainer.state.global_step, [float(x) for x in losses if math.isfinite(x)], eval_loss,
+                     tokenized.total, len(rows), tokenized.truncated, tokenized.dropped)
