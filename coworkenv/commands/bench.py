@@ -42,15 +42,29 @@ def register(app: typer.Typer) -> None:
                     out[f["baseline_key"]] = f["baseline"]
             typer.echo(json.dumps(out, indent=2, sort_keys=True))
             return
-        table = Table(title="coworkenv bench (baselines measured in this same run)")
-        for col in ("area", "figure", "value", "baseline", "ratio", "note"):
-            table.add_column(col, justify="right" if col in ("value", "baseline", "ratio") else "left")
+        from benchmarks.targets import check, ratio
+
+        table = Table(title="coworkenv bench (baselines measured in this same run)",
+                      caption="ratio: how many times better (or worse) than the baseline measured in this run; "
+                              "target: from the figure's note, [red]missed[/] when not met")
+        table.add_column("area", no_wrap=True)
+        table.add_column("figure", no_wrap=True)
+        for col in ("value", "baseline", "ratio"):
+            table.add_column(col, justify="right", no_wrap=True)
+        table.add_column("target", overflow="fold")
+        table.add_column("note", overflow="fold")
+        missed = []
         for f in figures:
-            base = f.get("baseline")
-            lower = f.get("better", "higher" if "/s" in f.get("unit", "") else "lower") == "lower"
-            ratio = ""
-            if base and f["value"]:
-                ratio = f"{(base / f['value']) if lower else (f['value'] / base):,.1f}x better"
+            base, r = f.get("baseline"), ratio(f)
+            shown = "" if r is None else (f"{r:,.1f}x better" if r >= 1 else f"{1 / r:,.1f}x worse")
+            met, target = check(f)
+            if met is False:
+                missed.append(f["key"])
+            mark = "" if met is None else ("[green]met[/]" if met else "[red]missed[/]")
+            note = (f.get("note") or "").split("target")[0].rstrip(" ;,") if target else f.get("note", "")
             table.add_row(f["area"], f["key"], f"{f['value']:,.2f} {f.get('unit', '')}",
-                          f"{base:,.2f}" if base is not None else "", ratio, f.get("note", ""))
-        Console().print(table)
+                          f"{base:,.2f}" if base is not None else "", shown,
+                          f"{mark} {target}".strip(), note)
+        Console(width=max(Console().width, 160)).print(table)
+        if missed:
+            typer.echo(f"missed targets: {', '.join(missed)}", err=True)
