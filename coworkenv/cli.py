@@ -8,8 +8,19 @@ import sys
 import pkgutil
 
 import typer
+from typer.core import TyperOption
 
 from . import commands
+
+_type_label = TyperOption.display_type_rich
+
+
+def _flag_label(self: TyperOption, ctx: object) -> str | None:
+    """No type label for flags: typer 0.29 shows `--json <bool>` as if the flag took a value."""
+    return None if self.is_flag else _type_label(self, ctx)  # type: ignore[arg-type]
+
+
+TyperOption.display_type_rich = _flag_label  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="coworkenv",
