@@ -117,7 +117,7 @@ def test_foreign_out_folder_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("args, message", [
     (["--capability", "juggling"], "unknown capability 'juggling'"),
     (["--minutes", "0", "--steps", "0"], "training needs a bound"),
-    (["--envs", "0"], "--envs"),
+    (["--train-envs", "0"], "--train-envs"),
 ])
 def test_bad_options_are_clear_errors(args: list[str], message: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "o"), *args])

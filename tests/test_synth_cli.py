@@ -25,9 +25,12 @@ def test_synth_round_trip(tmp_path: Path) -> None:
     run = cli("synth", "--capability", "scheduling", "--capability", "clarification", "--count", "4", "--seed", "9",
               "--out", str(out), "--format", "yaml")
     assert run.returncode == 0, run.stderr
-    assert "synthesis summary" in run.stderr and "discarded" in run.stderr
-    written = json.loads(run.stdout.strip().splitlines()[-1])["written"]
+    assert "synthesis summary" in run.stdout and "discarded" in run.stdout and "wrote 4 valid" in run.stdout
+    assert "{" not in run.stdout  # the human summary, never JSON mixed in
     files = sorted(out.glob("*.yaml"))
+    again = cli("synth", "--capability", "scheduling", "--capability", "clarification", "--count", "4", "--seed", "9",
+                "--out", str(tmp_path / "again"), "--format", "yaml", "--json")
+    written = json.loads(again.stdout)["written"]
     assert len(files) == 4 and sorted(written) == [f.name for f in files]
     for f in files:
         spec = load_spec(f)
@@ -96,7 +99,7 @@ def test_llm_generator_over_real_http_repairs_and_writes(tmp_path: Path) -> None
     assert "collateral" in repair_prompt  # the validator's feedback reached the model
     files = list(tmp_path.glob("*.json"))
     assert len(files) == 1 and load_spec(files[0]).predicates == good.predicates
-    row = next(line for line in run.stderr.splitlines() if "file_management" in line and "│" in line)
+    row = next(line for line in run.stdout.splitlines() if "file_management" in line and "│" in line)
     assert [c.strip() for c in row.split("│")[2:6]] == ["1", "1", "1", "0"]  # generated, valid, repaired, discarded
 
 

@@ -99,9 +99,13 @@ def test_cli_train_rl(tiny: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", "toy:2", "--out", str(tmp_path / "o"),
                               "--group-size", "2", "--envs-per-step", "1", "--max-turns", "1", "--max-new-tokens",
-                              "8", "--method", "drgrpo", "--level", "gigpo", "--threads", "1"])
+                              "8", "--method", "drgrpo", "--level", "gigpo", "--threads", "1", "--json"])
     assert res.exit_code == 0, res.output
-    assert '"step": 0' in res.output
+    assert json.loads(res.stdout.strip().splitlines()[0])["step"] == 0
+    res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", "toy:2", "--out", str(tmp_path / "o2"),
+                              "--group-size", "2", "--envs-per-step", "1", "--max-turns", "1", "--max-new-tokens",
+                              "4", "--threads", "1"], terminal_width=200)
+    assert res.exit_code == 0 and "GRPO: 1 step(s), grpo, episode level" in res.stdout and "{" not in res.stdout
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", "toy:2", "--level", "token"])
     assert res.exit_code == 2 and "level" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", str(tmp_path / "missing")])

@@ -15,9 +15,9 @@ def register(app: typer.Typer) -> None:
     def demo(
         out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Folder for every output of the run."),
         seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of environments, model and training."),
-        envs: int | None = typer.Option(None, "--envs", "-n", min=1, help="Training environments "
+        envs: int | None = typer.Option(None, "--train-envs", min=1, help="Training environments "
                                            "(default 200; quick: 2)."),
-        heldout: int | None = typer.Option(None, "--heldout", min=1, help="Held-out environments (default 12; quick: 2)."),
+        heldout: int | None = typer.Option(None, "--heldout-envs", min=1, help="Held-out environments (default 12; quick: 2)."),
         capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
                                                        "ticket_workflow)."),
@@ -25,7 +25,8 @@ def register(app: typer.Typer) -> None:
                                                 "(default 3; 0: only --steps bounds it)."),
         steps: int | None = typer.Option(None, "--steps", min=0, help="Training step limit (0: only --minutes "
                                             "bounds it)."),
-        threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: min(4, CPUs))."),
+        threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: one on machines with 2 "
+                                                                               "cores or fewer, else min(4, CPUs))."),
         quick: bool = typer.Option(False, "--quick", help="Seconds-scale smoke run: tiny sizes, 3 training steps."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report

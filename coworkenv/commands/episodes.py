@@ -11,6 +11,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def episodes(
         path: Path = typer.Argument(..., help="A record file or a folder of *.jsonl records."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON line per episode instead of the table."),
     ) -> None:
         """List recorded episodes: environment, calls, errors, status and score."""
         from rich.console import Console
@@ -31,6 +32,7 @@ def register(app: typer.Typer) -> None:
         for col in ("episode", "environment", "calls", "failed calls", "status", "score", "record"):
             table.add_column(col, justify="right" if col in ("calls", "failed calls", "score") else "left")
         problems = []
+        listed: list[dict] = []
         stopped_on_error = 0
         for f in files:
             try:
@@ -54,6 +56,18 @@ def register(app: typer.Typer) -> None:
                     score = f"{float(ev.get('score', 0.0)):.2f}"
                 table.add_row(seg.segment_id, str(seg.header.get("env_id", "?")), str(len(calls)), str(errors),
                               status, score, f.name)
+                listed.append({"episode": seg.segment_id, "env_id": seg.header.get("env_id"), "calls": len(calls),
+                               "failed_calls": errors, "stop_reason": stop, "passed": None if ev is None else
+                               bool(ev.get("passed")), "score": None if ev is None else float(ev.get("score", 0.0)),
+                               "record": str(f)})
+        if as_json:
+            import json
+
+            for row in listed:
+                typer.echo(json.dumps(row))
+            for p in problems:
+                typer.echo(f"warning: {p}", err=True)
+            return
         console.print(table)
         if stopped_on_error:
             console.print(f"[red]{stopped_on_error} episode(s) stopped on an error[/]; `coworkenv eval RECORD` "

@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
         episode: Optional[str] = typer.Option(None, help="Only this episode of the file."),
         rescore: bool = typer.Option(False, help="Replay and evaluate again even where a result is recorded."),
         no_append: bool = typer.Option(False, "--no-append", help="Do not append the result to unfinished records."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON evaluation per episode instead of tables."),
     ) -> None:
         """Evaluate a recorded episode (replaying it when it has no result yet) and print every predicate."""
         from rich.console import Console
@@ -43,6 +44,14 @@ def register(app: typer.Typer) -> None:
         if not verdicts:
             typer.echo(f"error: {record} holds no episodes", err=True)
             raise typer.Exit(2)
+        if as_json:
+            import json
+
+            for v in verdicts:
+                typer.echo(json.dumps({"episode": v.segment.segment_id, "env_id": v.segment.header.get("env_id"),
+                                       "from_record": v.from_record, "appended": v.appended,
+                                       "evaluation": v.evaluation, "warnings": list(v.warnings)}, default=str))
+            return
         for v in verdicts:
             ev = v.evaluation
             how = "recorded" if v.from_record else ("replayed, result appended" if v.appended else "replayed")

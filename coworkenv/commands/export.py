@@ -15,10 +15,12 @@ def register(app: typer.Typer) -> None:
     @export.command("sft")
     def sft(
         records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
-        format: str = typer.Option("hf", "--format", help="hf (dict arguments) or openai (string arguments)."),
-        out: Path = typer.Option(Path("sft"), "--out", help="Folder for train.jsonl, validation.jsonl, manifest.json."),
+        format: str = typer.Option("hf", "--format", "-f", help="hf (dict arguments) or openai (string arguments)."),
+        out: Path = typer.Option(Path("sft"), "--out", "-o",
+                                 help="Folder for train.jsonl, validation.jsonl, manifest.json."),
         validation: float = typer.Option(0.1, "--validation", help="Fraction of environments held out."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the environment split."),
+        seed: int = typer.Option(0, "--seed", "-s", help="Seed of the environment split."),
+        as_json: bool = typer.Option(False, "--json", help="Print the export report as JSON instead of a sentence."),
     ) -> None:
         """Export passing, violation-free, deduplicated episodes as SFT data, split by environment."""
         from trainers.export.sft import ExportError, export_sft
@@ -31,6 +33,10 @@ def register(app: typer.Typer) -> None:
         except (RecordError, ExportError, ValueError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
+        if as_json:
+            typer.echo(json.dumps({"out": str(out), "format": format, "train": report.train,
+                                   "validation": report.validation, "skipped": dict(report.skipped)}))
+            return
         skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.items()) or "none"
         typer.echo(f"wrote {report.train} train and {report.validation} validation examples ({format}) to {out}; "
                    f"skipped: {skipped}")
@@ -38,7 +44,7 @@ def register(app: typer.Typer) -> None:
     @export.command("rl")
     def rl(
         records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
-        out: Path = typer.Option(Path("rl.jsonl"), "--out", help="Output JSONL file, one line per group."),
+        out: Path = typer.Option(Path("rl.jsonl"), "--out", "-o", help="Output JSONL file, one line per group."),
         terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
         shaping: bool = typer.Option(False, "--shaping/--no-shaping", help="Potential-based per-turn shaping."),
         method: str = typer.Option("grpo", "--method", help="grpo, drgrpo or rloo."),

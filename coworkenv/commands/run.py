@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +72,15 @@ def register(app: typer.Typer) -> None:
     def run(
         envs: list[Path] = typer.Argument(..., help="Environment spec files or folders of them."),
         policy: str = typer.Option("teacher", "--policy", "-p", help="teacher, noop, random, openai or hf."),
-        episodes_per_env: int = typer.Option(1, "--episodes-per-env", "-g", min=1, help="Episodes (seeds) per env."),
-        workers: int = typer.Option(1, "--workers", "-n", min=1, help="Worker processes (or Ray tasks at once)."),
-        seed: int = typer.Option(0, "--seed", help="First seed; episode k of an environment uses seed + k."),
+        episodes_per_env: int = typer.Option(1, "--episodes-per-env", "-g", min=1,
+                                             help="Episodes (seeds) per environment: the size of each RL group."),
+        workers: int = typer.Option(1, "--workers", "-w", min=1, help="Worker processes (or Ray tasks at once)."),
+        seed: int = typer.Option(0, "--seed", "-s", help="First seed; episode k of an environment uses seed + k."),
         out: Path = typer.Option(Path("runs/episodes.jsonl"), "--out", "-o", help="JSONL file the records go to."),
         model: str | None = typer.Option(None, "--model", help="openai: model name; hf: local model folder."),
         base_url: str | None = typer.Option(None, "--base-url", help="openai: the endpoint's base URL."),
-        api_key: str | None = typer.Option(None, "--api-key", help="openai: API key (else OPENAI_API_KEY)."),
+        api_key: str | None = typer.Option(None, "--api-key", help="openai: API key (else COWORKENV_OPENAI_API_KEY, "
+                                                                           "or OPENAI_API_KEY)."),
         temperature: float | None = typer.Option(None, "--temperature", help="openai/hf sampling temperature."),
         max_tokens: int | None = typer.Option(None, "--max-tokens", help="openai/hf: tokens per turn."),
         calls_per_turn: int | None = typer.Option(None, "--calls-per-turn", help="teacher: calls per turn (0: all)."),
@@ -85,7 +88,9 @@ def register(app: typer.Typer) -> None:
         user: str = typer.Option("scripted", "--user", help="Simulated user: scripted or llm."),
         user_model: str | None = typer.Option(None, "--user-model", help="llm user: model name."),
         user_base_url: str | None = typer.Option(None, "--user-base-url", help="llm user: endpoint base URL."),
-        user_api_key: str | None = typer.Option(None, "--user-api-key", help="llm user: API key."),
+        user_api_key: str | None = typer.Option(None, "--user-api-key", help="llm user: API key (else "
+                                                                               "COWORKENV_OPENAI_API_KEY, or "
+                                                                               "OPENAI_API_KEY)."),
         max_turns: int = typer.Option(30, "--max-turns", min=1, help="Assistant turns before stopping."),
         max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Tool calls before stopping."),
         max_seconds: float = typer.Option(600.0, "--max-seconds", min=0.001, help="Wall seconds per episode."),
@@ -102,6 +107,7 @@ def register(app: typer.Typer) -> None:
                                           help="Run on Ray: alone or 'local' starts a private local Ray; HOST:PORT, "
                                                "ray://HOST:PORT or 'auto' joins a cluster."),
         report: Path | None = typer.Option(None, "--report", help="Also write the HTML report into this folder."),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary rows as JSON instead of the table."),
     ) -> None:
         """Run episodes of environments with a policy, write their records, and print success per capability."""
         from rich.console import Console
@@ -165,9 +171,12 @@ def register(app: typer.Typer) -> None:
             except RayUnavailable as e:
                 _fail(str(e))
         write_records(records, out)
-        Console().print(_summary_table(summarize(records), f"{policy}: {len(specs)} environments x "
-                                                          f"{episodes_per_env} episodes"))
-        typer.echo(f"records: {out}")
+        rows = summarize(records)
+        if as_json:
+            typer.echo(json.dumps({"records": str(out), "rows": [r.to_json() for r in rows]}))
+        else:
+            Console().print(_summary_table(rows, f"{policy}: {len(specs)} environments x {episodes_per_env} episodes"))
+            typer.echo(f"records: {out}")
         errored = [r for r in records if r.errored]
         if errored:
             _report_errors(errored, len(records))
@@ -175,7 +184,8 @@ def register(app: typer.Typer) -> None:
             from trainers.report import ReportError, write_report
 
             try:
-                typer.echo(f"report: {write_report(records, report, title=f'coworkenv run: {policy}')}")
+                where = write_report(records, report, title=f"coworkenv run: {policy}")
+                typer.echo(f"report: {where}", err=as_json)
             except ReportError as e:
                 _fail(str(e))
 
@@ -198,7 +208,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def replay(
         records: Path = typer.Argument(..., help="A JSONL record file or a folder of them."),
-        env: list[Path] = typer.Option(..., "--env", "-e", help="Spec files or folders the records ran in."),
+        env: list[Path] = typer.Option(..., "--envs", "--env", "-e", help="Spec files or folders the records ran in."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON line per episode instead of the table."),
     ) -> None:
         """Re-execute recorded episodes and check every step reproduces its recorded state and predicates."""
         from rich.console import Console
@@ -214,6 +225,14 @@ def register(app: typer.Typer) -> None:
         except (RecordError, SourceError) as e:
             _fail(str(e))
         reports = replay_records(recs, specs)
+        if as_json:
+            for r in reports:
+                typer.echo(json.dumps({"episode": r.episode_id, "env_id": r.env_id, "steps": r.steps_checked,
+                                       "events": r.events_replayed, "reproduced": r.ok,
+                                       "mismatches": [str(m) for m in r.mismatches]}))
+            if any(not r.ok for r in reports):
+                raise typer.Exit(1)
+            return
         table = Table(title=f"Replay of {records}")
         for col in ("episode", "environment", "steps", "events", "result"):
             table.add_column(col, overflow="fold")

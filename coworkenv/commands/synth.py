@@ -32,13 +32,16 @@ def register(app: typer.Typer) -> None:
         count: int = typer.Option(12, "--count", "-n", min=1, help="Environments to attempt."),
         seed: int = typer.Option(0, "--seed", "-s", help="Base seed; the same seed gives the same environments."),
         out: Path = typer.Option(Path("envs"), "--out", "-o", help="Folder to write the valid specs into."),
-        fmt: str = typer.Option("json", "--format", help="json or yaml."),
-        generator: str = typer.Option("procedural", "--generator", "-g", help="procedural (offline) or llm."),
+        fmt: str = typer.Option("json", "--format", "-f", help="json or yaml."),
+        generator: str = typer.Option("procedural", "--generator", help="procedural (offline) or llm."),
         requirement: Optional[str] = typer.Option(None, help="Workflow requirement for the llm generator."),
-        base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint (llm generator)."),
-        model: Optional[str] = typer.Option(None, help="Model name (llm generator)."),
-        api_key: Optional[str] = typer.Option(None, help="API key (default: COWORKENV_OPENAI_API_KEY)."),
+        base_url: Optional[str] = typer.Option(None, help="llm: the OpenAI-compatible endpoint's base URL (else "
+                                                          "COWORKENV_OPENAI_BASE_URL)."),
+        model: Optional[str] = typer.Option(None, help="llm: model name (else COWORKENV_OPENAI_MODEL)."),
+        api_key: Optional[str] = typer.Option(None, help="llm: API key (else COWORKENV_OPENAI_API_KEY, or "
+                                                         "OPENAI_API_KEY)."),
         max_repairs: int = typer.Option(3, min=0, help="Repair rounds per environment (llm generator)."),
+        as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
     ) -> None:
         """Generate environments, validate each by execution, and write only the valid ones."""
         from rich.console import Console
@@ -98,9 +101,12 @@ def register(app: typer.Typer) -> None:
                          for k, t in batch.by_capability.items() if t.generated}
                 if batch.stopped:
                     console.print(f"[red]{batch.stopped}[/]")
-        _summary(console, stats)
-        console.print(f"wrote {len(written)} valid environment(s) to {out}")
-        typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
+        if as_json:
+            typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
+            return
+        stdout = Console()
+        _summary(stdout, stats)
+        stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
 
     @app.command()
     def schema() -> None:

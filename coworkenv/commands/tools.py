@@ -11,7 +11,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command()
     def tools(
-        service: Optional[list[str]] = typer.Option(None, "--service", "-s", help="Only these services."),
+        service: Optional[list[str]] = typer.Option(None, "--service", help="Only these services."),
         fmt: str = typer.Option("table", "--format", "-f", help="table | json | openai | markdown"),
     ) -> None:
         """List every workspace tool, generated from the one registry."""

@@ -53,11 +53,12 @@ def register(app: typer.Typer) -> None:
     @train.command("tiny")
     def tiny(
         data: Path = typer.Option(..., "--data", help="HF-format SFT JSONL to train the tokenizer on."),
-        out: Path = typer.Option(Path("tiny-model"), "--out", help="Folder for the model and tokenizer."),
+        out: Path = typer.Option(Path("tiny-model"), "--out", "-o", help="Folder for the model and tokenizer."),
         vocab: int = typer.Option(1024, "--vocab", help="Tokenizer vocabulary size."),
-        hidden: int = typer.Option(64, "--hidden"),
-        layers: int = typer.Option(2, "--layers"),
-        seed: int = typer.Option(0, "--seed"),
+        hidden: int = typer.Option(64, "--hidden", help="Hidden size of the Qwen2-style model."),
+        layers: int = typer.Option(2, "--layers", help="Transformer layers."),
+        seed: int = typer.Option(0, "--seed", "-s", help="Seed of the initial weights."),
+        as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
     ) -> None:
         """Build a tiny Qwen2 model and a locally trained tokenizer (no downloads)."""
         _prepare(0)
@@ -68,7 +69,10 @@ def register(app: typer.Typer) -> None:
             path = build_tiny(out, read_sft_file(data), vocab, hidden, layers, seed)
         except (SFTDataError, ValueError) as e:
             _fail(str(e))
-        typer.echo(f"wrote tiny model to {path}")
+        if as_json:
+            typer.echo(json.dumps({"out": str(path), "vocab": vocab, "hidden": hidden, "layers": layers, "seed": seed}))
+        else:
+            typer.echo(f"wrote tiny model to {path}")
 
     @train.command("sft")
     def sft(
@@ -112,22 +116,24 @@ def register(app: typer.Typer) -> None:
     @train.command("rl")
     def rl(
         model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
-        envs: str = typer.Option(..., "--envs", help="Folder of environment specs, or toy:N."),
-        out: Path = typer.Option(Path("rl-model"), "--out"),
-        steps: int = typer.Option(1, "--steps"),
-        group_size: int = typer.Option(4, "--group-size"),
-        envs_per_step: int = typer.Option(2, "--envs-per-step"),
-        lr: float = typer.Option(1e-4, "--lr"),
+        envs: str = typer.Option(..., "--envs", "-e", help="Folder of environment specs, or toy:N."),
+        out: Path = typer.Option(Path("rl-model"), "--out", "-o", help="Folder for the trained model."),
+        steps: int = typer.Option(1, "--steps", help="GRPO steps (one update each)."),
+        group_size: int = typer.Option(4, "--group-size", "-g", help="Rollouts per environment per step."),
+        envs_per_step: int = typer.Option(2, "--envs-per-step", help="Environments sampled per step."),
+        lr: float = typer.Option(1e-4, "--lr", help="Learning rate."),
         method: str = typer.Option("grpo", "--method", help="grpo, drgrpo or rloo."),
         level: str = typer.Option("episode", "--level", help="episode, turn (MT-GRPO) or gigpo."),
         terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
-        shaping: bool = typer.Option(False, "--shaping/--no-shaping"),
+        shaping: bool = typer.Option(False, "--shaping/--no-shaping", help="Potential-based per-turn shaping."),
         rollout: str = typer.Option("generate", "--rollout", help="generate (free text) or choice (candidates)."),
-        max_turns: int = typer.Option(4, "--max-turns"),
-        max_new_tokens: int = typer.Option(96, "--max-new-tokens"),
+        max_turns: int = typer.Option(4, "--max-turns", help="Assistant turns per rollout."),
+        max_new_tokens: int = typer.Option(96, "--max-new-tokens", help="Tokens generated per turn."),
         records: Path | None = typer.Option(None, "--records", help="Write every rollout's episode record here."),
-        seed: int = typer.Option(0, "--seed"),
-        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)."),
+        seed: int = typer.Option(0, "--seed", "-s", help="Seed of sampling and environment order."),
+        threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: one on machines with 2 cores or "
+                                                         "fewer, else torch's default)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON line per step instead of the table."),
     ) -> None:
         """GRPO with environment rollouts and the chosen credit assignment."""
         from pydantic import ValidationError
@@ -158,6 +164,19 @@ def register(app: typer.Typer) -> None:
             history = train_grpo(model, environments, out, settings, fn, records)
         except (FileNotFoundError, ValueError) as e:
             _fail(str(e))
-        for h in history:
-            typer.echo(json.dumps({k: v for k, v in h.to_json().items() if k != "rewards"}))
+        rows = [{k: v for k, v in h.to_json().items() if k != "rewards"} for h in history]
+        if as_json:
+            for row in rows:
+                typer.echo(json.dumps(row))
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"GRPO: {len(rows)} step(s), {method}, {level} level")
+        cols = [k for k in (rows[0] if rows else {}) if not isinstance(rows[0][k], (list, dict))]
+        for col in cols:
+            table.add_column(col, justify="right")
+        for row in rows:
+            table.add_row(*[f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in cols])
+        Console().print(table)
         typer.echo(f"wrote {out}")
