@@ -283,8 +283,10 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
                            f"guards is changed after {solved.label}: {applied[0].description}",
                            "make the maintained predicate check the specific record and field that must stay as it is")
             elif solved.root == "reference":
-                why = "it accepts every value tried for the fields it reads" if field_rules(
-                    [spec.parsed_predicates()[i]]) else "it reads no record field of a known predicate kind"
+                why = (f"none of the changes tried could be made (e.g. {cands[0].description})" if cands
+                       else "it accepts every value tried for the fields it reads"
+                       if field_rules([spec.parsed_predicates()[i]]) else
+                       "it reads no record field of a known predicate kind")
                 report.add("mutants", f"predicates[{i}].maintain", f"no change can break this maintained predicate: {why}",
                            "maintain a ticket / record_exists / event_exists / mail_sent / file predicate on the field "
                            "that must stay as it is, or use unchanged / only_changed for whole records")
