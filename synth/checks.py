@@ -17,7 +17,7 @@ from workspace_sim.services import all_services
 
 from .capabilities import CAPABILITIES
 from .feedback import ValidationReport
-from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, SayStep
+from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, ReferenceSolution, SayStep
 from .user import ScriptedUser
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
@@ -85,12 +85,17 @@ def _check_records(spec: EnvironmentSpec, report: ValidationReport) -> None:
 
 
 def _check_reference(spec: EnvironmentSpec, report: ValidationReport) -> None:
+    for root, solution in spec.solutions():
+        _check_solution(spec, root, solution, report)
+
+
+def _check_solution(spec: EnvironmentSpec, root: str, solution: ReferenceSolution, report: ValidationReport) -> None:
     tools = enabled_tools(spec)
     facts = {f.name for f in spec.user_simulator.facts}
     asked: set[str] = set()
     user = ScriptedUser(spec.user_simulator)
-    for i, step in enumerate(spec.reference.steps):
-        where = f"reference.steps[{i}]"
+    for i, step in enumerate(solution.steps):
+        where = f"{root}.steps[{i}]"
         if isinstance(step, CallStep):
             for name in FACT_PLACEHOLDER.findall(repr(step.args)):
                 if name not in facts:
@@ -122,9 +127,9 @@ def _check_reference(spec: EnvironmentSpec, report: ValidationReport) -> None:
                     elif name not in revealed:
                         report.add("references", f"{where}.text", f"the question does not reveal fact {name!r}",
                                    "mention one of the fact's reveal_keywords in the question")
-    for name in FACT_PLACEHOLDER.findall(spec.reference.final_answer or ""):
+    for name in FACT_PLACEHOLDER.findall(solution.final_answer or ""):
         if name not in facts:
-            report.add("references", "reference.final_answer", f"placeholder names no hidden fact {name!r}",
+            report.add("references", f"{root}.final_answer", f"placeholder names no hidden fact {name!r}",
                        "declare the fact or remove the placeholder")
 
 
@@ -141,8 +146,8 @@ def _fill_values(value: Any, spec: EnvironmentSpec) -> Any:
 
 def _check_user(spec: EnvironmentSpec, report: ValidationReport) -> None:
     turns = sum(1 for s in spec.reference.steps if isinstance(s, (SayStep, AskStep)))
-    used = set(FACT_PLACEHOLDER.findall(repr([s.model_dump() for s in spec.reference.steps])
-                                        + (spec.reference.final_answer or "")))
+    used = {name for _, sol in spec.solutions() for name in FACT_PLACEHOLDER.findall(
+        repr([s.model_dump() for s in sol.steps]) + (sol.final_answer or ""))}
     for i, f in enumerate(spec.user_simulator.facts):
         if f.name not in used:
             report.add("references", f"user_simulator.facts[{i}]", f"fact {f.name!r} is never used by the reference",
@@ -192,6 +197,9 @@ def _check_predicate_targets(spec: EnvironmentSpec, report: ValidationReport) ->
     for i, top in enumerate(spec.predicates):
         for path, p in _walk_predicates(top, f"predicates[{i}]"):
             kind = p.get("kind")
+            if p.get("maintain") is True and p is not top:
+                report.add("predicates", f"{path}.maintain", "maintain applies to a whole top-level predicate, "
+                           "not to one inside all/any/not", f"move maintain: true to predicates[{i}]")
             table = p.get("table")
             if isinstance(table, str) and table not in tables:
                 report.add("predicates", f"{path}.table", f"unknown or disabled table {table!r}",

@@ -16,7 +16,7 @@ from workspace_sim import ToolResult, Workspace
 from workspace_sim.errors import SpecError
 from workspace_sim.state import State
 
-from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, SayStep, WorldEvent
+from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent
 from .user import ScriptedUser
 
 
@@ -183,11 +183,13 @@ def run_steps(driver: SpecDriver, steps: Sequence[Any], final_answer: str | None
 
 
 def run_reference(spec: EnvironmentSpec, workspace: Workspace | None = None, withhold_answers: bool = False,
-                  keep_checkpoints: bool = False) -> Run:
-    """Run the spec's reference solution from the start state (a fresh workspace unless given one).
+                  keep_checkpoints: bool = False, solution: ReferenceSolution | None = None) -> Run:
+    """Run the spec's reference solution (or `solution`, e.g. one of its alternatives) from the start
+    state (a fresh workspace unless given one).
 
     World-event changes that do not apply raise SpecError naming the event.
     """
+    solution = solution if solution is not None else spec.reference
     driver = SpecDriver(spec, workspace, withhold_answers)
     driver.start()
-    return run_steps(driver, spec.reference.steps, spec.reference.final_answer, keep_checkpoints=keep_checkpoints)
+    return run_steps(driver, solution.steps, solution.final_answer, keep_checkpoints=keep_checkpoints)

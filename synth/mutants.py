@@ -18,21 +18,25 @@ from typing import Any, Callable, Iterable, Sequence
 from workspace_sim.records import Record
 from workspace_sim.state import State
 
-from .spec import FACT_PLACEHOLDER, CallStep, EnvironmentSpec
+from .spec import FACT_PLACEHOLDER, CallStep, EnvironmentSpec, ReferenceSolution
 
 FILLER = "n/a"
 
 
 @dataclass(frozen=True)
 class Mutant:
-    """An altered reference: steps from index `at` are replaced by `steps`; `path` names the change."""
+    """An altered reference: steps from index `at` are replaced by `steps`; `path` names the change.
 
-    kind: str  # "drop_step" | "change_arg" | "collateral" | "change_answer"
+    A `break_maintained` mutant appends one call, or (`patch`, when no tool can make the change)
+    a direct change to the guarded record, after the whole solution."""
+
+    kind: str  # "drop_step" | "change_arg" | "collateral" | "change_answer" | "break_maintained"
     at: int
     steps: tuple[Any, ...]
     final_answer: str | None
     path: str
     description: str
+    patch: tuple[dict[str, Any], ...] = ()
 
 
 class ValueIndex:
@@ -97,12 +101,12 @@ def _nearest(value: str, pool: Sequence[str]) -> str:
     return best if best is not None else value
 
 
-def _arg_mutations(args: dict[str, Any], index: ValueIndex, facts: dict[str, str]
+def _arg_mutations(args: dict[str, Any], index: ValueIndex, facts: dict[str, str], free: Sequence[str] = ()
                    ) -> tuple[list[tuple[dict[str, Any], str, str]], dict[str, Any] | None]:
     """Per-argument mutants [(new args, arg path, meaning)] and the all-free-text-filled args (or None).
 
     An argument that is exactly a {{fact:NAME}} placeholder is mutated as the fact's value (the
-    agent asked, then used the wrong record anyway)."""
+    agent asked, then used the wrong record anyway). Arguments named in `free` are left alone."""
     out: list[tuple[dict[str, Any], str, str]] = []
     free_changed = False
 
@@ -125,7 +129,7 @@ def _arg_mutations(args: dict[str, Any], index: ValueIndex, facts: dict[str, str
 
     filled = dict(args)
     for name, value in args.items():
-        if isinstance(value, bool) or value is None:
+        if isinstance(value, bool) or value is None or name in free:
             continue
         if isinstance(value, (int, float)):
             out.append(({**args, name: value + 1}, name, "a value off by one"))
@@ -189,30 +193,32 @@ def _next_statuses(state: State, ticket: Any) -> list[str]:
 
 def make_mutants(
     spec: EnvironmentSpec, changed_steps: Sequence[int], start: State, final: State, tools: Iterable[str],
-    touched: set[tuple[str, str]], answer_checked: bool,
+    touched: set[tuple[str, str]], answer_checked: bool, solution: ReferenceSolution | None = None,
+    root: str = "reference",
 ) -> list[Mutant]:
-    """Every mutant of the reference: drops and argument changes of the state-changing steps (indices in
-    `changed_steps`), collateral actions on records outside `touched`, and a filler final answer
-    when predicates read the answer. `start`/`final` are the reference's start and end states."""
-    steps = list(spec.reference.steps)
-    answer = spec.reference.final_answer
+    """Every mutant of a solution (the reference unless given; `root` is its field path): drops and
+    argument changes of the state-changing steps (indices in `changed_steps`; `free` arguments are
+    left alone), collateral actions on records outside `touched`, and a filler final answer when
+    predicates read the answer. `start`/`final` are the solution's start and end states."""
+    steps = list(solution.steps if solution is not None else spec.reference.steps)
+    answer = solution.final_answer if solution is not None else spec.reference.final_answer
     index = ValueIndex(start, [p.email for p in spec.world.people])
     facts = {f.name: f.value for f in spec.user_simulator.facts}
     out: list[Mutant] = []
     for i in changed_steps:
         step = steps[i]
-        out.append(Mutant("drop_step", i, tuple(steps[i + 1:]), answer, f"reference.steps[{i}]",
+        out.append(Mutant("drop_step", i, tuple(steps[i + 1:]), answer, f"{root}.steps[{i}]",
                           f"step {i} ({step.tool}) left out"))
     for i in changed_steps:
         step = steps[i]
-        per_arg, free = _arg_mutations(step.args, index, facts)
+        per_arg, free = _arg_mutations(step.args, index, facts, step.free)
         for args, arg_path, meaning in per_arg:
-            new = CallStep(tool=step.tool, args=args, expect_error=step.expect_error, note=step.note)
-            out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"reference.steps[{i}].args.{arg_path}",
+            new = CallStep(tool=step.tool, args=args, expect_error=step.expect_error, free=step.free, note=step.note)
+            out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"{root}.steps[{i}].args.{arg_path}",
                               f"{step.tool} with {arg_path} changed to {meaning}"))
         if free is not None:
-            new = CallStep(tool=step.tool, args=free, expect_error=step.expect_error, note=step.note)
-            out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"reference.steps[{i}].args",
+            new = CallStep(tool=step.tool, args=free, expect_error=step.expect_error, free=step.free, note=step.note)
+            out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"{root}.steps[{i}].args",
                               f"{step.tool} with its free text replaced by {FILLER!r}"))
     end = len(steps)
     available = set(tools)
@@ -223,7 +229,7 @@ def make_mutants(
             out.append(Mutant("collateral", end, (CallStep(tool=tool, args=args),), answer, "predicates",
                               f"a collateral {tool}({', '.join(f'{k}={v!r}' for k, v in args.items())}) added"))
     if answer_checked and answer is not None and answer.strip() != FILLER:
-        out.append(Mutant("change_answer", end, (), FILLER, "reference.final_answer",
+        out.append(Mutant("change_answer", end, (), FILLER, f"{root}.final_answer",
                           f"the final answer replaced by {FILLER!r}"))
     return out
 

@@ -31,10 +31,14 @@ from workspace_sim.workspace import load_tables
 from .capabilities import CAPABILITIES
 from .errors import SpecLoadError
 
-SPEC_VERSION = "1"
+SPEC_VERSION = "1.1"
+# Versions this build reads: a 1.x reader reads every 1.y with y <= x (1.1 added free arguments,
+# condition tolerances, alternative solutions and maintained predicates; 1.0 documents load unchanged).
+READABLE_VERSIONS = frozenset({"1", "1.0", "1.1"})
 FACT_PLACEHOLDER = re.compile(r"\{\{fact:([A-Za-z_][A-Za-z0-9_]*)\}\}")
 # Predicate kinds that guard against collateral damage: they pass when nothing happens, so they
-# earn credit only once some success predicate passes (see EnvironmentSpec.evaluate).
+# earn credit only once some success predicate passes (see EnvironmentSpec.evaluate). A predicate
+# of any kind marked `maintain: true` is a guard too.
 GUARD_KINDS = frozenset({"unchanged", "only_changed", "tool_not_called"})
 
 _ID = r"^[a-z0-9][a-z0-9._-]{0,127}$"
@@ -158,7 +162,19 @@ class CallStep(_Model):
     tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
     expect_error: str | None = Field(None, description="Error code this call must end in (e.g. 'fault').")
+    free: list[str] = Field(default_factory=list, description="Arguments whose value the task does not care about: "
+                                                              "validation's mutants leave them alone.")
     note: str = ""
+
+    @model_validator(mode="after")
+    def _free_names_args(self) -> "CallStep":
+        for i, name in enumerate(self.free):
+            if name not in self.args:
+                raise _located(f"free[{i}]", f"{name!r} is not an argument of this call; "
+                               f"its arguments are {sorted(self.args) or 'none'}")
+        if len(set(self.free)) != len(self.free):
+            raise _located("free", "an argument is listed twice")
+        return self
 
 
 class SayStep(_Model):
@@ -193,7 +209,7 @@ class ReferenceSolution(_Model):
 class EnvironmentSpec(_Model):
     """One executable environment: world, start state, request, user, events, rules, checks, solution."""
 
-    version: Literal["1"] = SPEC_VERSION
+    version: Literal["1.1"] = SPEC_VERSION
     id: str = Field(pattern=_ID)
     title: str = Field(min_length=1)
     capabilities: list[str] = Field(min_length=1, description="Capability ids from the taxonomy.")
@@ -213,6 +229,8 @@ class EnvironmentSpec(_Model):
     faults: list[Fault] = Field(default_factory=list)
     predicates: list[dict[str, Any]] = Field(min_length=1, description="workspace_sim predicate documents.")
     reference: ReferenceSolution
+    alternatives: list[ReferenceSolution] = Field(
+        default_factory=list, description="Other right solutions; validation requires each to pass as the reference does.")
     seed: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict, description="Provenance: generator, template, ...")
 
@@ -287,13 +305,19 @@ class EnvironmentSpec(_Model):
         return self._parsed  # type: ignore[return-value]
 
     def is_guard(self, index: int) -> bool:
-        """Whether predicate `index` is a collateral-damage guard rather than a success criterion."""
-        return self.predicates[index].get("kind") in GUARD_KINDS
+        """Whether predicate `index` is a guard (a collateral-damage kind, or marked `maintain`) rather than
+        a success criterion."""
+        p = self.predicates[index]
+        return p.get("kind") in GUARD_KINDS or p.get("maintain") is True
+
+    def solutions(self) -> list[tuple[str, ReferenceSolution]]:
+        """The reference and every alternative solution, each with its field path in the spec."""
+        return [("reference", self.reference), *((f"alternatives[{i}]", a) for i, a in enumerate(self.alternatives))]
 
     def evaluate(self, workspace: Workspace, final_answer: str | None = None, gate_guards: bool = True) -> Evaluation:
         """Judge an episode: every predicate, with guards credited only once a success predicate passes.
 
-        Guards (unchanged, only_changed, tool_not_called) hold trivially when nothing is done, so a
+        Guards (unchanged, only_changed, tool_not_called, and any predicate marked maintain) hold trivially when nothing is done, so a
         do-nothing agent would otherwise earn partial credit; here it scores zero. `gate_guards=False`
         gives the raw verdicts.
         """
@@ -380,9 +404,9 @@ def parse_spec(doc: Any, source: str = "") -> EnvironmentSpec:
     if not isinstance(doc, dict):
         raise SpecLoadError([("", f"a spec must be an object (mapping), got {type(doc).__name__}")], source)
     version = doc.get("version", SPEC_VERSION)
-    if str(version) != SPEC_VERSION:
-        raise SpecLoadError([("version", f"unsupported spec version {version!r}; this build reads {SPEC_VERSION!r}")],
-                            source)
+    if str(version) not in READABLE_VERSIONS:
+        raise SpecLoadError([("version", f"unsupported spec version {version!r}; this build reads "
+                              f"{', '.join(sorted(READABLE_VERSIONS))}")], source)
     try:
         return EnvironmentSpec.model_validate({**doc, "version": SPEC_VERSION})
     except ValidationError as e:

@@ -4,41 +4,64 @@
 1. schema: the document parses into an EnvironmentSpec (field paths from pydantic);
 2. references: referential integrity, reference tools and arguments, facts, turns, rules, and what
    predicates point at (synth.checks);
-3. reference: the reference solution runs with no unexpected tool error or policy violation and
-   passes every predicate;
-4. do_nothing: the start state passes no success predicate (a do-nothing agent scores zero);
-5. mutants: every mutant of the reference (a step dropped, an argument changed, a collateral
-   action added) fails at least one predicate;
-6. multi_turn: with hidden facts, the reference without the user's answers fails;
+3. reference: the reference solution and every alternative run with no unexpected tool error or
+   policy violation and pass every predicate;
+4. do_nothing: the start state passes no success predicate (a do-nothing agent scores zero), and
+   every predicate marked maintain holds there;
+5. mutants: every mutant of each solution (a step dropped, an argument not marked free changed, a
+   collateral action added) fails at least one predicate, unless it is equivalent: its end state
+   equals a right solution's except for values the predicates' tolerances accept (counted, not
+   failed); each maintained predicate is broken by a later change to the record field it guards;
+6. multi_turn: with hidden facts, no solution passes without the user's answers;
 7. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from workspace_sim.errors import SpecError
 from workspace_sim.predicates import in_scope
+from workspace_sim.state import State
 
+from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .checks import check_static, enabled_tools
 from .driver import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
 from .feedback import ValidationReport
-from .mutants import Mutant, make_mutants, sample_mutants
-from .spec import CallStep, EnvironmentSpec, parse_spec
+from .mutants import Mutant, ValueIndex, make_mutants, sample_mutants
+from .spec import CallStep, EnvironmentSpec, ReferenceSolution, parse_spec
+from .tolerance import equivalent, field_rules
 
 LONG_HORIZON_CALLS = 15
 MAX_MUTANTS = 24
+MAX_EQUIVALENT_SHOWN = 20
+
+
+@dataclass
+class _Solved:
+    """One right solution (the reference or an alternative), its run and whether it passed."""
+
+    root: str
+    solution: ReferenceSolution
+    run: Run
+    ok: bool
+
+    @property
+    def label(self) -> str:
+        return "the reference solution" if self.root == "reference" else f"alternative {self.root}"
 
 
 def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
                   max_mutants: int | None = MAX_MUTANTS) -> ValidationReport:
     """Validate a spec (object or raw document) by executing it; see the module docstring for the checks.
 
-    When a reference has more than `max_mutants` mutants, a deterministic sample stratified by kind
-    and step is run (None runs them all); the report's stats say how many ran.
+    When a solution has more than `max_mutants` mutants, a deterministic sample stratified by kind
+    and step is run (None runs them all); the report's stats say how many ran and how many were
+    equivalent (right solutions inside the predicates' tolerances).
     """
     t0 = time.perf_counter()
     if not isinstance(spec, EnvironmentSpec):
@@ -57,35 +80,46 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
         report.add("references", getattr(e, "path", "initial"), getattr(e, "problem", str(e)),
                    "fix the initial data so every service can load it")
         return report
-    try:
-        run = run_reference(spec, base.fork(), keep_checkpoints=True)
-    except SpecError as e:
-        report.add("references", e.path, e.problem, "world-event changes must name existing tables and records")
-        return report
-    ref_ok = _check_reference_run(spec, run, report)
+    solved: list[_Solved] = []
+    for root, solution in spec.solutions():
+        try:
+            run = run_reference(spec, base.fork(), keep_checkpoints=True, solution=solution)
+        except SpecError as e:
+            report.add("references", e.path, e.problem, "world-event changes must name existing tables and records")
+            return report
+        solved.append(_Solved(root, solution, run, _check_solution_run(spec, root, solution, run, report)))
+    main = solved[0]
+    report.stats["reference_calls"] = sum(1 for o in main.run.outcomes if o.result is not None)
+    report.stats["reference_score"] = round(spec.evaluate(main.run.workspace, main.run.final_answer,
+                                                          gate_guards=False).score, 6)
+    if spec.alternatives:
+        report.stats["alternatives"] = len(spec.alternatives)
     _check_do_nothing(spec, base, report)
     if spec.user_simulator.facts:
-        _check_without_answers(spec, base, report)
-    _check_capabilities(spec, run, report)
-    if mutants and ref_ok:
-        _check_mutants(spec, run, base.initial, report, max_mutants)
+        for s in solved:
+            _check_without_answers(spec, base, s, report)
+    _check_capabilities(spec, main.run, report)
+    if mutants and all(s.ok for s in solved):
+        _guard_unchanged_scopes(spec, base.initial, report)
+        rights = [s.run.workspace.state for s in solved]
+        for s in solved:
+            _check_mutants(spec, s, base.initial, rights, report, max_mutants)
     report.stats["seconds"] = round(time.perf_counter() - t0, 6)
     return report
 
 
-def _check_reference_run(spec: EnvironmentSpec, run: Run, report: ValidationReport) -> bool:
-    """Reference executes cleanly and passes every predicate; returns whether it did."""
+def _check_solution_run(spec: EnvironmentSpec, root: str, solution: ReferenceSolution, run: Run,
+                        report: ValidationReport) -> bool:
+    """A solution executes cleanly and passes every predicate; returns whether it did."""
     ok = True
-    steps = spec.reference.steps
-    calls = 0
+    steps = solution.steps
     for out in run.outcomes:
         if out.result is None:
             continue
-        calls += 1
         step = steps[out.index]
         assert isinstance(step, CallStep)
         res = out.result
-        where = f"reference.steps[{out.index}]"
+        where = f"{root}.steps[{out.index}]"
         if step.expect_error is not None:
             if res.ok or res.error is None or res.error.code != step.expect_error:
                 got = "it succeeded" if res.ok else f"it failed with {res.error.code if res.error else '?'}"
@@ -103,34 +137,45 @@ def _check_reference_run(spec: EnvironmentSpec, run: Run, report: ValidationRepo
             ok = False
     evaluation = spec.evaluate(run.workspace, run.final_answer, gate_guards=False)
     for i, r in enumerate(evaluation.results):
-        if not r.passed:
+        if r.passed:
+            continue
+        if root == "reference":
             report.add("reference", f"predicates[{i}]", f"the reference solution fails it: expected {r.expected}; "
                        f"observed {r.observed}", "fix the predicate or the reference so they agree")
-            ok = False
-    report.stats["reference_calls"] = calls
-    report.stats["reference_score"] = round(evaluation.score, 6)
+        else:
+            report.add("reference", root, f"alternative {root} fails predicates[{i}]: expected {r.expected}; "
+                       f"observed {r.observed}", "fix the alternative, or widen the predicate (a tolerance) "
+                       "if the alternative is right")
+        ok = False
     return ok
 
 
 def _check_do_nothing(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
-    evaluation = spec.evaluate(base.fork(), None)
+    ws = base.fork()
+    evaluation = spec.evaluate(ws, None)
+    raw = spec.evaluate(ws, None, gate_guards=False)
     for i, r in enumerate(evaluation.results):
         if r.passed and not spec.is_guard(i):
             report.add("do_nothing", f"predicates[{i}]", f"passes before the agent does anything ({r.expected})",
-                       "check something the task must change, or express a collateral-damage check as "
-                       "unchanged / only_changed / tool_not_called")
+                       "check something the task must change, or mark a condition that already holds and must "
+                       "stay so with maintain: true (or use unchanged / only_changed / tool_not_called)")
+        elif spec.predicates[i].get("maintain") is True and not raw.results[i].passed:
+            report.add("do_nothing", f"predicates[{i}].maintain", "is marked maintain but does not hold at the start "
+                       f"(expected {raw.results[i].expected}; observed {raw.results[i].observed})",
+                       "a maintained predicate keeps a start condition; drop maintain if the task must achieve it")
     report.stats["do_nothing_score"] = round(evaluation.score, 6)
 
 
-def _check_without_answers(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
+def _check_without_answers(spec: EnvironmentSpec, base: Any, solved: _Solved, report: ValidationReport) -> None:
     try:
-        run = run_reference(spec, base.fork(), withhold_answers=True)
+        run = run_reference(spec, base.fork(), withhold_answers=True, solution=solved.solution)
     except SpecError:
         return
     evaluation = spec.evaluate(run.workspace, run.final_answer)
     if evaluation.passed:
+        where = "" if solved.root == "reference" else f" ({solved.root})"
         report.add("multi_turn", "user_simulator.facts",
-                   "the reference passes even when the user reveals nothing: the hidden facts are not needed",
+                   f"{solved.label} passes even when the user reveals nothing{where}: the hidden facts are not needed",
                    "make predicates check the facts' values, and give each fact a decoy differing from its value")
 
 
@@ -162,20 +207,23 @@ def _check_capabilities(spec: EnvironmentSpec, run: Run, report: ValidationRepor
                 report.add("capability", "capabilities", f"{cap_id} {problem}", hint)
 
 
-def _check_mutants(spec: EnvironmentSpec, run: Run, start: Any, report: ValidationReport,
-                   max_mutants: int | None) -> None:
+def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights: list[State],
+                   report: ValidationReport, max_mutants: int | None) -> None:
+    """Run the mutants of one solution; a mutant that passes every predicate fails validation unless it
+    is equivalent (an argument change whose end state a right solution's tolerances accept)."""
+    run = solved.run
     final = run.workspace.state
     diff = run.workspace.diff()
     touched = {(c.table, c.key) for c in diff}
     changed = [o.index for o in run.outcomes if o.changed_state]
     answer_checked = any(p.get("kind") == "answer" for p in spec.predicates)
     tools = enabled_tools(spec)
-    mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked)
-    report.stats["mutants_total"] = len(mutants)
+    mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root)
+    _count(report, "mutants_total", len(mutants))
     if max_mutants is not None:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
     driver = SpecDriver(spec, run.workspace.fork())
-    _guard_unchanged_scopes(spec, start, report)
+    rules = field_rules(spec.parsed_predicates())
     tried = killed = 0
     collateral_done: set[str] = set()
     for m in mutants:
@@ -191,13 +239,68 @@ def _check_mutants(spec: EnvironmentSpec, run: Run, start: Any, report: Validati
                 continue  # not a valid collateral action here; try the tool's next candidate
             collateral_done.add(tool)
         tried += 1
-        if spec.passes_all(mrun.workspace, mrun.final_answer):
-            report.add("mutants", m.path, f"the predicates cannot tell the reference from a mutant: {m.description}",
-                       _mutant_hint(m))
-        else:
+        if not spec.passes_all(mrun.workspace, mrun.final_answer):
             killed += 1
-    report.stats["mutants"] = tried
-    report.stats["mutants_killed"] = killed
+            continue
+        why = equivalent(rights, mrun.workspace.state, rules) if m.kind == "change_arg" else None
+        if why is not None:
+            _equivalent(report, m, why)
+        else:
+            report.add("mutants", m.path, f"the predicates cannot tell {solved.label} from a mutant: {m.description}",
+                       _mutant_hint(m))
+    _count(report, "mutants", tried)
+    _count(report, "mutants_killed", killed)
+    _check_maintained(spec, solved, driver, tools, ValueIndex(start, [p.email for p in spec.world.people]), report)
+
+
+def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver, tools: Any, index: ValueIndex,
+                      report: ValidationReport) -> None:
+    """Each maintained predicate must fail once the record field it guards is changed after the solution."""
+    run = solved.run
+    end = len(solved.solution.steps)
+    for i, cands in break_mutants(spec, spec.parsed_predicates(), run.workspace.state, tools, index, end,
+                                  run.final_answer).items():
+        applied: list[Mutant] = []
+        for m in cands:
+            driver.resume(run.checkpoints[end])
+            if m.patch:
+                try:
+                    driver.ws.apply_world_change(list(m.patch), note="validation: break a maintained predicate")
+                except SpecError:
+                    continue
+            else:
+                res = driver.call(m.steps[0].tool, m.steps[0].args)
+                if not res.ok or not res.diff:
+                    continue
+            applied.append(m)
+            _count(report, "mutants", 1)
+            if not spec.passes_all(driver.ws, run.final_answer):
+                _count(report, "mutants_killed", 1)
+                break
+        else:
+            if applied:
+                report.add("mutants", f"predicates[{i}]", f"the maintained predicate does not notice when what it "
+                           f"guards is changed after {solved.label}: {applied[0].description}",
+                           "make the maintained predicate check the specific record and field that must stay as it is")
+            elif solved.root == "reference":
+                why = (f"none of the changes tried could be made (e.g. {cands[0].description})" if cands
+                       else "it accepts every value tried for the fields it reads"
+                       if field_rules([spec.parsed_predicates()[i]]) else
+                       "it reads no record field of a known predicate kind")
+                report.add("mutants", f"predicates[{i}].maintain", f"no change can break this maintained predicate: {why}",
+                           "maintain a ticket / record_exists / event_exists / mail_sent / file predicate on the field "
+                           "that must stay as it is, or use unchanged / only_changed for whole records")
+
+
+def _count(report: ValidationReport, key: str, n: int) -> None:
+    report.stats[key] = report.stats.get(key, 0) + n
+
+
+def _equivalent(report: ValidationReport, m: Mutant, why: str) -> None:
+    _count(report, "mutants_equivalent", 1)
+    shown = report.stats.setdefault("equivalent", [])
+    if len(shown) < MAX_EQUIVALENT_SHOWN:
+        shown.append(f"{m.path}: {m.description} ({why})")
 
 
 def _mutant_hint(m: Mutant) -> str:
@@ -206,6 +309,7 @@ def _mutant_hint(m: Mutant) -> str:
         "change_arg": "add a predicate (or a condition) on the value this argument sets",
         "collateral": "add an only_changed guard over the scopes the task may change (or unchanged on the rest)",
         "change_answer": "make the answer predicate check the specific fact the answer must state",
+        "break_maintained": "make the maintained predicate check the record and field that must stay as it is",
     }[m.kind]
 
 

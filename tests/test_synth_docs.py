@@ -3,11 +3,13 @@ and every example spec validates."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 
-from synth import CAPABILITIES, EnvironmentSpec, load_spec, validate_spec
+from synth import CAPABILITIES, EnvironmentSpec, load_spec, loads_spec, validate_spec
 from synth.procedural import templates_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,3 +39,23 @@ def test_examples_include_hand_written_and_generated() -> None:
 def test_every_example_is_valid(path: Path) -> None:
     report = validate_spec(load_spec(path), max_mutants=None)
     assert report.ok, report.text()
+
+
+def _doc_specs() -> list[str]:
+    """Every full spec (a YAML block starting with `version:`) in docs/spec.md."""
+    text = (ROOT / "docs" / "spec.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    return [b for b in blocks if b.startswith("version:")]
+
+
+def test_spec_doc_examples_are_real_specs_that_validate() -> None:
+    specs = _doc_specs()
+    assert specs, "docs/spec.md should show a full spec of the rules for accepting every right solution"
+    for text in specs:
+        spec = loads_spec(text, "yaml", "docs/spec.md")
+        report = validate_spec(spec, max_mutants=None)
+        assert report.ok, report.text()
+        doc = yaml.safe_load(text)
+        # the example shows each rule it documents
+        assert spec.alternatives and any(s.get("free") for s in doc["reference"]["steps"])
+        assert any(p.get("maintain") for p in doc["predicates"]) and report.stats["mutants_equivalent"] >= 1

@@ -62,6 +62,8 @@ class PredicateBase(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     description: str = Field("", description="The requirement in plain English.")
     weight: float = Field(1.0, gt=0, description="Weight in the partial-credit score.")
+    maintain: bool = Field(False, description="Must stay true: it holds at the start and the task must not break it "
+                                              "(a guard, credited only once a success predicate passes).")
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:  # pragma: no cover - abstract
         raise NotImplementedError

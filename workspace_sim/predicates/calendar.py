@@ -26,6 +26,8 @@ class EventExists(PredicateBase):
     organizer: str | None = None
     starts_after: datetime | None = Field(None, description="The event starts at or after this time.")
     ends_before: datetime | None = Field(None, description="The event ends at or before this time.")
+    start: Condition | None = Field(None, description="Condition on the start time (e.g. a range or near).")
+    end: Condition | None = Field(None, description="Condition on the end time.")
     duration_minutes: Condition | None = None
     location: Condition | None = None
     no_overlap: bool = Field(False, description="No attendee has another accepted event at that time.")
@@ -44,6 +46,10 @@ class EventExists(PredicateBase):
         if self.starts_after is not None and ev.start < self.starts_after:
             miss.append(f"start={ev.start.isoformat()}")
         if self.ends_before is not None and ev.end > self.ends_before:
+            miss.append(f"end={ev.end.isoformat()}")
+        if self.start is not None and not self.start.check(ev.start):
+            miss.append(f"start={ev.start.isoformat()}")
+        if self.end is not None and not self.end.check(ev.end):
             miss.append(f"end={ev.end.isoformat()}")
         minutes = (ev.end - ev.start).total_seconds() / 60
         if self.duration_minutes is not None and not self.duration_minutes.check(minutes):
@@ -69,6 +75,10 @@ class EventExists(PredicateBase):
             parts.append(f"starting at/after {self.starts_after.isoformat()}")
         if self.ends_before:
             parts.append(f"ending by {self.ends_before.isoformat()}")
+        if self.start:
+            parts.append(f"start {self.start.describe()}")
+        if self.end:
+            parts.append(f"end {self.end.describe()}")
         if self.duration_minutes:
             parts.append(f"duration {self.duration_minutes.describe()} min")
         if self.no_overlap:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import regex
@@ -53,6 +53,8 @@ class Condition(BaseModel):
     not_equals: Any = None
     contains: str | None = Field(None, description="Substring of a text (or element of a list).")
     not_contains: str | None = None
+    contains_any: list[str] | None = Field(None, min_length=1,
+                                           description="The text contains at least one of these phrasings.")
     regex: str | None = Field(None, description="Regular expression searched in the text.")
     one_of: list[Any] | None = None
     gt: float | None = None
@@ -61,6 +63,10 @@ class Condition(BaseModel):
     lte: float | None = None
     after: datetime | None = None
     before: datetime | None = None
+    not_before: datetime | None = Field(None, description="A time at or after this one (inclusive bound).")
+    not_after: datetime | None = Field(None, description="A time at or before this one (inclusive bound).")
+    near: datetime | None = Field(None, description="A time within `within_minutes` of this one (either side).")
+    within_minutes: float | None = Field(None, ge=0, description="How far from `near` a time may be, in minutes.")
     includes: list[Any] | None = Field(None, description="A list value must include all of these.")
     excludes: list[Any] | None = None
     count: "Condition | None" = Field(None, description="Condition on the length of a list or text.")
@@ -84,18 +90,24 @@ class Condition(BaseModel):
                 regex.compile(self.regex)
             except regex.error as e:
                 raise ValueError(f"invalid regex {self.regex!r}: {e}") from None
-        if self.after is not None and self.after.tzinfo is None or self.before is not None and self.before.tzinfo is None:
-            raise ValueError("after/before need a time zone offset")
+        for name in ("after", "before", "not_before", "not_after", "near"):
+            t = getattr(self, name)
+            if t is not None and t.tzinfo is None:
+                raise ValueError(f"{name} needs a time zone offset")
+        if (self.near is None) != (self.within_minutes is None):
+            raise ValueError("near and within_minutes go together: give both or neither")
         return self
 
     def describe(self) -> str:
         """The condition in words."""
         parts = []
-        for name in ("equals", "not_equals", "contains", "not_contains", "regex", "one_of", "gt", "gte", "lt", "lte",
-                     "after", "before", "includes", "excludes", "exists"):
+        for name in ("equals", "not_equals", "contains", "not_contains", "contains_any", "regex", "one_of", "gt", "gte",
+                     "lt", "lte", "after", "before", "not_before", "not_after", "includes", "excludes", "exists"):
             v = getattr(self, name)
             if v is not None and (name != "equals" or "equals" in self.model_fields_set):
                 parts.append(f"{name.replace('_', ' ')} {_norm(v)!r}")
+        if self.near is not None:
+            parts.append(f"within {self.within_minutes:g} minutes of {self.near.isoformat()!r}")
         if self.count is not None:
             parts.append(f"count {self.count.describe()}")
         return " and ".join(parts) or "anything"
@@ -114,6 +126,8 @@ class Condition(BaseModel):
             return False
         if self.not_contains is not None and self._contains(value, self.not_contains, fold):
             return False
+        if self.contains_any is not None and not any(self._contains(value, n, fold) for n in self.contains_any):
+            return False
         if self.regex is not None:
             if not isinstance(value, str):
                 return False
@@ -130,11 +144,15 @@ class Condition(BaseModel):
             n = _num(value)
             if n is None or not {"gt": n > bound, "gte": n >= bound, "lt": n < bound, "lte": n <= bound}[op]:
                 return False
-        if self.after is not None or self.before is not None:
+        if any(b is not None for b in (self.after, self.before, self.not_before, self.not_after, self.near)):
             t = _to_datetime(value)
             if t is None or t.tzinfo is None:
                 return False
             if self.after is not None and not t > self.after or self.before is not None and not t < self.before:
+                return False
+            if self.not_before is not None and t < self.not_before or self.not_after is not None and t > self.not_after:
+                return False
+            if self.near is not None and abs(t - self.near) > timedelta(minutes=self.within_minutes or 0):
                 return False
         if self.includes is not None:
             if not isinstance(value, list) or not all(any(self._eq(v, i, fold) for v in value) for i in self.includes):

@@ -35,8 +35,9 @@ def triage_label(b: SpecBuilder, size: int = 1) -> Act:
     add_ticket(b, project, f"{label.capitalize()}: {b.maker.sentence(5)}", "In Progress", "medium",
                b.world.colleagues()[-1].email, [label])
     b.ask(f"In {project}, move every Open ticket labelled '{label}' to In Progress and assign it to {owner.name} "
-          f"({owner.department}). Leave tickets in other states alone.", f"Triage {label} tickets",
-          "ticket_workflow", "triage_label")
+          f"({owner.department}). Keep their priorities as they are, and leave tickets in other states alone.",
+          f"Triage {label} tickets", "ticket_workflow", "triage_label")
+    priorities = {r["key"]: r["priority"] for r in b.data["tickets"]["tickets"]}
 
     def act() -> None:
         b.call("search_tickets", project=project, label=label, status="Open")
@@ -45,6 +46,9 @@ def triage_label(b: SpecBuilder, size: int = 1) -> Act:
             b.call("transition_ticket", key=key, status="In Progress")
             b.call("assign_ticket", key=key, assignee=owner.email)
             b.check({"kind": "ticket", "key": key, "status": "In Progress", "fields": {"assignee": owner.email}})
+            # the task may change these tickets, but not their priority: a guard that must stay true
+            b.guard({"kind": "ticket", "key": key, "fields": {"priority": priorities[key]}, "maintain": True,
+                     "description": f"{key} keeps its priority ({priorities[key]})"})
             b.allow(f"tickets.tickets:{key}")
         b.answer(f"Moved {len(targets)} '{label}' tickets to In Progress and assigned them to {owner.name}.")
 

@@ -1,0 +1,92 @@
+"""Mutants that break a maintained predicate: after a right solution, change a record field the
+predicate must keep as it is ("leave the priority as it is"), and the predicates must notice.
+
+For each record field a `maintain: true` predicate reads (synth.tolerance rules), a value the
+predicate rejects is drawn (another value of the field seen in the start state, a number off by
+one, a time an hour later, filler text), and set by an enabled tool that takes the record's key and
+that field, as a careless agent would (e.g. `update_ticket(key, priority)`). When no tool can set
+it, a direct change to the record stands in, so the check still proves the predicate reads the field.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Iterator, Mapping
+
+from workspace_sim.registry import Tool
+from workspace_sim.state import State
+
+from .mutants import FILLER, Mutant, ValueIndex
+from .spec import GUARD_KINDS, CallStep, EnvironmentSpec
+from .tolerance import FieldRule, field_rules
+
+MAX_TARGETS = 2  # records broken per rule (a sample, as collateral mutants are)
+
+
+def maintained(spec: EnvironmentSpec) -> list[int]:
+    """Indices of the predicates marked maintain that are not guard kinds already (those are checked
+    by the collateral mutants)."""
+    return [i for i, p in enumerate(spec.predicates) if p.get("maintain") is True and p.get("kind") not in GUARD_KINDS]
+
+
+def _wrong_values(rule: FieldRule, value: Any, index: ValueIndex) -> Iterator[Any]:
+    """Values of the field that the rule rejects, most plausible first."""
+    cands: list[Any] = []
+    if isinstance(value, bool):
+        cands = [not value]
+    elif isinstance(value, (int, float)):
+        cands = [value + 1, value - 1, value * 2 + 7]
+    elif isinstance(value, datetime):
+        cands = [value + timedelta(hours=1), value + timedelta(days=1), value - timedelta(days=1)]
+    elif isinstance(value, str) or value is None:
+        cands = [v for v in index.vocab.get(rule.field, []) if v != value] + [FILLER]
+    elif isinstance(value, list) and value:
+        cands = [value[:-1]]
+    for c in cands:
+        if not rule.accepts(value, c):
+            yield c
+
+
+def _setter(tools: Mapping[str, Tool], key_field: str, field: str) -> str | None:
+    """An enabled state-changing tool that takes exactly the record key and the field (the rest optional)."""
+    for name in sorted(tools):
+        t = tools[name]
+        props = t.input_schema.get("properties", {})
+        required = set(t.input_schema.get("required", []))
+        if not t.hints.read_only and key_field in props and field in props and required <= {key_field, field}:
+            return name
+    return None
+
+
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def break_mutants(spec: EnvironmentSpec, parsed: list[Any], final: State, tools: Mapping[str, Tool],
+                  index: ValueIndex, end: int, answer: str | None) -> dict[int, list[Mutant]]:
+    """For each maintained predicate (by index), candidate mutants that break it after the solution;
+    an empty list means it reads no record field this module knows how to change."""
+    out: dict[int, list[Mutant]] = {}
+    for i in maintained(spec):
+        cands: list[Mutant] = []
+        for rule in field_rules([parsed[i]]):
+            table = final.table(rule.table)
+            keys = sorted(rule.keys) if rule.keys is not None else [
+                k for k in sorted(table.keys()) if rule.accepts(getattr(table[k], rule.field, None),
+                                                                getattr(table[k], rule.field, None))]
+            for key in [k for k in keys if k in table][:MAX_TARGETS]:
+                rec = table[key]
+                value = getattr(rec, rule.field, None)
+                tool = _setter(tools, rec.key_field, rule.field)
+                for wrong in _wrong_values(rule, value, index):
+                    what = f"{rule.table}:{key} {rule.field} changed from {_json(value)!r} to {_json(wrong)!r}"
+                    if tool is not None:
+                        step = CallStep(tool=tool, args={rec.key_field: key, rule.field: _json(wrong)})
+                        cands.append(Mutant("break_maintained", end, (step,), answer, f"predicates[{i}]",
+                                            f"a collateral {tool} after the solution: {what}"))
+                    cands.append(Mutant("break_maintained", end, (), answer, f"predicates[{i}]",
+                                        f"the guarded record changed after the solution: {what}",
+                                        patch=({"op": "patch", "table": rule.table, "key": key,
+                                                "fields": {rule.field: _json(wrong)}},)))
+        out[i] = cands
+    return out
