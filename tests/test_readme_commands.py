@@ -1,0 +1,62 @@
+"""Every command in README.md runs as written, in order, from an empty folder (as a newcomer would).
+
+The README's `bash` blocks are read, continuation lines joined and comments dropped; each
+`coworkenv` line runs through the real console script. Three things are changed, each named
+here so that a README edit that drops them fails this test instead of passing silently:
+the model endpoint line points at a local scripted OpenAI-compatible server, and the two
+multi-minute commands (`demo`, `bench`) get their documented quick flags.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from scripted_openai import Message, ScriptedOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
+COWORKENV = Path(sys.executable).parent / "coworkenv"
+SETUP = ("python3 -m venv .venv",)  # the set-up lines: CI itself runs them from a fresh clone
+QUICK = {"demo": ["--quick", "--threads", "1"], "bench": ["--quick", "--only", "core"]}
+
+
+def readme_commands() -> list[str]:
+    """The shell commands of README.md's bash blocks, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split(" #")[0].strip() if not line.lstrip().startswith("#") else ""
+            if line:
+                commands.append(line)
+    return commands
+
+
+def test_the_readme_lists_the_path_from_requirements_to_training_data() -> None:
+    cmds = [c for c in readme_commands() if not c.startswith(SETUP)]
+    verbs = [shlex.split(c)[1] for c in cmds]
+    assert all(c.startswith("coworkenv ") for c in cmds), cmds
+    for needed in ("synth", "validate", "run", "report", "replay", "export", "train", "bench"):
+        assert needed in verbs, f"README lost its `coworkenv {needed}` line"
+    assert verbs.index("train") > verbs.index("export")  # data before the model that learns from it
+
+
+def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
+    cmds = [c for c in readme_commands() if not c.startswith(SETUP)]
+    cmds = [c for c in cmds if not c.startswith("coworkenv demo")]  # test_demo.py runs the demo end to end
+    endpoint_lines = [c for c in cmds if "--base-url http://localhost:8000/v1" in c]
+    assert endpoint_lines, "README's model-endpoint line changed; update this test"
+    with ScriptedOpenAI(default=Message("I looked, but I cannot finish this task."), models=("M",)) as server:
+        for line in cmds:
+            args = shlex.split(line.replace("http://localhost:8000/v1", server.base_url))[1:]
+            args += QUICK.get(args[0], [])
+            run = subprocess.run([str(COWORKENV), *args], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                                 env={**__import__("os").environ, "OPENAI_API_KEY": "readme-test"})
+            assert run.returncode == 0, f"`{line}` failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
+            assert "Traceback" not in run.stderr, f"`{line}` printed a traceback:\n{run.stderr[-3000:]}"
+    for made in ("envs", "runs/teacher.jsonl", "runs/student.jsonl", "report/index.html", "data/sft/train.jsonl",
+                 "data/rl.jsonl", "tiny-model", "sft-model"):
+        assert (tmp_path / made).exists(), f"the README's commands did not make {made}"
