@@ -373,3 +373,29 @@ def test_every_tool_is_documented_and_hinted() -> None:
     for tool in tools.values():
         assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
     assert tools["share_note"].input_schema["properties"]["permission"]["enum"] == ["view", "edit"]
+
+
+def test_mcp_lists_the_notes_tools_with_their_schemas_and_shares_by_mail() -> None:
+    import anyio
+    from mcp import Client
+
+    from mcp_server import Episode, PythonEnvironment, build_server
+
+    env = PythonEnvironment("notes", "Notes", "Share the Q2 plan with Omar.", lambda: make())
+    ep = Episode(env)
+
+    async def go() -> tuple[list, object, object]:
+        async with Client(build_server(ep)) as c:
+            tools = (await c.list_tools()).tools
+            shared = await c.call_tool("share_note", {"id": "n1", "people": ["Omar Haddad"], "notify_by_email": True})
+            denied = await c.call_tool("update_note", {"id": "n4", "title": "x"})
+            return tools, shared, denied
+
+    tools, shared, denied = anyio.run(go)
+    listed = {t.name: t for t in tools}
+    for name, tool in all_services()["notes"].tools.items():
+        assert listed[name].input_schema == tool.input_schema and listed[name].description == tool.description
+    assert listed["delete_note"].annotations.destructive_hint is True
+    assert not shared.is_error and shared.structured_content["emailed"][0]["to"] == OMAR
+    assert denied.is_error and "view permission only" in denied.content[0].text
+    assert [c.email for c in ep.workspace.table("notes.notes")["n1"].collaborators] == [OMAR]

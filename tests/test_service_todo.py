@@ -377,3 +377,28 @@ def test_every_tool_is_documented_and_hinted() -> None:
     for tool in tools.values():
         assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
     assert tools["create_task"].input_schema["properties"]["priority"]["enum"] == ["none", "low", "medium", "high"]
+
+
+def test_mcp_lists_the_todo_tools_with_their_schemas_and_runs_them() -> None:
+    import anyio
+    from mcp import Client
+
+    from mcp_server import Episode, PythonEnvironment, build_server
+
+    env = PythonEnvironment("todo", "To-do", "Plan the week.", lambda: make())
+    ep = Episode(env)
+
+    async def go() -> tuple[list, object, object]:
+        async with Client(build_server(ep)) as c:
+            tools = (await c.list_tools()).tools
+            made = await c.call_tool("create_task", {"title": "Book room", "due": "2026-03-04", "assignee": "Dana Reyes"})
+            bad = await c.call_tool("complete_task", {"id": "t2"})
+            return tools, made, bad
+
+    tools, made, bad = anyio.run(go)
+    listed = {t.name: t for t in tools}
+    for name, tool in all_services()["todo"].tools.items():
+        assert listed[name].input_schema == tool.input_schema and listed[name].description == tool.description
+    assert listed["list_tasks"].annotations.read_only_hint is True
+    assert not made.is_error and made.structured_content["task"]["assignee"] == DANA
+    assert bad.is_error and "open subtask" in bad.content[0].text
