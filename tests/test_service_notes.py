@@ -305,6 +305,15 @@ def test_a_share_by_mail_outside_the_allowed_domains_is_blocked_and_changes_noth
     assert ws.call("share_note", {"id": "n1", "people": [OUT]}).ok  # sharing alone sends no mail
 
 
+def test_tool_rules_cover_mail_sent_through_a_share() -> None:
+    ws = make(policies=[{"type": "forbidden_tools", "tools": ["send_*"]},
+                        {"type": "confirmation_required", "tools": ["delete_note"]}])
+    message = err(ws, "share_note", {"id": "n1", "people": [DANA], "notify_by_email": True})
+    assert message.startswith("policy_violation") and "send_email (called by share_note) is not allowed" in message
+    assert ws.call("share_note", {"id": "n1", "people": [DANA]}).ok
+    assert "delete_note needs the user's confirmation" in err(ws, "delete_note", {"id": "n2"})
+
+
 def test_share_by_mail_needs_mail() -> None:
     ws = make(services=["notes", "contacts"])
     assert "has no mail" in err(ws, "share_note", {"id": "n1", "people": [DANA], "notify_by_email": True})

@@ -327,6 +327,15 @@ def test_predicates_work_on_tasks_unchanged(ws: Workspace) -> None:
     assert not verdict(ws, {"kind": "only_changed", "scopes": ["todo.lists", "todo.tasks:t1"]})
 
 
+def test_policies_work_on_tasks_unchanged() -> None:
+    cfg = WorkspaceConfig(services=["todo"], user=ME, now=NOW, policies=[
+        {"type": "confirmation_required", "tools": ["delete_*"]}, {"type": "forbidden_tools", "tools": ["move_task"]}])
+    ws = Workspace.create(cfg, {"todo": {"lists": LISTS, "tasks": TASKS}})
+    assert "delete_task needs the user's confirmation first" in err(ws, "delete_task", {"id": "t2"})
+    assert "move_task is not allowed" in err(ws, "move_task", {"id": "t4", "task_list": "work"})
+    assert ws.call("complete_task", {"id": "t1"}).ok
+
+
 def test_state_survives_json_round_trip(ws: Workspace) -> None:
     ws.call("create_task", {"title": "New", "due": "2026-03-05T09:15", "labels": ["x"]})
     ws.call("complete_task", {"id": "t2", "include_subtasks": True})
