@@ -61,7 +61,7 @@ class Resources:
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "_resources", "_tools")
+    __slots__ = ("state", "config", "writes", "counters", "now", "invoked", "_resources", "_tools")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
@@ -73,6 +73,7 @@ class ToolContext:
         self.writes: dict[tuple[str, str], Record | None] = {}
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
+        self.invoked: list[str] = []  # tools this call ran through `invoke`, for policies that judge tool names
         self._resources = resources  # or a function making them on first use
         self._tools = tools
 
@@ -112,6 +113,7 @@ class ToolContext:
             validated = t.args_model.model_validate(args)
         except ValidationError as e:
             raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
+        self.invoked.append(tool)
         return t.fn(self, **validated.__dict__)
 
     def get(self, table: str, key: str) -> Any:

@@ -29,6 +29,11 @@ class PendingCall:
     user: str
     timezone: str
     config: Any = None
+    invoked: tuple[str, ...] = ()  # other tools the call acted through (ToolContext.invoke)
+
+    def tool_names(self) -> list[str]:
+        """The called tool and every tool it acted through: a rule about a tool covers both ways of using it."""
+        return [self.tool, *self.invoked]
 
 
 class _Policy(BaseModel):
@@ -204,11 +209,11 @@ class ConfirmationRequired(_Policy):
         return f"ask the user and get a yes before calling {', '.join(self.tools)}"
 
     def check(self, call: PendingCall) -> str | None:
-        if not any(fnmatch.fnmatchcase(call.tool, p) for p in self.tools):
+        hit = next((t for t in call.tool_names() if any(fnmatch.fnmatchcase(t, p) for p in self.tools)), None)
+        if hit is None or last_user_confirmed(call.before.log):
             return None
-        if last_user_confirmed(call.before.log):
-            return None
-        return f"{call.tool} needs the user's confirmation first: {self.describe()}"
+        via = f" (called by {call.tool})" if hit != call.tool else ""
+        return f"{hit}{via} needs the user's confirmation first: {self.describe()}"
 
 
 class ForbiddenTools(_Policy):
@@ -221,8 +226,10 @@ class ForbiddenTools(_Policy):
         return f"{', '.join(self.tools)} may not be used"
 
     def check(self, call: PendingCall) -> str | None:
-        if any(fnmatch.fnmatchcase(call.tool, p) for p in self.tools):
-            return f"{call.tool} is not allowed: {self.describe()}"
+        for t in call.tool_names():
+            if any(fnmatch.fnmatchcase(t, p) for p in self.tools):
+                via = f" (called by {call.tool})" if t != call.tool else ""
+                return f"{t}{via} is not allowed: {self.describe()}"
         return None
 
 

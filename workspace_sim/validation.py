@@ -1,4 +1,4 @@
-"""Validation shared by services, configuration and specs: time zones and stored text."""
+"""Validation shared by services, configuration and specs: time zones, date-times, stored text and tags."""
 
 from __future__ import annotations
 
@@ -52,3 +52,32 @@ def _aware(value: datetime) -> datetime:
 
 AwareTime = Annotated[datetime, AfterValidator(_aware)]
 """A datetime field that must carry a time zone offset."""
+
+
+def parse_when(value: str, what: str, tz: ZoneInfo) -> datetime:
+    """An aware datetime from ISO 8601 text; text without an offset (or a bare date) is read in `tz`."""
+    text = value.strip() if isinstance(value, str) else ""
+    example = "2026-03-02T14:00:00+01:00"
+    if not text or len(text) > 64:
+        raise InvalidArgument(f"{what} must be an ISO 8601 date-time such as {example}, got {value!r}")
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(
+            f"{what} {value!r} is not an ISO 8601 date-time; use e.g. {example} "
+            f"(a time without an offset is read in {tz.key})"
+        ) from None
+    if not 1900 <= dt.year <= 2200:
+        raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
+    return dt.replace(tzinfo=tz) if dt.tzinfo is None else dt
+
+
+def tag(value: object, what: str = "tag", spaces: bool = True) -> str:
+    """A tag or label: printable text of at most 100 characters, inner spaces collapsed (or, with
+    `spaces=False`, refused); ValueError names `what` and the rule broken."""
+    text = " ".join(value.split()) if isinstance(value, str) else ""
+    surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    if not text or len(text) > 100 or not text.isprintable() or surrogate or (not spaces and " " in text):
+        rule = "printable characters" if spaces else "printable characters without spaces"
+        raise ValueError(f"{what} {value!r} must be non-empty text of at most 100 {rule}")
+    return text

@@ -228,7 +228,7 @@ class Workspace:
                 diff = diff_from_writes(state, ctx.writes.items())
                 if self.config.policies:
                     pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
-                                          self.config.user, self.config.timezone, self.config)
+                                          self.config.user, self.config.timezone, self.config, tuple(ctx.invoked))
                     hit = first_violation(self.config.policies, pending)
                     if hit is not None:
                         policy_name = hit[0].type

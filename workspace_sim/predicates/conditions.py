@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import regex
@@ -38,7 +38,7 @@ def _num(value: Any) -> float | None:
 
 
 def _norm(value: Any) -> Any:
-    if isinstance(value, datetime):
+    if isinstance(value, (date, time)):  # dates and times of day compare as their ISO text (datetime is a date)
         return value.isoformat()
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")

@@ -21,7 +21,7 @@ from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..records import Record
 from ..registry import Service
 from ..people import DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email
-from ..validation import TimeZoneName, clean_text, zone
+from ..validation import TimeZoneName, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
 
 CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
 UTC = dt_timezone.utc
@@ -39,24 +39,6 @@ def _arg(fn: Any, *args: Any) -> Any:
         return fn(*args)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
-
-
-def parse_when(value: str, what: str, tz: ZoneInfo) -> datetime:
-    """An aware datetime from ISO 8601 text; text without an offset (or a bare date) is read in `tz`."""
-    text = value.strip() if isinstance(value, str) else ""
-    example = "2026-03-02T14:00:00+01:00"
-    if not text or len(text) > 64:
-        raise InvalidArgument(f"{what} must be an ISO 8601 date-time such as {example}, got {value!r}")
-    try:
-        dt = datetime.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(
-            f"{what} {value!r} is not an ISO 8601 date-time; use e.g. {example} "
-            f"(a time without an offset is read in {tz.key})"
-        ) from None
-    if not 1900 <= dt.year <= 2200:
-        raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
-    return dt.replace(tzinfo=tz) if dt.tzinfo is None else dt
 
 
 # --- records --------------------------------------------------------------------------------------

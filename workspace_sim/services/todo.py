@@ -1,0 +1,670 @@
+"""To-do: task lists and tasks with due dates, priorities, assignees, labels and subtasks.
+
+Modelled on Todoist, Microsoft To Do and Google Tasks. Every workspace has an Inbox list (id
+`inbox`), where tasks go when no list is named. A task is due on a date, or at a date-time; both are
+read in the user's time zone unless they carry an offset, and `due_date` is always the local date.
+Priorities use one scale, none < low < medium < high (Todoist's p1 is high, p4 none). A completed
+task never has open subtasks: completing a task with open subtasks needs `include_subtasks`, and
+reopening a subtask reopens its completed parents. `source` is free text saying where a task came
+from, such as a mail message id or a ticket key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from datetime import date, datetime
+from datetime import timezone as dt_timezone
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import Field, field_validator, model_validator
+
+from ..context import ToolContext
+from ..errors import Conflict, InvalidArgument, NotFound, SpecError
+from ..people import fold, normalize_email, resolve_address
+from ..records import Record
+from ..registry import Service
+from ..validation import clean_text, parse_when, tag, zone
+
+LISTS, TASKS = "todo.lists", "todo.tasks"
+INBOX = "inbox"
+UTC = dt_timezone.utc
+Priority = Literal["none", "low", "medium", "high"]
+RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2, "none": 3}
+MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY = 300, 20_000, 500, 100, 50, 500
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TERM = re.compile(r'"([^"]*)"|(\S+)')
+
+
+# --- validation helpers ---------------------------------------------------------------------------
+
+
+def _arg(fn: Any, *args: Any) -> Any:
+    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        raise InvalidArgument(str(e)) from None
+
+
+def _one_line(value: str, what: str, limit: int, required: bool) -> str:
+    text = clean_text(value, what, limit, required)
+    if "\n" in text or "\r" in text:
+        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
+    return text
+
+
+def _labels(values: list[str], what: str) -> list[str]:
+    """Labels (single words), de-duplicated case-insensitively in order."""
+    if len(values) > MAX_LABELS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
+    out: dict[str, str] = {}
+    for i, v in enumerate(values):
+        x = _arg(tag, v, f"{what}[{i}]", False)
+        out.setdefault(fold(x), x)
+    return list(out.values())
+
+
+def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetime | None]:
+    """(local date, UTC instant or None) from a due text: empty for none, YYYY-MM-DD for a day, or an ISO
+    date-time (read in `tz` when it has no offset)."""
+    text = value.strip()
+    if not text:
+        return None, None
+    if _DATE.match(text):
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise InvalidArgument(f"{what} {value!r} is not a real date (YYYY-MM-DD)") from None
+        if not 1900 <= day.year <= 2200:
+            raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
+        return day, None
+    at = parse_when(text, what, tz)
+    return at.astimezone(tz).date(), at.astimezone(UTC)
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+class TaskList(Record):
+    """A list (project) of tasks; names are unique, ignoring case."""
+
+    id: str
+    name: str
+    created: datetime | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if not v or len(v) > MAX_NAME:
+            raise ValueError(f"list name must be 1-{MAX_NAME} characters")
+        return v
+
+
+class Task(Record):
+    """A task of a list; `parent` makes it a subtask (same list). `due_at` is set only for a due time."""
+
+    id: str
+    list_id: str = INBOX
+    title: str
+    notes: str = ""
+    due_date: date | None = None
+    due_at: datetime | None = None
+    priority: Priority = "none"
+    status: Literal["open", "completed"] = "open"
+    completed_at: datetime | None = None
+    assignee: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    parent: str | None = None
+    source: str = ""
+    created: datetime | None = None
+    updated: datetime | None = None
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority(cls, v: object) -> object:
+        return v.strip().lower() if isinstance(v, str) else v
+
+    @field_validator("assignee", mode="before")
+    @classmethod
+    def _assignee(cls, v: object) -> str | None:
+        return None if v is None or v == "" else normalize_email(v, "assignee")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: list[str]) -> list[str]:
+        out: dict[str, str] = {}
+        for x in v:
+            y = tag(x, "label", False)
+            out.setdefault(fold(y), y)
+        return list(out.values())
+
+    @field_validator("due_at")
+    @classmethod
+    def _due_at(cls, v: datetime | None) -> datetime | None:
+        if v is not None and (v.tzinfo is None or v.utcoffset() is None):
+            raise ValueError("due_at must include a time zone offset, e.g. 2026-03-05T17:00:00+00:00")
+        return v.astimezone(UTC) if v is not None else None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Task":
+        title = self.title.strip()
+        if not title or "\n" in title or len(title) > MAX_TITLE:
+            raise ValueError(f"task {self.id} title must be one non-empty line of at most {MAX_TITLE} characters")
+        if len(self.notes) > MAX_TEXT or len(self.source) > MAX_SOURCE:
+            raise ValueError(f"task {self.id}: notes or source too long ({MAX_TEXT} / {MAX_SOURCE} characters)")
+        if self.status == "open" and self.completed_at is not None:
+            raise ValueError(f"task {self.id} is open but has completed_at; remove it or set status completed")
+        if self.parent == self.id:
+            raise ValueError(f"task {self.id} cannot be its own parent")
+        return self
+
+    def is_overdue(self, now: datetime, tz: ZoneInfo) -> bool:
+        """Open and past due: after its due time, or (due on a day) after that day in `tz`."""
+        if self.status != "open" or self.due_date is None:
+            return False
+        return self.due_at < now if self.due_at is not None else self.due_date < now.astimezone(tz).date()
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Add the Inbox list, fill times and local due dates, and check lists, parents (same list, no
+    loops) and that no completed task has an open subtask."""
+    lists, tasks = tables.get(LISTS), tables.get(TASKS)
+    if lists is None or tasks is None:
+        return
+    tz = zone(config.timezone)
+    names: dict[str, str] = {}
+    for key, lst in lists.items():
+        name = fold(lst.name)  # type: ignore[attr-defined]
+        if name in names:
+            raise SpecError(f"data.todo.lists[{key}].name", f"{lst.name!r} is also the name of list {names[name]}")  # type: ignore[attr-defined]
+        names[name] = key
+        lists[key] = lst.evolve(created=lst.created or config.now)  # type: ignore[attr-defined]
+    if INBOX not in lists and "inbox" not in names:
+        lists[INBOX] = TaskList(id=INBOX, name="Inbox", created=config.now)
+    for key, t in list(tasks.items()):
+        assert isinstance(t, Task)
+        where = f"data.todo.tasks[{key}]"
+        if t.list_id not in lists:
+            raise SpecError(f"{where}.list_id", f"list {t.list_id!r} does not exist; lists: {', '.join(sorted(lists))}")
+        local = t.due_at.astimezone(tz).date() if t.due_at is not None else t.due_date
+        if t.due_at is not None and t.due_date is not None and t.due_date != local:
+            raise SpecError(f"{where}.due_date", f"{t.due_date} is not the local date of due_at ({local} in {tz.key})")
+        done_at = (t.completed_at or config.now) if t.status == "completed" else None
+        tasks[key] = t.evolve(due_date=local, completed_at=done_at, created=t.created or config.now,
+                              updated=t.updated or t.created or config.now)
+    for key, t in tasks.items():
+        where = f"data.todo.tasks[{key}].parent"
+        if t.parent is None:  # type: ignore[attr-defined]
+            continue
+        parent = tasks.get(t.parent)  # type: ignore[attr-defined]
+        if parent is None:
+            raise SpecError(where, f"task {t.parent!r} does not exist")  # type: ignore[attr-defined]
+        if parent.list_id != t.list_id:  # type: ignore[attr-defined]
+            raise SpecError(where, f"the parent {parent.id} is in list {parent.list_id}, not {t.list_id}")  # type: ignore[attr-defined]
+        if parent.status == "completed" and t.status == "open":  # type: ignore[attr-defined]
+            raise SpecError(where, f"the parent {parent.id} is completed but this subtask is open")  # type: ignore[attr-defined]
+        seen, up = [key], t.parent  # type: ignore[attr-defined]
+        while up is not None:
+            if up in seen:
+                raise SpecError(where, f"parents loop: {' -> '.join([*seen, up])}")
+            seen.append(up)
+            up = tasks[up].parent  # type: ignore[attr-defined]
+
+
+SERVICE = Service("todo", {"lists": TaskList, "tasks": Task}, title="To-do", prepare=_prepare)
+
+
+# --- lookups --------------------------------------------------------------------------------------
+
+
+def _tz(ctx: ToolContext) -> ZoneInfo:
+    return zone(ctx.config.timezone)
+
+
+def _task(ctx: ToolContext, task_id: str) -> Task:
+    key = task_id.strip()
+    t = ctx.get(TASKS, key) if key else None
+    if t is None:
+        close = difflib.get_close_matches(key, ctx.keys(TASKS), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; use list_tasks to find task ids"
+        raise NotFound(f"task {task_id!r} not found{hint}")
+    return t
+
+
+def _list(ctx: ToolContext, value: str | None) -> TaskList:
+    """A list by id or name (case-insensitive); None means the Inbox."""
+    lists = list(ctx.values(LISTS))
+    if value is None:
+        inbox = ctx.get(LISTS, INBOX) or next((x for x in lists if fold(x.name) == "inbox"), None)
+        if inbox is None:
+            raise NotFound("there is no Inbox list; name a list (list_task_lists shows them)")
+        return inbox
+    text = " ".join(value.split())
+    hit = ctx.get(LISTS, text) or next((x for x in lists if fold(x.name) == fold(text)), None)
+    if hit is None:
+        names = [x.name for x in lists]
+        close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
+        hint = f"did you mean {', '.join(close)}?" if close else f"lists: {', '.join(names) or 'none'}"
+        raise NotFound(f"task list {value!r} not found; {hint} (create_task_list makes a new one)")
+    return hit
+
+
+def _assignee(ctx: ToolContext, value: str) -> str:
+    return ctx.user if value.strip().lower() == "me" else resolve_address(ctx, value, "assignee")
+
+
+def _children(ctx: ToolContext) -> dict[str, list[Task]]:
+    out: dict[str, list[Task]] = {}
+    for t in ctx.values(TASKS):
+        if t.parent is not None:
+            out.setdefault(t.parent, []).append(t)
+    return out
+
+
+def _descendants(ctx: ToolContext, t: Task) -> list[Task]:
+    """Every subtask below `t`, depth first."""
+    kids, out, stack = _children(ctx), [], list(reversed(_children(ctx).get(t.id, [])))
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        stack.extend(reversed(kids.get(x.id, [])))
+    return out
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def _due_text(t: Task, tz: ZoneInfo) -> str | None:
+    if t.due_at is not None:
+        return t.due_at.astimezone(tz).isoformat(timespec="minutes")
+    return t.due_date.isoformat() if t.due_date is not None else None
+
+
+def task_json(ctx: ToolContext, t: Task, full: bool = True) -> dict[str, Any]:
+    """A task: stored fields, its list's name, its due time shown in the user's zone, and whether it is
+    overdue; `full` adds its direct subtasks."""
+    tz = _tz(ctx)
+    out = t.model_dump(mode="json")
+    lst = ctx.get(LISTS, t.list_id)
+    out["list_name"] = lst.name if lst is not None else None
+    out["due"] = _due_text(t, tz)
+    out["overdue"] = t.is_overdue(ctx.now, tz)
+    if full:
+        out["subtasks"] = [{"id": s.id, "title": s.title, "status": s.status}
+                           for s in _children(ctx).get(t.id, [])]
+    return out
+
+
+def _line(d: dict[str, Any]) -> str:
+    box = "[x]" if d["status"] == "completed" else "[ ]"
+    bits = [f"{d['id']} {box} {d['title']}"]
+    if d["priority"] != "none":
+        bits.append(f"({d['priority']})")
+    if d["due"]:
+        bits.append(f"due {d['due'].replace('T', ' ')}" + (" OVERDUE" if d["overdue"] else ""))
+    if d["assignee"]:
+        bits.append(f"@{d['assignee']}")
+    bits += [f"#{x}" for x in d["labels"]]
+    bits.append(f"in {d['list_name']}" + (f", subtask of {d['parent']}" if d["parent"] else ""))
+    return " ".join(bits)
+
+
+def _render_tasks(data: dict) -> str:
+    if not data["tasks"]:
+        return "No tasks match."
+    first = data["offset"] + 1
+    head = f"Tasks {first}-{first + len(data['tasks']) - 1} of {data['total']}:"
+    return "\n".join([head, *(f"- {_line(d)}" for d in data["tasks"])])
+
+
+def _render_task(data: dict) -> str:
+    d = data["task"] if "task" in data else data
+    lines = [_line(d)]
+    if d["notes"]:
+        lines.append(d["notes"])
+    if d["source"]:
+        lines.append(f"Source: {d['source']}")
+    if d["completed_at"]:
+        lines.append(f"Completed {d['completed_at']}")
+    lines += [f"Subtask {s['id']} [{'x' if s['status'] == 'completed' else ' '}] {s['title']}"
+              for s in d.get("subtasks", [])]
+    for what in ("also_completed", "also_reopened", "moved_with_it"):
+        if data.get(what):
+            lines.append(f"{what.replace('_', ' ').capitalize()}: {', '.join(data[what])}")
+    if data.get("changed") is not None:
+        lines.append(f"Changed: {', '.join(data['changed']) or 'nothing'}")
+    return "\n".join(lines)
+
+
+def _render_lists(data: dict) -> str:
+    return "\n".join(f"- {x['id']} {x['name']}: {x['open']} open ({x['overdue']} overdue), {x['completed']} completed"
+                     for x in data["lists"]) or "No lists."
+
+
+# --- lists ----------------------------------------------------------------------------------------
+
+
+@SERVICE.tool(read_only=True, render=_render_lists)
+def list_task_lists(ctx: ToolContext) -> dict:
+    """List your task lists (the Inbox first) with how many tasks each has open, overdue and completed."""
+    tz = _tz(ctx)
+    counts: dict[str, list[int]] = {}
+    for t in ctx.values(TASKS):
+        c = counts.setdefault(t.list_id, [0, 0, 0])
+        c[0 if t.status == "open" else 2] += 1
+        c[1] += t.is_overdue(ctx.now, tz)
+    lists = sorted(ctx.values(LISTS), key=lambda x: (x.id != INBOX, fold(x.name), x.id))
+    return {"lists": [{"id": x.id, "name": x.name, "open": counts.get(x.id, [0, 0, 0])[0],
+                       "overdue": counts.get(x.id, [0, 0, 0])[1], "completed": counts.get(x.id, [0, 0, 0])[2]}
+                      for x in lists]}
+
+
+@SERVICE.tool()
+def create_task_list(ctx: ToolContext, name: str) -> dict:
+    """Create a task list (a project); names are unique, ignoring case.
+
+    Args:
+        name: The list's name, e.g. Q2 Launch.
+    """
+    text = " ".join(_one_line(name, "name", MAX_NAME, required=True).split())
+    clash = next((x for x in ctx.values(LISTS) if fold(x.name) == fold(text)), None)
+    if clash is not None:
+        raise Conflict(f"a list named {clash.name!r} already exists ({clash.id})")
+    lst = TaskList(id=ctx.new_id("list"), name=text, created=ctx.now)
+    ctx.put(LISTS, lst)
+    return {"id": lst.id, "name": lst.name}
+
+
+# --- listing --------------------------------------------------------------------------------------
+
+
+def _terms(query: str) -> list[str]:
+    if len(query) > MAX_QUERY:
+        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
+    if query.count('"') % 2:
+        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
+    terms = (" ".join(fold(m.group(1) if m.group(1) is not None else m.group(2)).split())
+             for m in _TERM.finditer(query))
+    return [t for t in terms if t]
+
+
+def _within(t: Task, bound: tuple[date | None, datetime | None], before: bool, tz: ZoneInfo) -> bool:
+    """Whether `t` is due on or before (or on or after) a bound; a day bound compares local dates."""
+    day, at = bound
+    if t.due_date is None or day is None:
+        return False
+    if at is not None and t.due_at is not None:
+        return t.due_at <= at if before else t.due_at >= at
+    return t.due_date <= day if before else t.due_date >= day
+
+
+def sort_key(t: Task) -> tuple:
+    """Due first (undated last; on one day, timed tasks before all-day ones), then priority, then age."""
+    due_time = t.due_at.timestamp() if t.due_at is not None else float("inf")
+    return (t.due_date is None, t.due_date or date.max, due_time, RANK[t.priority], t.created or datetime.min, t.id)
+
+
+@SERVICE.tool(read_only=True, render=_render_tasks)
+def list_tasks(
+    ctx: ToolContext, task_list: str | None = None, status: Literal["open", "completed", "all"] = "open",
+    due_before: str | None = None, due_after: str | None = None, overdue: bool = False,
+    assignee: str | None = None, label: str | None = None, query: str = "",
+    limit: Annotated[int, Field(ge=1, le=200)] = 50, offset: Annotated[int, Field(ge=0)] = 0,
+) -> dict:
+    """List tasks, soonest due first (then by priority, high first; undated last), with filters. Subtasks are listed
+    too, each naming its parent.
+
+    Args:
+        task_list: Only this list (name or id); all lists if omitted.
+        status: open (default), completed or all.
+        due_before: Only tasks due on or before this date (YYYY-MM-DD) or date-time.
+        due_after: Only tasks due on or after this date (YYYY-MM-DD) or date-time.
+        overdue: Only open tasks whose due date or time has passed.
+        assignee: Only tasks assigned to this person: an address, a directory name, 'me', or 'none' for unassigned.
+        label: Only tasks with this label (case-insensitive).
+        query: Words or "quoted phrases" that must all appear in the title, notes, labels or source.
+        limit: Most tasks to return (1-200).
+        offset: Number of matching tasks to skip (for paging).
+    """
+    tz = _tz(ctx)
+    terms = _terms(query)
+    list_id = _list(ctx, task_list).id if task_list is not None else None
+    before = parse_due(due_before, "due_before", tz) if due_before is not None else None
+    after = parse_due(due_after, "due_after", tz) if due_after is not None else None
+    if (before and before[0] is None) or (after and after[0] is None):
+        raise InvalidArgument("due_before and due_after need a date or date-time; leave them out for no bound")
+    who: str | None = None
+    if assignee is not None:
+        who = "" if assignee.strip().lower() == "none" else _assignee(ctx, assignee)
+    want_label = fold(_arg(tag, label, "label", False)) if label is not None else None
+    hits = []
+    for t in ctx.values(TASKS):
+        if (list_id is not None and t.list_id != list_id) or (status != "all" and t.status != status):
+            continue
+        if overdue and not t.is_overdue(ctx.now, tz):
+            continue
+        if (before and not _within(t, before, True, tz)) or (after and not _within(t, after, False, tz)):
+            continue
+        if who is not None and (t.assignee or "") != who:
+            continue
+        if want_label is not None and want_label not in (fold(x) for x in t.labels):
+            continue
+        hay = " ".join(fold(" ".join([t.title, t.notes, *t.labels, t.source])).split())
+        if all(w in hay for w in terms):
+            hits.append(t)
+    hits.sort(key=sort_key)
+    page = hits[offset:offset + limit]
+    return {"total": len(hits), "offset": offset, "limit": limit,
+            "tasks": [task_json(ctx, t, full=False) for t in page]}
+
+
+@SERVICE.tool(read_only=True, render=_render_task)
+def get_task(ctx: ToolContext, id: str) -> dict:
+    """Get one task with all its fields, its list, its due time in your zone and its direct subtasks.
+
+    Args:
+        id: The task id, e.g. task-0001ab12 (from list_tasks).
+    """
+    return task_json(ctx, _task(ctx, id))
+
+
+# --- changes --------------------------------------------------------------------------------------
+
+
+@SERVICE.tool(render=_render_task)
+def create_task(
+    ctx: ToolContext, title: str, task_list: str | None = None, notes: str = "", due: str = "",
+    priority: Priority = "none", assignee: str | None = None, labels: list[str] = [], parent: str | None = None,
+    source: str = "",
+) -> dict:
+    """Create an open task in a list (the Inbox if none is named), or as a subtask of another task (in its list).
+
+    Args:
+        title: One-line title, e.g. Send the Q2 budget to Dana.
+        task_list: Name or id of the list; the parent's list for a subtask, else the Inbox.
+        notes: Details.
+        due: Due date YYYY-MM-DD, or date-time such as 2026-03-05T17:00 (your time zone unless it has an offset);
+            empty for none.
+        priority: none, low, medium or high.
+        assignee: Who should do it: an address, a directory name or 'me'; unassigned if omitted.
+        labels: Labels (single words), e.g. ["finance", "waiting"].
+        parent: Id of the task this is a subtask of.
+        source: Where the task came from, e.g. a mail message id or a ticket key.
+    """
+    t_title = _one_line(title, "title", MAX_TITLE, required=True)
+    up = _task(ctx, parent) if parent is not None else None
+    lst = _list(ctx, task_list) if task_list is not None or up is None else ctx.get(LISTS, up.list_id)
+    if up is not None:
+        if up.list_id != lst.id:
+            raise InvalidArgument(f"the parent {up.id} is in list {up.list_id}, not {lst.id}; a subtask stays in its "
+                                  "parent's list (leave task_list out)")
+        if up.status == "completed":
+            raise Conflict(f"the parent {up.id} is completed; reopen it first or add the task elsewhere")
+    day, at = parse_due(due, "due", _tz(ctx))
+    t = Task(id=ctx.new_id("task"), list_id=lst.id, title=t_title, notes=clean_text(notes, "notes", MAX_TEXT),
+             due_date=day, due_at=at, priority=priority,
+             assignee=_assignee(ctx, assignee) if assignee is not None else None,
+             labels=_labels(labels, "labels"), parent=up.id if up is not None else None,
+             source=_one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
+    ctx.put(TASKS, t)
+    return {"task": task_json(ctx, t)}
+
+
+@SERVICE.tool(render=_render_task)
+def update_task(
+    ctx: ToolContext, id: str, title: str | None = None, notes: str | None = None, due: str | None = None,
+    priority: Priority | None = None, assignee: str | None = None, labels: list[str] | None = None,
+    add_labels: list[str] = [], remove_labels: list[str] = [], source: str | None = None,
+) -> dict:
+    """Change a task's fields; only those given change. Use complete_task / reopen_task for the status and
+    move_task for its list or parent.
+
+    Args:
+        id: The task id.
+        title: New one-line title.
+        notes: New details (replaces the old text).
+        due: New due date YYYY-MM-DD or date-time; an empty string removes it.
+        priority: none, low, medium or high.
+        assignee: New assignee (address, directory name or 'me'); an empty string unassigns.
+        labels: The complete new list of labels (replaces the old one).
+        add_labels: Labels to add.
+        remove_labels: Labels to remove (case-insensitive); each must be on the task.
+        source: New source text; an empty string removes it.
+    """
+    t = _task(ctx, id)
+    if all(v is None for v in (title, notes, due, priority, assignee, labels, source)) and not (
+            add_labels or remove_labels):
+        raise InvalidArgument("nothing to change; give at least one field such as title, due or priority")
+    changes: dict[str, Any] = {}
+    if title is not None:
+        changes["title"] = _one_line(title, "title", MAX_TITLE, required=True)
+    if notes is not None:
+        changes["notes"] = clean_text(notes, "notes", MAX_TEXT)
+    if due is not None:
+        changes["due_date"], changes["due_at"] = parse_due(due, "due", _tz(ctx))
+    if priority is not None:
+        changes["priority"] = priority
+    if assignee is not None:
+        changes["assignee"] = _assignee(ctx, assignee) if assignee.strip() else None
+    if source is not None:
+        changes["source"] = _one_line(source, "source", MAX_SOURCE, required=False)
+    new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
+    folded = {fold(x) for x in new_labels}
+    new_labels += [x for x in _labels(add_labels, "add_labels") if fold(x) not in folded]
+    folded = {fold(x) for x in new_labels}
+    gone = {fold(x): x for x in _labels(remove_labels, "remove_labels")}
+    missing = [x for f, x in gone.items() if f not in folded]
+    if missing:
+        raise InvalidArgument(f"task {t.id} has no label {', '.join(missing)}; "
+                              f"its labels are {', '.join(new_labels) or 'none'}")
+    changes["labels"] = [x for x in new_labels if fold(x) not in gone]
+    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
+    if changed:
+        t = t.evolve(**changes, updated=ctx.now)
+        ctx.put(TASKS, t)
+    return {"task": task_json(ctx, t), "changed": changed}
+
+
+@SERVICE.tool(render=_render_task)
+def complete_task(ctx: ToolContext, id: str, include_subtasks: bool = False) -> dict:
+    """Mark a task completed now. A task with open subtasks is refused unless include_subtasks is true, which
+    completes them too.
+
+    Args:
+        id: The task id.
+        include_subtasks: Also complete every open subtask below it.
+    """
+    t = _task(ctx, id)
+    if t.status == "completed":
+        raise InvalidArgument(f"task {t.id} is already completed (at {t.completed_at}); reopen_task reopens it")
+    open_below = [x for x in _descendants(ctx, t) if x.status == "open"]
+    if open_below and not include_subtasks:
+        raise Conflict(f"task {t.id} has {len(open_below)} open subtask(s): "
+                       f"{', '.join(f'{x.id} {x.title!r}' for x in open_below[:10])}; complete them first or "
+                       "pass include_subtasks=true")
+    for x in open_below:
+        ctx.put(TASKS, x.evolve(status="completed", completed_at=ctx.now, updated=ctx.now))
+    t = t.evolve(status="completed", completed_at=ctx.now, updated=ctx.now)
+    ctx.put(TASKS, t)
+    return {"task": task_json(ctx, t), "also_completed": [x.id for x in open_below]}
+
+
+@SERVICE.tool(render=_render_task)
+def reopen_task(ctx: ToolContext, id: str) -> dict:
+    """Mark a completed task open again; its completed parent tasks are reopened too (a completed task never has an
+    open subtask). Its own subtasks stay as they are.
+
+    Args:
+        id: The task id.
+    """
+    t = _task(ctx, id)
+    if t.status == "open":
+        raise InvalidArgument(f"task {t.id} is already open")
+    reopened = []
+    up = t.parent
+    while up is not None:
+        p = _task(ctx, up)
+        if p.status == "completed":
+            ctx.put(TASKS, p.evolve(status="open", completed_at=None, updated=ctx.now))
+            reopened.append(p.id)
+        up = p.parent
+    t = t.evolve(status="open", completed_at=None, updated=ctx.now)
+    ctx.put(TASKS, t)
+    return {"task": task_json(ctx, t), "also_reopened": reopened}
+
+
+@SERVICE.tool(destructive=True)
+def delete_task(ctx: ToolContext, id: str) -> dict:
+    """Delete a task permanently, with all its subtasks. Completing it keeps a record instead.
+
+    Args:
+        id: The task id.
+    """
+    t = _task(ctx, id)
+    gone = [t, *_descendants(ctx, t)]
+    for x in gone:
+        ctx.delete(TASKS, x.id)
+    return {"deleted": [x.id for x in gone], "title": t.title}
+
+
+@SERVICE.tool(render=_render_task)
+def move_task(ctx: ToolContext, id: str, task_list: str | None = None, parent: str | None = None) -> dict:
+    """Move a task (with its subtasks) to another list, and/or under another parent task; an empty parent makes it a
+    top-level task. Moving to another list without a parent makes it top-level there.
+
+    Args:
+        id: The task id.
+        task_list: Name or id of the list to move it to.
+        parent: Id of the new parent task (in the target list), or an empty string for none.
+    """
+    t = _task(ctx, id)
+    if task_list is None and parent is None:
+        raise InvalidArgument("nothing to move; give task_list, parent, or both")
+    up = _task(ctx, parent) if parent is not None and parent.strip() else None
+    if task_list is not None:
+        lst = _list(ctx, task_list)
+    else:
+        lst = ctx.get(LISTS, up.list_id) if up is not None else ctx.get(LISTS, t.list_id)
+    below = _descendants(ctx, t)
+    if up is not None:
+        if up.id == t.id or up.id in {x.id for x in below}:
+            raise InvalidArgument(f"task {up.id} is {t.id} itself or one of its subtasks; a task cannot go under it")
+        if up.list_id != lst.id:
+            raise InvalidArgument(f"the parent {up.id} is in list {up.list_id}, not {lst.id}")
+        if up.status == "completed" and t.status == "open":
+            raise Conflict(f"the parent {up.id} is completed and task {t.id} is open; reopen the parent first")
+    new_parent = up.id if up is not None else (t.parent if parent is None and lst.id == t.list_id else None)
+    if (lst.id, new_parent) == (t.list_id, t.parent):
+        return {"task": task_json(ctx, t), "changed": [], "moved_with_it": []}
+    changed = sorted(k for k, v in (("list_id", lst.id), ("parent", new_parent)) if getattr(t, k) != v)
+    if lst.id != t.list_id:
+        for x in below:
+            ctx.put(TASKS, x.evolve(list_id=lst.id, updated=ctx.now))
+    t = t.evolve(list_id=lst.id, parent=new_parent, updated=ctx.now)
+    ctx.put(TASKS, t)
+    moved = [x.id for x in below] if "list_id" in changed else []
+    return {"task": task_json(ctx, t), "changed": changed, "moved_with_it": moved}
+
