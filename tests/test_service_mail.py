@@ -305,8 +305,10 @@ def test_sending_to_yourself_lands_in_your_inbox(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize("args,words", [
-    ({"to": ["bob"]}, "to[0] 'bob' is not a valid e-mail address: it must contain exactly one '@' (like name@example.com); did you mean bob@corp.com?"),
-    ({"to": ["carol"]}, "did you mean carol.diaz@corp.com?"),
+    ({"to": ["bob@"]}, "to[0] 'bob@' is not a valid e-mail address: it has an invalid domain (''); it needs a dot, like example.com; did you mean bob@corp.com?"),
+    ({"to": ["carol@@corp"]}, "did you mean carol.diaz@corp.com?"),
+    ({"to": ["Bob Stome"]}, "to[0] 'Bob Stome' is neither an e-mail address nor a name in the directory; did you mean Bob Stone?"),
+    ({"to": [ALICE], "cc": ["Zed"]}, "cc[0] 'Zed' is neither an e-mail address nor a name in the directory"),
     ({"to": [ALICE], "cc": ["x@@corp.com"]}, "cc[0]"),
     ({"to": ["a@b.com, c@d.com"]}, "one address per list item"),
     ({"to": ["a@localhost"]}, "needs a dot"),

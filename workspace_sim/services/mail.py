@@ -9,7 +9,6 @@ changes that user's copies: another mailbox's message ids answer "not found", li
 from __future__ import annotations
 
 import difflib
-import email.utils
 import re
 from typing import Annotated, Any, Iterable
 from zoneinfo import ZoneInfo
@@ -21,7 +20,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..paths import resolve
 from ..records import Record
 from ..registry import Service
-from ..people import PEOPLE, email_problem, fold, normalize_email
+from ..people import PEOPLE, email_problem, fold, normalize_email, resolve_addresses
 from ..validation import AwareTime
 from .mail_syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
 
@@ -204,28 +203,13 @@ def _names(ctx: ToolContext) -> dict[str, str]:
     return names
 
 
-def _suggest_address(ctx: ToolContext, text: str) -> str:
-    q = fold(text.split("@")[0].strip())
-    if not q:
-        return ""
-    hits = sorted(a for a, n in _names(ctx).items() if q in fold(n) or q in a)
-    return f"; did you mean {', '.join(hits[:3])}?" if hits else ""
-
-
 def _addresses(ctx: ToolContext, values: list[str], field: str) -> list[str]:
-    """Validated, lower-cased, de-duplicated addresses; 'Name <addr>' is accepted as addr."""
-    out = []
-    for i, raw in enumerate(values):
-        value = raw
-        if "<" in raw and raw.rstrip().endswith(">"):
-            value = email.utils.parseaddr(raw)[1] or raw
-        problem = email_problem(value)
-        if problem is not None:
-            raise InvalidArgument(
-                f"{field}[{i}] {raw!r} is not a valid e-mail address: it {problem}" + _suggest_address(ctx, raw)
-            )
-        out.append(value.strip().lower())
-    return _unique(out)
+    """Lower-cased, de-duplicated addresses; 'Name <addr>' and names of people in the directory or with a
+    mailbox here are accepted (an ambiguous or unknown name is refused with the candidates listed)."""
+    if len(values) > MAX_RECIPIENTS:
+        raise InvalidArgument(f"too many recipients in {field} ({len(values)}); at most {MAX_RECIPIENTS}")
+    accounts = {a.email: a.name for a in ctx.values(ACCOUNTS) if a.name}
+    return resolve_addresses(ctx, values, field, known=accounts)
 
 
 def _recipients(
@@ -492,11 +476,12 @@ def send_email(
     receive it in their inbox.
 
     Args:
-        to: Recipient addresses, e.g. ["alice@example.com"].
+        to: Recipients: addresses, "Name <address>" or names from the directory, e.g. ["alice@example.com",
+            "Dana Reyes"]; a name that fits several people is refused with the candidates listed.
         subject: Subject line (one line).
         body: Message text.
-        cc: Carbon-copy addresses.
-        bcc: Blind-copy addresses (hidden from the other recipients).
+        cc: Carbon-copy recipients (addresses or directory names).
+        bcc: Blind-copy recipients, addresses or directory names (hidden from the other recipients).
         attachments: Paths of files to attach, e.g. ["/reports/q1.pdf"].
     """
     _text_checks(subject, body)
@@ -528,7 +513,9 @@ def _answerable(m: Message, verb: str) -> None:
 
 
 @SERVICE.tool(render=_render_sent)
-def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = []) -> dict:
+def reply_email(
+    ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = [], cc: list[str] = [],
+) -> dict:
     """Reply to one of your messages in the same thread, with subject 'Re: ...'. Goes to the sender (or, for your own
     sent message, to its recipients); reply_all also includes the other To and Cc recipients except you.
 
@@ -537,11 +524,16 @@ def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, a
         body: Text of the reply.
         reply_all: If true, reply to everyone on the message, not only the sender.
         attachments: Paths of files to attach.
+        cc: More people to copy on the reply (addresses or directory names).
     """
     orig = _mine(ctx, id)
     _answerable(orig, "reply to")
     _text_checks(None, body)
-    to, cc = _reply_recipients(ctx, orig, reply_all)
+    to, cc_back = _reply_recipients(ctx, orig, reply_all)
+    extra = [a for a in _addresses(ctx, cc, "cc") if a not in to and a not in cc_back]
+    cc = cc_back + extra
+    if len(to) + len(cc) > MAX_RECIPIENTS:
+        raise InvalidArgument(f"too many recipients ({len(to) + len(cc)}); at most {MAX_RECIPIENTS}")
     if not to and not cc:
         raise InvalidArgument(f"message {orig.id} has no recipients to reply to; use send_email instead")
     files = _attachments(ctx, attachments)
@@ -571,9 +563,9 @@ def forward_email(ctx: ToolContext, id: str, to: list[str], body: str = "", cc: 
 
     Args:
         id: Id of the message to forward.
-        to: Recipient addresses.
+        to: Recipients: addresses, "Name <address>" or names from the directory.
         body: Your note above the forwarded message.
-        cc: Carbon-copy addresses.
+        cc: Carbon-copy recipients (addresses or directory names).
     """
     orig = _mine(ctx, id)
     _answerable(orig, "forward")
@@ -621,11 +613,11 @@ def create_draft(
     your messages (in_reply_to), which puts it in that thread.
 
     Args:
-        to: Recipient addresses (may be left empty for now).
+        to: Recipients: addresses or names from the directory (may be left empty for now).
         subject: Subject line; for a reply it defaults to 'Re: <original subject>'.
         body: Message text.
-        cc: Carbon-copy addresses.
-        bcc: Blind-copy addresses.
+        cc: Carbon-copy recipients (addresses or directory names).
+        bcc: Blind-copy recipients (addresses or directory names).
         attachments: Paths of files to attach.
         in_reply_to: Id of the message this draft answers, if any.
     """
@@ -658,11 +650,11 @@ def update_draft(
 
     Args:
         id: Id of the draft.
-        to: New recipient addresses.
+        to: New recipients (addresses or directory names).
         subject: New subject line.
         body: New message text.
-        cc: New carbon-copy addresses.
-        bcc: New blind-copy addresses.
+        cc: New carbon-copy recipients.
+        bcc: New blind-copy recipients.
         attachments: New list of attached file paths.
     """
     d = _draft(ctx, id)
