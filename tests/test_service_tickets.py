@@ -71,7 +71,7 @@ def test_missing_projects_are_created_with_the_default_workflow() -> None:
     ([{"key": "ops-1", "title": "x"}], [], "data.tickets.tickets[0]", "must look like PROJECT-123"),
     ([{"key": "OPS-1", "title": " "}], [], "data.tickets.tickets[0]", "empty title"),
     ([{"key": "OPS-1", "title": "x", "project": "WEB"}], [], "data.tickets.tickets[0]", "belongs to project OPS"),
-    ([{"key": "OPS-1", "title": "x", "priority": "urgent"}], [], "data.tickets.tickets[0]", "priority"),
+    ([{"key": "OPS-1", "title": "x", "priority": "blocker"}], [], "data.tickets.tickets[0]", "priority"),
     ([{"key": "OPS-1", "title": "x", "assignee": "bob"}], [], "data.tickets.tickets[0]", "assignee/reporter 'bob'"),
     ([{"key": "OPS-1", "title": "x", "labels": ["two words"]}], [], "data.tickets.tickets[0]", "without spaces"),
     ([{"key": "OPS-1", "title": "x", "links": [{"type": "blocks", "target": "OPS-1"}]}], [],
@@ -132,10 +132,13 @@ def test_search_orders_numbers_naturally() -> None:
     ({"query": "owner:bob"}, "unknown filter owner:"),
     ({"query": 'status:"Open'}, "unbalanced quote"),
     ({"query": "status:"}, "filter status: has no value"),
-    ({"query": "priority:urgent"}, "priority 'urgent' is not one of lowest, low, medium, high, highest"),
+    ({"query": "priority:blocker"}, "priority 'blocker' is not one of lowest, low, medium, high, highest, urgent, critical or unset"),
+    ({"query": "priority:=>high"}, "compare with >=, >, <=, <"),
+    ({"assignee": "Nobody Known"}, "assignee 'Nobody Known' is not an e-mail address"),
     ({"query": "is:stale"}, "is:stale is not supported"),
     ({"query": "project:NOPE"}, "project 'NOPE' not found; projects: OPS, WEB"),
-    ({"priority": "urgent"}, "invalid arguments for search_tickets: priority"),
+    ({"priority": "P1"}, "invalid arguments for search_tickets: priority"),
+    ({"sort": "random"}, "invalid arguments for search_tickets: sort"),
     ({"limit": 0}, "limit must be between 1 and 100"),
     ({"offset": -1}, "offset must be zero or positive"),
     ({"query": "x" * 1001}, "longer than 1000"),
@@ -354,4 +357,4 @@ def test_every_tool_is_documented_and_hinted() -> None:
     for tool in tools.values():
         assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
     assert tools["create_ticket"].input_schema["properties"]["priority"]["enum"] == [
-        "lowest", "low", "medium", "high", "highest"]
+        "lowest", "low", "medium", "high", "highest", "urgent", "critical", "unset"]
