@@ -357,7 +357,8 @@ def create_event(
     if e <= s:
         raise InvalidArgument(f"end ({e.isoformat()}) must be after start ({s.isoformat()})")
     required = [x for x in _emails(ctx, attendees, "attendees") if x != ctx.user]
-    optional = [x for x in _emails(ctx, optional_attendees, "optional_attendees") if x != ctx.user and x not in required]
+    optional = [x for x in _emails(ctx, optional_attendees, "optional_attendees")
+                if x != ctx.user and x not in required]
     people = [Attendee(email=ctx.user, response="accepted")]
     people += [Attendee(email=x) for x in required] + [Attendee(email=x, optional=True) for x in optional]
     ev = Event(id=ctx.new_id("evt"), title=t, start=s, end=e, timezone=tz.key, organizer=ctx.user, attendees=people,

@@ -362,7 +362,8 @@ def create_contact(
         raise InvalidArgument("name is empty; give the person's full name")
     start, end = _hours(working_hours)
     p = Person(email=address, name=full, title=_field(title, "title"), department=_field(department, "department"),
-               manager=_manager(ctx, manager, address), phone=_phone(phone), location=_field(location, "location") or None,
+               manager=_manager(ctx, manager, address), phone=_phone(phone),
+               location=_field(location, "location") or None,
                timezone=_zone_arg(timezone) if timezone is not None else ctx.config.timezone,
                working_hours_start=start, working_hours_end=end, notes=clean_text(notes, "notes", MAX_NOTES))
     ctx.put(PEOPLE, p)
