@@ -232,3 +232,37 @@ def test_episode_state_changes_and_is_judged() -> None:
     verdict = ep.end()
     assert verdict["passed"] and verdict["score"] == 1.0
     assert ep.call("list_directory", {}).is_error  # an ended episode accepts nothing more
+
+
+def test_an_agent_invites_a_colleague_by_name_and_learns_of_namesakes() -> None:
+    """Through a real MCP client: "Dana Reyes" resolves through the directory; two Sam Ortiz are refused with both listed."""
+    people = [{"email": "me@corp.com", "name": "Morgan Lee"},
+              {"email": "dana.reyes@corp.com", "name": "Dana Reyes", "title": "VP Sales", "department": "Sales"},
+              {"email": "sam.ortiz@corp.com", "name": "Sam Ortiz", "title": "Engineer"},
+              {"email": "sam.ortiz2@corp.com", "name": "Sam Ortiz", "title": "Recruiter"}]
+    cfg = WorkspaceConfig(services=["calendar", "contacts"], user="me@corp.com")
+    env = PythonEnvironment("invite-by-name", "Invite", "Invite Dana Reyes to a pipeline review tomorrow at 10:00.",
+                            lambda: Workspace.create(cfg, {"contacts": {"people": people}}),
+                            [{"kind": "event_exists", "title": {"contains": "Pipeline"},
+                              "attendees": ["dana.reyes@corp.com"]}])
+    ep = Episode(env)
+    when = {"start": "2026-03-03T10:00:00", "end": "2026-03-03T10:30:00"}
+
+    async def go() -> tuple[Any, Any]:
+        async with Client(build_server(ep)) as c:
+            made = await c.call_tool("create_event", {"title": "Pipeline review", "attendees": ["Dana Reyes"], **when})
+            twice = await c.call_tool("create_event", {"title": "Sync", "attendees": ["sam ortiz"], **when})
+            return made, twice
+
+    made, twice = run(go)
+    assert not made.is_error, text_of(made)
+    guests = {a["email"]: a["response"] for a in made.structured_content["event"]["attendees"]}
+    assert guests == {"me@corp.com": "accepted", "dana.reyes@corp.com": "needs_action"}
+    assert "  - dana.reyes@corp.com: needs_action" in text_of(made)
+    assert twice.is_error
+    assert text_of(twice) == ("Error (invalid_argument): attendees[0] 'sam ortiz' matches 2 people: "
+                              "Sam Ortiz <sam.ortiz2@corp.com>, Recruiter; Sam Ortiz <sam.ortiz@corp.com>, Engineer; "
+                              "give the e-mail address")
+    verdict = ep.end()
+    assert verdict["passed"], verdict
+    assert len(ep.workspace.table("calendar.events")) == 1  # the refused call created nothing

@@ -78,3 +78,47 @@ def test_invoke_runs_another_services_tool_in_the_same_transaction(ctx: ToolCont
     with pytest.raises(Unavailable, match="no send_email tool"):
         ctx.invoke("send_email", to=["a@b.com"], subject="s", body="b")
     assert ctx.has_tool("write_file") and not ctx.has_tool("send_email")
+
+
+FIRST = ["Dana", "José", "Ana", "Sam", "Lee", "Priya", "Omar", "Zoë"]
+LAST = ["Reyes", "García", "Lee", "Ortiz", "Shah", "Haddad", "Núñez"]
+names = st.tuples(st.sampled_from(FIRST), st.sampled_from(LAST)).map(" ".join)
+
+
+def directory_ctx(full_names: list[str]) -> ToolContext:
+    people = [{"email": f"p{i}@corp.com", "name": n} for i, n in enumerate(full_names)]
+    ws = Workspace.create(WorkspaceConfig(services=["contacts"], user="p0@corp.com"), {"contacts": {"people": people}})
+    return ToolContext(ws.state, ws.config, None, ws.tools)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(names, min_size=1, max_size=12, unique=True), st.data())
+def test_in_a_directory_of_unique_names_every_name_resolves_to_its_person(full: list[str], data: st.DataObject) -> None:
+    ctx = directory_ctx(full)
+    for i, n in enumerate(full):
+        spelled = data.draw(st.sampled_from([n, n.upper(), n.lower(), f"  {n.replace(' ', '   ')} "]))
+        assert resolve_address(ctx, spelled, "to") == f"p{i}@corp.com"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(names, min_size=2, max_size=12), st.lists(st.sampled_from(FIRST + LAST), min_size=1, max_size=2))
+def test_a_name_never_resolves_silently_when_several_people_fit(full: list[str], words: list[str]) -> None:
+    ctx = directory_ctx(full)
+    query = " ".join(words)
+    exact = [i for i, n in enumerate(full) if n.casefold() == query.casefold()]
+    try:
+        got = resolve_address(ctx, query, "attendees[0]")
+    except InvalidArgument as e:
+        fitting = exact or [i for i, n in enumerate(full) if {w.casefold() for w in words} <= set(n.casefold().split())]
+        if len(fitting) > 1:  # refused with every candidate named
+            assert f"matches {len(fitting)} people" in str(e)
+            assert all(f"<p{i}@corp.com>" in str(e) for i in fitting[:8])
+        else:
+            assert not fitting
+        return
+    i = int(got[1:].split("@")[0])
+    if exact:
+        assert exact == [i]
+    else:
+        fitting = [j for j, n in enumerate(full) if {w.casefold() for w in words} <= set(n.casefold().split())]
+        assert fitting == [i]

@@ -88,6 +88,27 @@ def test_ticket_predicate() -> None:
     assert verdict(ws, {"kind": "record_exists", "table": "tickets.tickets", "where": {"key": "OPS-1", "status": "Resolved"}})[0]
 
 
+def test_ticket_predicate_on_priority_scale_department_and_outside_reporter() -> None:
+    ws = make()
+    r = ws.call("create_ticket", {"project": "OPS", "title": "Refund", "priority": "unset", "department": "Billing",
+                                  "category": "Refund request", "reporter_name": "Priya from Acme Corp",
+                                  "watchers": ["Bo"]})
+    assert r.ok, r.text
+    key = r.data["ticket"]["key"]
+    unset = {"kind": "ticket", "key": key, "fields": {"priority": None, "reporter": None,
+                                                      "reporter_name": {"contains": "Acme"}, "department": "Billing",
+                                                      "category": {"equals": "refund request", "ignore_case": True},
+                                                      "watchers": {"includes": ["bo@acme.com"]}}}
+    assert verdict(ws, unset)[0], verdict(ws, unset)[1]
+    escalated = {"kind": "ticket", "key": key, "fields": {"priority": {"one_of": ["urgent", "critical"]}}}
+    ok, why = verdict(ws, escalated)
+    assert not ok and "priority=None" in why
+    assert ws.call("update_ticket", {"key": key, "priority": "critical"}).ok
+    assert verdict(ws, escalated)[0] and not verdict(ws, unset)[0]
+    assert verdict(ws, {"kind": "record_exists", "table": "tickets.tickets",
+                        "where": {"priority": "critical", "department": "Billing"}, "new_only": True})[0]
+
+
 def test_recipient_domain_policy() -> None:
     ws = make([{"type": "allowed_recipient_domains", "domains": ["acme.com"]}])
     r = ws.call("send_email", {"to": ["bo@acme.com", "x@gmail.com"], "subject": "Q1", "body": "numbers"})

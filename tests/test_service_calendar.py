@@ -490,3 +490,53 @@ def test_every_tool_is_documented_and_hinted() -> None:
     schema = tools["find_free_slots"].input_schema
     assert schema["required"] == ["attendees", "duration_minutes", "window_start", "window_end"]
     assert all(p.get("description") for p in schema["properties"].values())
+
+
+# --- people named by name ------------------------------------------------------------------------
+
+DIRECTORY = [{"email": ME, "name": "Morgan Lee"}, {"email": BOB, "name": "Bob Stone", "title": "Engineer"},
+             {"email": KENJI, "name": "Kenji Sato"}, {"email": ANA, "name": "Ana Silva", "title": "Designer"},
+             {"email": "ana.s@acme.com", "name": "Ana Silva", "title": "Accountant"},
+             {"email": "dana.reyes@acme.com", "name": "Dana Reyes", "timezone": "America/Chicago"}]
+
+
+def named() -> Workspace:
+    need("contacts" in all_services(), "names resolve through the contacts directory")
+    return make(services=["calendar", "contacts"], contacts=DIRECTORY)
+
+
+def test_attendees_named_by_name_resolve_through_the_directory() -> None:
+    ws = named()
+    r = ws.call("create_event", {"title": "Pipeline", "start": utc(5, 15), "end": utc(5, 16),
+                                 "attendees": ["Dana Reyes", "kenji"], "optional_attendees": ["Bob Stone <BOB@acme.com>"]})
+    assert r.ok, r.text
+    assert [(a["email"], a["optional"]) for a in r.data["event"]["attendees"]] == [
+        (ME, False), ("dana.reyes@acme.com", False), (KENJI, False), (BOB, True)]
+    eid = r.data["event"]["id"]
+    up = ws.call("update_event", {"id": eid, "add_attendees": ["morgan lee", "Bob Stone"], "remove_attendees": ["Kenji Sato"]})
+    assert [a["email"] for a in up.data["event"]["attendees"]] == [ME, "dana.reyes@acme.com", BOB]
+    slots = ws.call("find_free_slots", {"attendees": ["Dana Reyes"], "duration_minutes": 30, "max_results": 1,
+                                        "window_start": "2026-03-03T00:00Z", "window_end": "2026-03-04T00:00Z"})
+    assert slots.data["attendees"][1] == {"email": "dana.reyes@acme.com", "timezone": "America/Chicago",
+                                          "working_hours": "09:00-17:00 Mon,Tue,Wed,Thu,Fri", "source": "contacts"}
+    assert ws.call("list_events", {"calendar": "Bob Stone", "start": utc(3, 0)}).data["calendar"] == BOB
+
+
+@pytest.mark.parametrize("tool,args,words", [
+    ("create_event", {"title": "x", "start": utc(5, 9), "end": utc(5, 10), "attendees": [BOB, "Ana Silva"]},
+     "attendees[1] 'Ana Silva' matches 2 people: Ana Silva <ana.s@acme.com>, Accountant; "
+     "Ana Silva <ana@acme.com>, Designer; give the e-mail address"),
+    ("create_event", {"title": "x", "start": utc(5, 9), "end": utc(5, 10), "optional_attendees": ["Kenji Sado"]},
+     "optional_attendees[0] 'Kenji Sado' is neither an e-mail address nor a name in the directory; did you mean Kenji Sato?"),
+    ("update_event", {"id": "evt-standup", "add_attendees": ["ana"]}, "add_attendees[0] 'ana' matches 2 people"),
+    ("find_free_slots", {"attendees": ["Nobody Here"], "duration_minutes": 30, "window_start": utc(5, 0),
+                         "window_end": utc(6, 0)}, "attendees[0] 'Nobody Here' is neither"),
+    ("list_events", {"calendar": "Ana Silva"}, "calendar 'Ana Silva' matches 2 people"),
+])
+def test_ambiguous_or_unknown_names_are_refused_with_candidates(tool: str, args: dict, words: str) -> None:
+    assert words in err(named(), tool, args)
+
+
+def test_names_without_a_directory_ask_for_an_address(ws: Workspace) -> None:
+    message = err(ws, "create_event", {"title": "x", "start": utc(5, 9), "end": utc(5, 10), "attendees": ["Bob"]})
+    assert "attendees[0] 'Bob' is not an e-mail address (and there is no directory to look names up in)" in message

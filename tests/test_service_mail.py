@@ -305,8 +305,10 @@ def test_sending_to_yourself_lands_in_your_inbox(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize("args,words", [
-    ({"to": ["bob"]}, "to[0] 'bob' is not a valid e-mail address: it must contain exactly one '@' (like name@example.com); did you mean bob@corp.com?"),
-    ({"to": ["carol"]}, "did you mean carol.diaz@corp.com?"),
+    ({"to": ["bob@"]}, "to[0] 'bob@' is not a valid e-mail address: it has an invalid domain (''); it needs a dot, like example.com; did you mean bob@corp.com?"),
+    ({"to": ["carol@@corp"]}, "did you mean carol.diaz@corp.com?"),
+    ({"to": ["Bob Stome"]}, "to[0] 'Bob Stome' is neither an e-mail address nor a name in the directory; did you mean Bob Stone?"),
+    ({"to": [ALICE], "cc": ["Zed"]}, "cc[0] 'Zed' is neither an e-mail address nor a name in the directory"),
     ({"to": [ALICE], "cc": ["x@@corp.com"]}, "cc[0]"),
     ({"to": ["a@b.com, c@d.com"]}, "one address per list item"),
     ({"to": ["a@localhost"]}, "needs a dot"),
@@ -623,3 +625,33 @@ def test_any_query_text_is_answered_without_internal_errors(query: str) -> None:
 
 def test_overlong_queries_are_refused(ws: Workspace) -> None:
     assert "longer than 2000" in err(ws, "search_emails", {"query": "a " * 1500})
+
+
+# --- recipients named by name --------------------------------------------------------------------
+
+
+def test_recipients_named_by_directory_or_account_name(ws: Workspace) -> None:
+    d = ok(ws, "send_email", {"to": ["Carol Diaz", "alice wong"], "cc": ["Bob"], "subject": "s", "body": "b"})
+    assert (d["to"], d["cc"]) == (["carol.diaz@corp.com", ALICE], [BOB])
+    assert d["delivered_internally"] == [ALICE, BOB] and d["external"] == ["carol.diaz@corp.com"]
+    draft = ok(ws, "create_draft", {"to": ["carol"], "bcc": ["Bob Stone"]})
+    assert (draft["to"], draft["bcc"]) == (["carol.diaz@corp.com"], [BOB])
+    assert ok(ws, "update_draft", {"id": draft["id"], "cc": ["Alice"]})["cc"] == [ALICE]
+    fwd = ok(ws, "forward_email", {"id": "m-vendor", "to": ["Carol Diaz"]})
+    assert fwd["to"] == ["carol.diaz@corp.com"]
+
+
+def test_reply_can_copy_more_people_by_name(ws: Workspace) -> None:
+    d = ok(ws, "reply_email", {"id": "m-budget", "body": "On it.", "cc": ["Carol Diaz", ALICE, "bob stone"]})
+    assert d["to"] == [ALICE] and d["cc"] == ["carol.diaz@corp.com", BOB]  # Alice is already in To
+    both = ok(ws, "reply_email", {"id": "m-budget", "body": "All", "reply_all": True, "cc": ["Bob Stone"]})
+    assert both["cc"] == [BOB]  # already copied by reply-all, not twice
+    assert "cc[0] 'Zed' is neither" in err(ws, "reply_email", {"id": "m-budget", "body": "x", "cc": ["Zed"]})
+
+
+def test_a_name_shared_by_a_colleague_and_a_directory_entry_is_refused() -> None:
+    data = {**DATA, "contacts": {"people": [{"email": "bob.stone@partner.org", "name": "Bob Stone", "title": "Partner"}]}}
+    ws = Workspace.create(WorkspaceConfig(services=["files", "mail", "contacts"], user=ME, now=T0), data)
+    message = err(ws, "send_email", {"to": ["Bob Stone"], "subject": "s", "body": "b"})
+    assert ("to[0] 'Bob Stone' matches 2 people: Bob Stone <bob.stone@partner.org>, Partner; Bob Stone <bob@corp.com>; "
+            "give the e-mail address") in message

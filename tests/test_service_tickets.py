@@ -71,7 +71,7 @@ def test_missing_projects_are_created_with_the_default_workflow() -> None:
     ([{"key": "ops-1", "title": "x"}], [], "data.tickets.tickets[0]", "must look like PROJECT-123"),
     ([{"key": "OPS-1", "title": " "}], [], "data.tickets.tickets[0]", "empty title"),
     ([{"key": "OPS-1", "title": "x", "project": "WEB"}], [], "data.tickets.tickets[0]", "belongs to project OPS"),
-    ([{"key": "OPS-1", "title": "x", "priority": "urgent"}], [], "data.tickets.tickets[0]", "priority"),
+    ([{"key": "OPS-1", "title": "x", "priority": "blocker"}], [], "data.tickets.tickets[0]", "priority"),
     ([{"key": "OPS-1", "title": "x", "assignee": "bob"}], [], "data.tickets.tickets[0]", "assignee/reporter 'bob'"),
     ([{"key": "OPS-1", "title": "x", "labels": ["two words"]}], [], "data.tickets.tickets[0]", "without spaces"),
     ([{"key": "OPS-1", "title": "x", "links": [{"type": "blocks", "target": "OPS-1"}]}], [],
@@ -132,10 +132,13 @@ def test_search_orders_numbers_naturally() -> None:
     ({"query": "owner:bob"}, "unknown filter owner:"),
     ({"query": 'status:"Open'}, "unbalanced quote"),
     ({"query": "status:"}, "filter status: has no value"),
-    ({"query": "priority:urgent"}, "priority 'urgent' is not one of lowest, low, medium, high, highest"),
+    ({"query": "priority:blocker"}, "priority 'blocker' is not one of lowest, low, medium, high, highest, urgent, critical or unset"),
+    ({"query": "priority:=>high"}, "compare with >=, >, <=, <"),
+    ({"assignee": "Nobody Known"}, "assignee 'Nobody Known' is not an e-mail address"),
     ({"query": "is:stale"}, "is:stale is not supported"),
     ({"query": "project:NOPE"}, "project 'NOPE' not found; projects: OPS, WEB"),
-    ({"priority": "urgent"}, "invalid arguments for search_tickets: priority"),
+    ({"priority": "P1"}, "invalid arguments for search_tickets: priority"),
+    ({"sort": "random"}, "invalid arguments for search_tickets: sort"),
     ({"limit": 0}, "limit must be between 1 and 100"),
     ({"offset": -1}, "offset must be zero or positive"),
     ({"query": "x" * 1001}, "longer than 1000"),
@@ -354,4 +357,128 @@ def test_every_tool_is_documented_and_hinted() -> None:
     for tool in tools.values():
         assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
     assert tools["create_ticket"].input_schema["properties"]["priority"]["enum"] == [
-        "lowest", "low", "medium", "high", "highest"]
+        "lowest", "low", "medium", "high", "highest", "urgent", "critical", "unset"]
+
+
+# --- priorities, departments, outside reporters, watchers, names ----------------------------------
+
+SCALE = ["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
+DESK = [
+    {"key": "HD-1", "title": "Refund not received", "priority": "urgent", "department": "Billing",
+     "category": "Refund request", "reporter": "priya@acme-corp.example", "reporter_name": "Priya from Acme Corp"},
+    {"key": "HD-2", "title": "VPN drops", "priority": None, "department": "IT", "category": "Network"},
+    {"key": "HD-3", "title": "Site down", "priority": "critical", "department": "IT", "reporter_name": "Walk-in visitor"},
+    {"key": "HD-4", "title": "Typo on invoice", "priority": "low", "department": "billing", "category": "Invoice"},
+    {"key": "HD-5", "title": "New laptop", "priority": "unset", "department": "IT"},
+    {"key": "HD-6", "title": "Password reset", "priority": "highest"},
+]
+DIRECTORY = {"people": [
+    {"email": ME, "name": "Morgan Lee"}, {"email": BOB, "name": "Bob Stone", "title": "Engineer"},
+    {"email": ANA, "name": "Ana Ruiz"}, {"email": "dana.reyes@acme.com", "name": "Dana Reyes", "title": "VP Sales"},
+    {"email": "dana.reyes2@acme.com", "name": "Dana Reyes", "title": "Intern"}]}
+
+
+def desk(**kw: object) -> Workspace:
+    return make(services=["tickets", "contacts"], tickets=DESK, contacts=DIRECTORY, **kw)
+
+
+def test_unset_priority_is_stored_as_none_and_shown_as_unset() -> None:
+    ws = desk()
+    t = ws.table("tickets.tickets")
+    assert t["HD-2"].priority is None and t["HD-5"].priority is None and t["HD-1"].priority == "urgent"
+    r = ws.call("get_ticket", {"key": "HD-2"})
+    assert r.data["priority"] is None and r.text.startswith("HD-2 [Open] (unset) VPN drops")
+    made = ws.call("create_ticket", {"project": "HD", "title": "Triage me", "priority": "unset"})
+    assert made.data["ticket"]["priority"] is None
+    up = ws.call("update_ticket", {"key": "HD-1", "priority": "unset"})
+    assert up.data["changed"] == ["priority"] and ws.table("tickets.tickets")["HD-1"].priority is None
+
+
+def test_outside_reporter_department_and_category_are_shown_and_searchable() -> None:
+    ws = desk()
+    r = ws.call("get_ticket", {"key": "HD-1"})
+    assert "Reporter: Priya from Acme Corp <priya@acme-corp.example>" in r.text
+    assert "Department: Billing; Category: Refund request" in r.text
+    assert keys(ws.call("search_tickets", {"query": "reporter:acme"})) == ["HD-1"]
+    assert keys(ws.call("search_tickets", {"query": 'reporter:"walk-in"'})) == ["HD-3"]
+    assert keys(ws.call("search_tickets", {"department": "BILLING"})) == ["HD-1", "HD-4"]
+    assert keys(ws.call("search_tickets", {"query": 'category:"refund request"'})) == ["HD-1"]
+    assert keys(ws.call("search_tickets", {"query": "priya"})) == ["HD-1"]
+
+
+def test_create_ticket_for_an_outside_customer() -> None:
+    ws = desk()
+    r = ws.call("create_ticket", {"project": "HD", "title": "Charged twice", "reporter_name": "Priya from Acme Corp",
+                                  "department": "Billing", "category": "Refund request", "priority": "urgent",
+                                  "assignee": "Bob Stone", "watchers": ["Ana Ruiz", "me"]})
+    assert r.ok, r.text
+    t = r.data["ticket"]
+    assert (t["reporter"], t["reporter_name"], t["assignee"], t["watchers"]) == (
+        None, "Priya from Acme Corp", BOB, [ANA, ME])
+    mine = ws.call("create_ticket", {"project": "HD", "title": "Mine"}).data["ticket"]
+    assert mine["reporter"] == ME and mine["reporter_name"] == ""
+    ext = ws.call("create_ticket", {"project": "HD", "title": "By mail", "reporter": "Priya <Priya@Acme-Corp.example>",
+                                    "reporter_name": "Priya Shah"}).data["ticket"]
+    assert ext["reporter"] == "priya@acme-corp.example"
+
+
+@pytest.mark.parametrize("args,words", [
+    ({"assignee": "Dana Reyes"}, "assignee 'Dana Reyes' matches 2 people: Dana Reyes <dana.reyes2@acme.com>, Intern; "
+                                 "Dana Reyes <dana.reyes@acme.com>, VP Sales; give the e-mail address"),
+    ({"assignee": "Zed Nobody"}, "neither an e-mail address nor a name in the directory"),
+    ({"watchers": ["Bob Stone", "ghost@acme.com"]}, "watchers[1] ghost@acme.com is not in the directory"),
+    ({"reporter": "Dana"}, "reporter 'Dana' matches 2 people"),
+    ({"department": "a\nb"}, "department must be one line"),
+    ({"category": "x" * 201}, "at most 200"),
+    ({"priority": "P0"}, "invalid arguments for create_ticket: priority"),
+])
+def test_create_ticket_refuses_unclear_people_and_fields(args: dict, words: str) -> None:
+    assert words in err(desk(), "create_ticket", {"project": "HD", "title": "x"} | args)
+
+
+def test_update_ticket_new_fields_and_watchers() -> None:
+    ws = desk()
+    r = ws.call("update_ticket", {"key": "HD-2", "department": "Facilities", "category": "", "reporter": "ana ruiz",
+                                  "reporter_name": "Ana", "add_watchers": ["Bob Stone", BOB]})
+    assert r.ok, r.text
+    assert r.data["changed"] == ["category", "department", "reporter", "reporter_name", "watchers"]
+    t = ws.table("tickets.tickets")["HD-2"]
+    assert (t.department, t.category, t.reporter, t.reporter_name, t.watchers) == ("Facilities", "", ANA, "Ana", [BOB])
+    assert "not watching HD-2" in err(ws, "update_ticket", {"key": "HD-2", "remove_watchers": [ANA]})
+    assert ws.call("update_ticket", {"key": "HD-2", "remove_watchers": ["Bob Stone"], "reporter": ""}).ok
+    t = ws.table("tickets.tickets")["HD-2"]
+    assert t.watchers == [] and t.reporter is None
+
+
+def test_assign_by_name_and_search_by_assignee_name() -> None:
+    ws = desk()
+    r = ws.call("assign_ticket", {"key": "HD-2", "assignee": "bob"})
+    assert r.data["ticket"]["assignee"] == BOB
+    assert keys(ws.call("search_tickets", {"assignee": "Bob Stone"})) == ["HD-2"]
+    assert keys(ws.call("search_tickets", {"query": 'assignee:"bob stone"'})) == ["HD-2"]
+    assert "matches 2 people" in err(ws, "assign_ticket", {"key": "HD-2", "assignee": "dana reyes"})
+
+
+def test_priority_comparisons_and_sorting() -> None:
+    ws = desk()
+    assert keys(ws.call("search_tickets", {"query": "priority:>=highest"})) == ["HD-1", "HD-3", "HD-6"]
+    assert keys(ws.call("search_tickets", {"min_priority": "urgent"})) == ["HD-1", "HD-3"]
+    assert keys(ws.call("search_tickets", {"query": "priority:<medium"})) == ["HD-4"]
+    assert keys(ws.call("search_tickets", {"query": "priority:unset"})) == ["HD-2", "HD-5"]
+    assert keys(ws.call("search_tickets", {"priority": "unset"})) == ["HD-2", "HD-5"]
+    assert keys(ws.call("search_tickets", {"sort": "priority"})) == ["HD-3", "HD-1", "HD-6", "HD-4", "HD-2", "HD-5"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([*SCALE, None]), min_size=1, max_size=12), st.sampled_from(SCALE),
+       st.sampled_from([">=", ">", "<=", "<", ""]))
+def test_priority_filters_and_sort_agree_with_the_scale(levels: list, bound: str, op: str) -> None:
+    ws = make(tickets=[{"key": f"OPS-{i}", "title": "t", "priority": p} for i, p in enumerate(levels, 1)])
+    rank = {p: i for i, p in enumerate(SCALE)}
+    hits = keys(ws.call("search_tickets", {"query": f"priority:{op}{bound}", "limit": 100}))
+    holds = {">=": lambda r: r >= rank[bound], ">": lambda r: r > rank[bound], "<=": lambda r: r <= rank[bound],
+             "<": lambda r: r < rank[bound], "": lambda r: r == rank[bound]}[op]
+    assert hits == [f"OPS-{i}" for i, p in enumerate(levels, 1) if p is not None and holds(rank[p])]
+    ordered = ws.call("search_tickets", {"sort": "priority", "limit": 100}).data["tickets"]
+    ranks = [rank.get(t["priority"], -1) for t in ordered]
+    assert ranks == sorted(ranks, reverse=True)

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import time
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from zoneinfo import ZoneInfo
 
 from .errors import InvalidArgument
@@ -82,31 +82,63 @@ def person_summary(p: Any) -> str:
 # --- names to addresses ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """Someone a name can resolve to: an address, a display name and a summary telling look-alikes apart."""
+
+    email: str
+    name: str
+    summary: str
+
+
 def _directory(ctx: "ToolContext") -> list[Any]:
     return list(ctx.values(PEOPLE)) if ctx.has_service("contacts") else []
+
+
+def _candidates(ctx: "ToolContext", known: Mapping[str, str] | None) -> list[Candidate]:
+    """The directory, then any `known` address -> name pairs (e.g. mail accounts) it lacks."""
+    out = {p.email: Candidate(p.email, p.name, person_summary(p)) for p in _directory(ctx)}
+    for address, name in (known or {}).items():
+        if address not in out and name and name.strip():
+            out[address] = Candidate(address, name, f"{name} <{address}>")
+    return list(out.values())
+
+
+def _named(pool: list[Candidate], name: str) -> list[Candidate]:
+    words = fold(name).split()
+    if not words:
+        return []
+    whole = " ".join(words)
+    exact = [c for c in pool if " ".join(fold(c.name).split()) == whole]
+    if exact:
+        return exact
+    return [c for c in pool if set(words) <= set(fold(c.name).split())]
 
 
 def people_named(ctx: "ToolContext", name: str) -> list[Any]:
     """Directory entries whose full name matches `name` (folded, spaces collapsed), else whose name
     contains every word of it as a whole word; best (exact) matches only."""
-    words = fold(name).split()
-    if not words:
-        return []
-    whole = " ".join(words)
-    people = _directory(ctx)
-    exact = [p for p in people if " ".join(fold(p.name).split()) == whole]
-    if exact:
-        return exact
-    return [p for p in people if set(words) <= set(fold(p.name).split())]
+    hits = {c.email for c in _named(_candidates(ctx, None), name)}
+    return [p for p in _directory(ctx) if p.email in hits]
 
 
-def resolve_address(ctx: "ToolContext", value: object, field: str) -> str:
+def _suggest(pool: list[Candidate], text: str) -> str:
+    """'; did you mean a, b?' for people whose name or address contains the part of `text` before '@'."""
+    q = fold(text.split("@")[0].strip())
+    if not q:
+        return ""
+    hits = sorted(c.email for c in pool if q in fold(c.name) or q in c.email)
+    return f"; did you mean {', '.join(hits[:3])}?" if hits else ""
+
+
+def resolve_address(ctx: "ToolContext", value: object, field: str, known: Mapping[str, str] | None = None) -> str:
     """The canonical address for one recipient, attendee or assignee argument.
 
     Accepts an address (`dana.reyes@example.com`), a display form (`Dana Reyes <dana@...>`) or a
-    person's name as the directory knows it (`Dana Reyes`, any case and accents). A name that
-    matches several people, or nobody, raises InvalidArgument naming `field` and the candidates,
-    so the agent can choose instead of the simulator guessing.
+    person's name as the directory knows it (`Dana Reyes`, any case and accents); `known` adds
+    address -> name pairs the directory may lack (mail uses its accounts). A name that matches
+    several people, or nobody, raises InvalidArgument naming `field` and the candidates, so the
+    agent can choose instead of the simulator guessing.
     """
     if not isinstance(value, str):
         raise InvalidArgument(f"{field} must be a string, got {type(value).__name__}")
@@ -116,32 +148,37 @@ def resolve_address(ctx: "ToolContext", value: object, field: str) -> str:
     if "@" in raw:
         problem = email_problem(raw)
         if problem is not None:
-            raise InvalidArgument(f"{field} {value!r} is not a valid e-mail address: it {problem}")
+            raise InvalidArgument(f"{field} {value!r} is not a valid e-mail address: it {problem}"
+                                  + _suggest(_candidates(ctx, known), raw))
         return raw.lower()
     if not raw:
         raise InvalidArgument(f"{field} is empty; give an e-mail address or a person's name")
     if len(raw) > 200:
         raise InvalidArgument(f"{field} is longer than 200 characters; give an e-mail address or a name")
-    matches = people_named(ctx, raw)
+    pool = _candidates(ctx, known)
+    matches = _named(pool, raw)
     if len(matches) == 1:
         return matches[0].email
     if matches:
-        listed = "; ".join(person_summary(p) for p in sorted(matches, key=lambda p: p.email)[:8])
+        listed = "; ".join(c.summary for c in sorted(matches, key=lambda c: c.email)[:8])
         raise InvalidArgument(f"{field} {value!r} matches {len(matches)} people: {listed}; give the e-mail address")
-    if not ctx.has_service("contacts"):
-        raise InvalidArgument(f"{field} {value!r} is not an e-mail address (and there is no directory to look "
-                              "names up in); give an address like name@example.com")
-    names = [p.name for p in _directory(ctx)]
-    close = difflib.get_close_matches(raw, names, n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; use search_contacts to find people"
+    if not pool:
+        where = "the directory is empty" if ctx.has_service("contacts") else "there is no directory to look names up in"
+        raise InvalidArgument(f"{field} {value!r} is not an e-mail address (and {where}); "
+                              "give an address like name@example.com")
+    close = difflib.get_close_matches(raw, sorted({c.name for c in pool}), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else (_suggest(pool, raw) or (
+        "; use search_contacts to find people" if ctx.has_service("contacts") else ""))
     raise InvalidArgument(f"{field} {value!r} is neither an e-mail address nor a name in the directory{hint}")
 
 
-def resolve_addresses(ctx: "ToolContext", values: Iterable[object], field: str) -> list[str]:
+def resolve_addresses(
+    ctx: "ToolContext", values: Iterable[object], field: str, known: Mapping[str, str] | None = None,
+) -> list[str]:
     """`resolve_address` for every item of a list (errors name `field[i]`), de-duplicated in order."""
     out: dict[str, None] = {}
     for i, v in enumerate(values):
-        out[resolve_address(ctx, v, f"{field}[{i}]")] = None
+        out[resolve_address(ctx, v, f"{field}[{i}]", known)] = None
     return list(out)
 
 

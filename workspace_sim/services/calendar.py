@@ -20,7 +20,8 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..records import Record
 from ..registry import Service
-from ..people import DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email
+from ..people import (DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email,
+                      resolve_address, resolve_addresses)
 from ..validation import TimeZoneName, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
 
 CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
@@ -155,16 +156,12 @@ def _arg_zone(ctx: ToolContext, name: str | None) -> ZoneInfo:
     return _user_zone(ctx) if name is None else _arg(zone, name)
 
 
-def _emails(values: list[str], what: str) -> list[str]:
-    """Valid, de-duplicated (order kept) email addresses; the error names the bad entry."""
+def _emails(ctx: ToolContext, values: list[str], what: str) -> list[str]:
+    """Canonical, de-duplicated (order kept) addresses; names from the directory are resolved, and an
+    ambiguous or unknown name is refused with the candidates listed. The error names the bad entry."""
     if len(values) > MAX_ATTENDEES:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_ATTENDEES} are allowed")
-    out: list[str] = []
-    for i, v in enumerate(values):
-        e = _arg(normalize_email, v, f"{what}[{i}]")
-        if e not in out:
-            out.append(e)
-    return out
+    return resolve_addresses(ctx, values, what)
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -272,7 +269,7 @@ def list_events(
     earliest first.
 
     Args:
-        calendar: Email of the calendar's owner; your own calendar by default.
+        calendar: The calendar's owner: an e-mail address or a name from the directory; your own calendar by default.
         start: Range start, ISO 8601 (e.g. 2026-03-02T00:00:00+00:00); a time without an offset is read in `timezone`,
             else your time zone. Default: now.
         end: Range end, same format. Default: 7 days after start.
@@ -282,7 +279,7 @@ def list_events(
     """
     if not 1 <= max_results <= 500:
         raise InvalidArgument("max_results must be between 1 and 500")
-    owner = ctx.user if calendar is None else _arg(normalize_email, calendar, "calendar")
+    owner = ctx.user if calendar is None else resolve_address(ctx, calendar, "calendar")
     show = _arg(zone, timezone) if timezone is not None else availability(ctx, owner).tz
     read = _arg_zone(ctx, timezone)
     lo = parse_when(start, "start", read) if start is not None else ctx.now
@@ -329,8 +326,9 @@ def create_event(
         start: Start, ISO 8601 such as 2026-03-02T14:00:00+01:00; a time without an offset is read in `timezone`, else
             your time zone.
         end: End, same format; must be after start.
-        attendees: Email addresses of the people to invite (you are added as organizer automatically).
-        optional_attendees: Email addresses of people invited as optional.
+        attendees: People to invite: e-mail addresses or names from the directory such as "Dana Reyes" (a name that fits
+            several people is refused with the candidates listed); you are added as organizer automatically.
+        optional_attendees: People invited as optional (addresses or directory names).
         location: Where the event takes place (room, address or video link).
         description: Agenda or notes.
         timezone: IANA time zone of the event (used to show it and to read offset-less times); default yours.
@@ -340,8 +338,9 @@ def create_event(
     s, e = parse_when(start, "start", tz), parse_when(end, "end", tz)
     if e <= s:
         raise InvalidArgument(f"end ({e.isoformat()}) must be after start ({s.isoformat()})")
-    required = [x for x in _emails(attendees, "attendees") if x != ctx.user]
-    optional = [x for x in _emails(optional_attendees, "optional_attendees") if x != ctx.user and x not in required]
+    required = [x for x in _emails(ctx, attendees, "attendees") if x != ctx.user]
+    optional = [x for x in _emails(ctx, optional_attendees, "optional_attendees")
+                if x != ctx.user and x not in required]
     people = [Attendee(email=ctx.user, response="accepted")]
     people += [Attendee(email=x) for x in required] + [Attendee(email=x, optional=True) for x in optional]
     ev = Event(id=ctx.new_id("evt"), title=t, start=s, end=e, timezone=tz.key, organizer=ctx.user, attendees=people,
@@ -370,9 +369,10 @@ def update_event(
         timezone: New IANA time zone of the event.
         location: New location.
         description: New description.
-        attendees: The complete new guest list (replaces the old one; people who stay keep their responses).
-        add_attendees: Email addresses to invite in addition.
-        remove_attendees: Email addresses to uninvite.
+        attendees: The complete new guest list, addresses or directory names (replaces the old one; people who stay keep
+            their responses).
+        add_attendees: People to invite in addition (addresses or directory names).
+        remove_attendees: People to uninvite (addresses or directory names).
     """
     ev = _event(ctx, id)
     _need_organizer(ctx, ev, "change", "Ask the organizer to change it, or respond_to_event to answer.")
@@ -414,11 +414,11 @@ def _new_guests(
 ) -> list[Attendee]:
     """The attendee list after replacing, adding and removing guests; responses of those who stay are kept."""
     current = {a.email: a for a in ev.attendees}
-    wanted = list(current) if replace is None else [ev.organizer] + _emails(replace, "attendees")
-    for x in _emails(add, "add_attendees"):
+    wanted = list(current) if replace is None else [ev.organizer] + _emails(ctx, replace, "attendees")
+    for x in _emails(ctx, add, "add_attendees"):
         if x not in wanted:
             wanted.append(x)
-    gone = _emails(remove, "remove_attendees")
+    gone = _emails(ctx, remove, "remove_attendees")
     if ev.organizer in gone:
         raise InvalidArgument(f"the organizer ({ev.organizer}) cannot be removed; delete the event instead")
     missing = [x for x in gone if x not in wanted]
@@ -546,7 +546,7 @@ def find_free_slots(
     earliest first, never in the past.
 
     Args:
-        attendees: Email addresses of the people who must all be free.
+        attendees: The people who must all be free: e-mail addresses or names from the directory.
         duration_minutes: Length of the meeting in minutes (5-1440).
         window_start: Earliest start, ISO 8601; a time without an offset is read in `timezone`, else your time zone.
         window_end: Latest end, same format; at most 92 days after window_start.
@@ -572,7 +572,7 @@ def find_free_slots(
     if hi <= ctx.now:
         raise InvalidArgument(f"the window ends before now ({ctx.now.isoformat()}); search a future window")
     lo = max(lo, ctx.now.astimezone(UTC))
-    people = _emails(attendees, "attendees")
+    people = _emails(ctx, attendees, "attendees")
     if include_self and ctx.user not in people:
         people.insert(0, ctx.user)
     if not people:

@@ -9,163 +9,28 @@ changes that user's copies: another mailbox's message ids answer "not found", li
 from __future__ import annotations
 
 import difflib
-import email.utils
 import re
-from typing import Annotated, Any, Iterable
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import Field
 
 from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound, SpecError
+from ..errors import Conflict, InvalidArgument, NotFound
 from ..paths import resolve
-from ..records import Record
 from ..registry import Service
-from ..people import PEOPLE, email_problem, fold, normalize_email
-from ..validation import AwareTime
+from ..people import PEOPLE, fold, resolve_addresses
+from .mail_records import ACCOUNTS, MESSAGES, Account, Message, prepare, unique
 from .mail_syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
 
-MESSAGES, ACCOUNTS, FILES, FOLDERS = "mail.messages", "mail.accounts", "files.files", "files.folders"
+FILES, FOLDERS = "files.files", "files.folders"
 MAX_SUBJECT = 998
 MAX_BODY = 200_000
 MAX_RECIPIENTS = 100
 SNIPPET = 100
 
 
-# --- records -------------------------------------------------------------------------------------
-
-
-def _unique(items: Iterable[str], key: Any = lambda s: s) -> list[str]:
-    seen: set[Any] = set()
-    out = []
-    for x in items:
-        k = key(x)
-        if k not in seen:
-            seen.add(k)
-            out.append(x)
-    return out
-
-
-class Account(Record):
-    """A mailbox: the user or an internal colleague. Mail to an account lands in its inbox."""
-
-    key_field = "email"
-    email: str
-    name: str = ""
-
-    @field_validator("email")
-    @classmethod
-    def _email(cls, v: str) -> str:
-        return normalize_email(v)
-
-
-class Message(Record):
-    """One mailbox's copy of a message.
-
-    `message_id` is shared by every copy of one sent mail (it defaults to `id`); `thread_id` groups
-    a conversation (defaults to `id`); `in_reply_to` is the id of the answered message in the same
-    mailbox, or None. Addresses are stored in lower case; attachments are file paths.
-    """
-
-    id: str = Field(min_length=1)
-    owner: str
-    folder: str = "inbox"
-    thread_id: str = ""
-    message_id: str = ""
-    in_reply_to: str | None = None
-    sender: str
-    to: list[str] = Field(default_factory=list)
-    cc: list[str] = Field(default_factory=list)
-    bcc: list[str] = Field(default_factory=list)
-    subject: str = ""
-    body: str = ""
-    date: AwareTime
-    labels: list[str] = Field(default_factory=list)
-    read: bool = False
-    attachments: list[str] = Field(default_factory=list)
-    _folded: str | None = PrivateAttr(default=None)
-
-    @field_validator("owner", "sender")
-    @classmethod
-    def _address(cls, v: str) -> str:
-        return normalize_email(v)
-
-    @field_validator("to", "cc", "bcc")
-    @classmethod
-    def _addresses(cls, v: list[str]) -> list[str]:
-        return _unique(normalize_email(a) for a in v)
-
-    @field_validator("folder")
-    @classmethod
-    def _folder(cls, v: str) -> str:
-        return folder_name(v)
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: list[str]) -> list[str]:
-        return _unique((label_name(x) for x in v), key=str.casefold)
-
-    @field_validator("attachments")
-    @classmethod
-    def _paths(cls, v: list[str]) -> list[str]:
-        out = []
-        for i, p in enumerate(v):
-            try:
-                out.append(resolve(p, f"attachments[{i}]"))
-            except InvalidArgument as e:
-                raise ValueError(e.message) from None
-        return _unique(out)
-
-    @field_validator("subject")
-    @classmethod
-    def _subject(cls, v: str) -> str:
-        if "\n" in v or "\r" in v:
-            raise ValueError("subject must be one line")
-        return v
-
-    @model_validator(mode="after")
-    def _defaults(self) -> "Message":
-        if not self.thread_id:
-            object.__setattr__(self, "thread_id", self.id)
-        if not self.message_id:
-            object.__setattr__(self, "message_id", self.id)
-        return self
-
-    @property
-    def is_draft(self) -> bool:
-        return self.folder == "drafts"
-
-    def folded_text(self) -> str:
-        """Subject, body, addresses and attachment names folded for search, computed once per record."""
-        private = self.__pydantic_private__  # direct access: pydantic's attribute hook is slow here
-        text = private.get("_folded")
-        if text is None:
-            parts = [self.subject, self.body, self.sender, *self.to, *self.cc, *self.bcc,
-                     *(p.rsplit("/", 1)[-1] for p in self.attachments)]
-            text = private["_folded"] = fold("\n".join(parts))
-        return text
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give the user a mailbox if the data has none, and check that every message has an owner account."""
-    accounts, messages = tables.get(ACCOUNTS), tables.get(MESSAGES)
-    if accounts is None or messages is None:
-        return
-    problem = email_problem(config.user)
-    if problem is not None:
-        raise SpecError("config.user", f"the mail service needs the user's e-mail address; {config.user!r} {problem}")
-    me = config.user.strip().lower()
-    if me not in accounts:
-        person = tables.get(PEOPLE, {}).get(me)
-        accounts[me] = Account(email=me, name=getattr(person, "name", ""))
-    for mid, m in messages.items():
-        owner = m.owner  # type: ignore[attr-defined]
-        if owner not in accounts:
-            raise SpecError(f"data.mail.messages[id={mid}].owner",
-                            f"{owner} has no mail account; add it to data.mail.accounts")
-
-
-SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=_prepare)
+SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=prepare)
 
 
 # --- shared helpers ------------------------------------------------------------------------------
@@ -204,28 +69,13 @@ def _names(ctx: ToolContext) -> dict[str, str]:
     return names
 
 
-def _suggest_address(ctx: ToolContext, text: str) -> str:
-    q = fold(text.split("@")[0].strip())
-    if not q:
-        return ""
-    hits = sorted(a for a, n in _names(ctx).items() if q in fold(n) or q in a)
-    return f"; did you mean {', '.join(hits[:3])}?" if hits else ""
-
-
 def _addresses(ctx: ToolContext, values: list[str], field: str) -> list[str]:
-    """Validated, lower-cased, de-duplicated addresses; 'Name <addr>' is accepted as addr."""
-    out = []
-    for i, raw in enumerate(values):
-        value = raw
-        if "<" in raw and raw.rstrip().endswith(">"):
-            value = email.utils.parseaddr(raw)[1] or raw
-        problem = email_problem(value)
-        if problem is not None:
-            raise InvalidArgument(
-                f"{field}[{i}] {raw!r} is not a valid e-mail address: it {problem}" + _suggest_address(ctx, raw)
-            )
-        out.append(value.strip().lower())
-    return _unique(out)
+    """Lower-cased, de-duplicated addresses; 'Name <addr>' and names of people in the directory or with a
+    mailbox here are accepted (an ambiguous or unknown name is refused with the candidates listed)."""
+    if len(values) > MAX_RECIPIENTS:
+        raise InvalidArgument(f"too many recipients in {field} ({len(values)}); at most {MAX_RECIPIENTS}")
+    accounts = {a.email: a.name for a in ctx.values(ACCOUNTS) if a.name}
+    return resolve_addresses(ctx, values, field, known=accounts)
 
 
 def _recipients(
@@ -252,7 +102,7 @@ def _attachments(ctx: ToolContext, paths: list[str], field: str = "attachments")
             hint = f"; did you mean {', '.join(close)}?" if close else "; use search_files to find it"
             raise NotFound(f"{field}[{i}]: file {p} not found{hint}")
         out.append(p)
-    return _unique(out)
+    return unique(out)
 
 
 def _text_checks(subject: str | None, body: str | None) -> None:
@@ -492,11 +342,12 @@ def send_email(
     receive it in their inbox.
 
     Args:
-        to: Recipient addresses, e.g. ["alice@example.com"].
+        to: Recipients: addresses, "Name <address>" or names from the directory, e.g. ["alice@example.com",
+            "Dana Reyes"]; a name that fits several people is refused with the candidates listed.
         subject: Subject line (one line).
         body: Message text.
-        cc: Carbon-copy addresses.
-        bcc: Blind-copy addresses (hidden from the other recipients).
+        cc: Carbon-copy recipients (addresses or directory names).
+        bcc: Blind-copy recipients, addresses or directory names (hidden from the other recipients).
         attachments: Paths of files to attach, e.g. ["/reports/q1.pdf"].
     """
     _text_checks(subject, body)
@@ -516,8 +367,8 @@ def _reply_recipients(ctx: ToolContext, orig: Message, reply_all: bool) -> tuple
     else:
         to = [orig.sender] + ([a for a in orig.to if a != me] if reply_all else [])
         cc = [a for a in orig.cc if a != me] if reply_all else []
-    to = _unique(to)
-    return to, [a for a in _unique(cc) if a not in to]
+    to = unique(to)
+    return to, [a for a in unique(cc) if a not in to]
 
 
 def _answerable(m: Message, verb: str) -> None:
@@ -528,7 +379,9 @@ def _answerable(m: Message, verb: str) -> None:
 
 
 @SERVICE.tool(render=_render_sent)
-def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = []) -> dict:
+def reply_email(
+    ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = [], cc: list[str] = [],
+) -> dict:
     """Reply to one of your messages in the same thread, with subject 'Re: ...'. Goes to the sender (or, for your own
     sent message, to its recipients); reply_all also includes the other To and Cc recipients except you.
 
@@ -537,11 +390,16 @@ def reply_email(ctx: ToolContext, id: str, body: str, reply_all: bool = False, a
         body: Text of the reply.
         reply_all: If true, reply to everyone on the message, not only the sender.
         attachments: Paths of files to attach.
+        cc: More people to copy on the reply (addresses or directory names).
     """
     orig = _mine(ctx, id)
     _answerable(orig, "reply to")
     _text_checks(None, body)
-    to, cc = _reply_recipients(ctx, orig, reply_all)
+    to, cc_back = _reply_recipients(ctx, orig, reply_all)
+    extra = [a for a in _addresses(ctx, cc, "cc") if a not in to and a not in cc_back]
+    cc = cc_back + extra
+    if len(to) + len(cc) > MAX_RECIPIENTS:
+        raise InvalidArgument(f"too many recipients ({len(to) + len(cc)}); at most {MAX_RECIPIENTS}")
     if not to and not cc:
         raise InvalidArgument(f"message {orig.id} has no recipients to reply to; use send_email instead")
     files = _attachments(ctx, attachments)
@@ -571,9 +429,9 @@ def forward_email(ctx: ToolContext, id: str, to: list[str], body: str = "", cc: 
 
     Args:
         id: Id of the message to forward.
-        to: Recipient addresses.
+        to: Recipients: addresses, "Name <address>" or names from the directory.
         body: Your note above the forwarded message.
-        cc: Carbon-copy addresses.
+        cc: Carbon-copy recipients (addresses or directory names).
     """
     orig = _mine(ctx, id)
     _answerable(orig, "forward")
@@ -621,11 +479,11 @@ def create_draft(
     your messages (in_reply_to), which puts it in that thread.
 
     Args:
-        to: Recipient addresses (may be left empty for now).
+        to: Recipients: addresses or names from the directory (may be left empty for now).
         subject: Subject line; for a reply it defaults to 'Re: <original subject>'.
         body: Message text.
-        cc: Carbon-copy addresses.
-        bcc: Blind-copy addresses.
+        cc: Carbon-copy recipients (addresses or directory names).
+        bcc: Blind-copy recipients (addresses or directory names).
         attachments: Paths of files to attach.
         in_reply_to: Id of the message this draft answers, if any.
     """
@@ -658,11 +516,11 @@ def update_draft(
 
     Args:
         id: Id of the draft.
-        to: New recipient addresses.
+        to: New recipients (addresses or directory names).
         subject: New subject line.
         body: New message text.
-        cc: New carbon-copy addresses.
-        bcc: New blind-copy addresses.
+        cc: New carbon-copy recipients.
+        bcc: New blind-copy recipients.
         attachments: New list of attached file paths.
     """
     d = _draft(ctx, id)
@@ -754,7 +612,7 @@ def label_email(ctx: ToolContext, id: str, add: list[str] = [], remove: list[str
     if both:
         raise InvalidArgument(f"label(s) {', '.join(both)} are both added and removed; choose one")
     absent = sorted(x for x in minus if x not in {y.casefold() for y in m.labels})
-    labels = _unique([*(x for x in m.labels if x.casefold() not in minus), *plus], key=str.casefold)
+    labels = unique([*(x for x in m.labels if x.casefold() not in minus), *plus], key=str.casefold)
     if labels != m.labels:
         ctx.put(MESSAGES, m.evolve(labels=labels))
     return {"id": m.id, "labels": labels, **({"not_present": absent} if absent else {})}

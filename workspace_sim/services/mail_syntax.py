@@ -13,7 +13,7 @@ from ..errors import InvalidArgument
 from ..people import fold
 
 if TYPE_CHECKING:
-    from .mail import Message
+    from .mail_records import Message
 
 SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash")
 MAX_NAME = 100

@@ -2,8 +2,12 @@
 
 Each project declares its workflow as a map from every status to the statuses a ticket may move to
 next (the default is Open -> In Progress -> In Review -> Resolved -> Closed, with Reopened). Priorities
-use one scheme: lowest, low, medium, high, highest. Links are kept on both tickets (A blocks B means
-B is_blocked_by A).
+use one ordered scale, lowest < low < medium < high < highest < urgent < critical (urgent and critical
+are the escalation levels above the usual five), and a ticket's priority may be unset (stored as
+None, shown as "unset", sorted below lowest). Links are kept on both tickets (A blocks B means
+B is_blocked_by A). A ticket may come from someone outside the directory: `reporter` is their address
+when known and `reporter_name` is free text such as "Priya from Acme Corp". People are named by
+address or by a name from the directory (resolved by `workspace_sim.people`).
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
-from ..people import normalize_email
+from ..people import fold, normalize_email, resolve_address
 from ..validation import clean_text
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
-Priority = Literal["lowest", "low", "medium", "high", "highest"]
-PRIORITIES: tuple[str, ...] = ("lowest", "low", "medium", "high", "highest")
+Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
+PRIORITIES: tuple[str, ...] = ("lowest", "low", "medium", "high", "highest", "urgent", "critical")
+UNSET = "unset"
+PriorityArg = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical", "unset"]
+SortBy = Literal["key", "priority", "due_date", "updated"]
 LinkType = Literal["blocks", "is_blocked_by", "relates_to", "duplicates", "is_duplicated_by"]
 INVERSE: dict[str, str] = {"blocks": "is_blocked_by", "is_blocked_by": "blocks", "relates_to": "relates_to",
                            "duplicates": "is_duplicated_by", "is_duplicated_by": "duplicates"}
@@ -37,7 +44,7 @@ DEFAULT_WORKFLOW: dict[str, list[str]] = {
     "Reopened": ["In Progress", "Resolved", "Closed"],
 }
 DONE_NAMES = {"resolved", "closed", "done", "cancelled", "canceled", "won't do", "rejected"}
-MAX_TITLE, MAX_TEXT, MAX_LABELS = 300, 20_000, 50
+MAX_TITLE, MAX_TEXT, MAX_LABELS, MAX_FIELD, MAX_WATCHERS = 300, 20_000, 50, 200, 50
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
 _TICKET_KEY = re.compile(r"^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]{0,8})$")
 
@@ -60,6 +67,11 @@ def _arg(fn: Any, *args: Any) -> Any:
         return fn(*args)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
+
+
+def priority_rank(priority: str | None) -> int:
+    """Where a priority sits on the scale: -1 for unset, 0 for lowest, up to 6 for critical."""
+    return -1 if priority is None else PRIORITIES.index(priority)
 
 
 def ticket_number(key: str) -> tuple[str, int]:
@@ -168,9 +180,13 @@ class Ticket(Record):
     title: str
     description: str = ""
     status: str = ""
-    priority: Priority = "medium"
+    priority: Priority | None = "medium"
     assignee: str | None = None
     reporter: str | None = None
+    reporter_name: str = Field("", max_length=MAX_FIELD)
+    department: str = Field("", max_length=MAX_FIELD)
+    category: str = Field("", max_length=MAX_FIELD)
+    watchers: list[str] = Field(default_factory=list)
     labels: list[str] = Field(default_factory=list)
     comments: list[Comment] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
@@ -181,12 +197,25 @@ class Ticket(Record):
     @field_validator("priority", mode="before")
     @classmethod
     def _priority(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) else v
+        if isinstance(v, str):
+            v = v.strip().lower()
+            return None if v in ("", UNSET, "none") else v
+        return v
 
     @field_validator("assignee", "reporter", mode="before")
     @classmethod
     def _person(cls, v: object) -> str | None:
         return None if v is None or v == "" else normalize_email(v, "assignee/reporter")
+
+    @field_validator("watchers")
+    @classmethod
+    def _watchers(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_email(x, "watcher") for x in v))
+
+    @field_validator("reporter_name", "department", "category")
+    @classmethod
+    def _one_line(cls, v: str) -> str:
+        return " ".join(v.split())
 
     @field_validator("labels")
     @classmethod
@@ -271,16 +300,34 @@ def _project(ctx: ToolContext, key: str) -> Project:
     return p
 
 
-def _person(ctx: ToolContext, value: str, what: str) -> str:
-    """A valid email ('me' is the user) that, when the contacts service is enabled, is in the directory."""
+def _person(ctx: ToolContext, value: str, what: str, directory_only: bool = True) -> str:
+    """An address for `value` ('me' is the user; a name resolves through the directory). With the
+    contacts service and `directory_only`, the person must be in the directory."""
     if value.strip().lower() == "me":
         return ctx.user
-    email = _arg(normalize_email, value, what)
-    if ctx.has_service("contacts") and email != ctx.user and ctx.get(PEOPLE, email) is None:
+    email = resolve_address(ctx, value, what)
+    if directory_only and ctx.has_service("contacts") and email != ctx.user and ctx.get(PEOPLE, email) is None:
         close = difflib.get_close_matches(email, ctx.keys(PEOPLE), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else "; use search_contacts to find people"
         raise NotFound(f"{what} {email} is not in the directory{hint}")
     return email
+
+
+def _people(ctx: ToolContext, values: list[str], what: str) -> list[str]:
+    if len(values) > MAX_WATCHERS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_WATCHERS} are allowed")
+    return list(dict.fromkeys(_person(ctx, v, f"{what}[{i}]") for i, v in enumerate(values)))
+
+
+def _text_field(value: str, what: str) -> str:
+    text = clean_text(value, what, MAX_FIELD)
+    if "\n" in text or "\r" in text:
+        raise InvalidArgument(f"{what} must be one line")
+    return " ".join(text.split())
+
+
+def _priority(value: str) -> str | None:
+    return None if value == UNSET else value
 
 
 def _labels(values: list[str], what: str) -> list[str]:
@@ -310,7 +357,8 @@ def _due(value: str, what: str = "due_date") -> date | None:
 
 def _summary(t: Ticket) -> dict[str, Any]:
     return {"key": t.key, "title": t.title, "status": t.status, "priority": t.priority, "assignee": t.assignee,
-            "labels": list(t.labels), "due_date": t.due_date.isoformat() if t.due_date else None}
+            "department": t.department, "category": t.category, "labels": list(t.labels),
+            "due_date": t.due_date.isoformat() if t.due_date else None}
 
 
 def ticket_json(t: Ticket, project: Project | None) -> dict[str, Any]:
@@ -323,7 +371,13 @@ def ticket_json(t: Ticket, project: Project | None) -> dict[str, Any]:
 def _line(d: dict[str, Any]) -> str:
     who = d["assignee"] or "unassigned"
     due = f", due {d['due_date']}" if d.get("due_date") else ""
-    return f"{d['key']} [{d['status']}] ({d['priority']}) {d['title']} - {who}{due}"
+    return f"{d['key']} [{d['status']}] ({d['priority'] or UNSET}) {d['title']} - {who}{due}"
+
+
+def _reporter(d: dict[str, Any]) -> str:
+    if d["reporter_name"] and d["reporter"]:
+        return f"{d['reporter_name']} <{d['reporter']}>"
+    return d["reporter_name"] or d["reporter"] or "unknown"
 
 
 def _render_search(data: dict) -> str:
@@ -336,7 +390,12 @@ def _render_search(data: dict) -> str:
 
 def _render_ticket(data: dict) -> str:
     d = data["ticket"] if "ticket" in data else data
-    lines = [_line(d), f"Reporter: {d['reporter'] or 'unknown'}; labels: {', '.join(d['labels']) or 'none'}"]
+    lines = [_line(d), f"Reporter: {_reporter(d)}; labels: {', '.join(d['labels']) or 'none'}"]
+    where = [f"{k.capitalize()}: {d[k]}" for k in ("department", "category") if d[k]]
+    if d["watchers"]:
+        where.append(f"Watchers: {', '.join(d['watchers'])}")
+    if where:
+        lines.append("; ".join(where))
     if d["description"]:
         lines.append(d["description"])
     lines += [f"Link: {x['type']} {x['target']}" for x in d["links"]]
@@ -347,7 +406,8 @@ def _render_ticket(data: dict) -> str:
 
 # --- search ---------------------------------------------------------------------------------------
 
-FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "is")
+FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "department", "category", "is")
+_COMPARE = re.compile(r"^(>=|<=|>|<)?\s*([a-z]+)$")
 
 
 _TOKEN = re.compile(r'\s*(?:([A-Za-z]+):(?:"([^"]*)"|(\S*))|"([^"]*)"|(\S+))')
@@ -357,7 +417,8 @@ def parse_query(query: str) -> tuple[list[tuple[str, str]], list[str]]:
     """Split a search query into (filter, value) pairs and lower-cased free-text terms.
 
     Filters are `name:value` or `name:"quoted value"` with the names in FILTERS; `is:` takes open,
-    done, unassigned or overdue. Everything else is a word or "quoted phrase" that must appear.
+    done, unassigned or overdue; `priority:` takes a level, `unset`, or a comparison such as `>=high`.
+    Everything else is a word or "quoted phrase" that must appear.
     """
     if query.count('"') % 2:
         raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
@@ -378,53 +439,117 @@ def parse_query(query: str) -> tuple[list[tuple[str, str]], list[str]]:
     return filters, words
 
 
-def _matches(ctx: ToolContext, t: Ticket, name: str, value: str, projects: dict[str, Project]) -> bool:
+def _priority_test(value: str) -> Any:
+    """A test on a ticket's priority from `high`, `unset`/`none` or a comparison such as `>=high`."""
+    v = "".join(value.split()).lower()
+    if v in (UNSET, "none"):
+        return lambda p: p is None
+    m = _COMPARE.match(v)
+    if m is None or m.group(2) not in PRIORITIES:
+        raise InvalidArgument(f"priority {value!r} is not one of {', '.join(PRIORITIES)} or unset; compare with "
+                              f">=, >, <=, < (e.g. priority:>=high), lowest < ... < critical")
+    op, rank = m.group(1), PRIORITIES.index(m.group(2))
+    if op is None:
+        return lambda p: p == m.group(2)
+    cmp = {">=": rank.__le__, ">": rank.__lt__, "<=": rank.__ge__, "<": rank.__gt__}[op]
+    return lambda p: p is not None and cmp(priority_rank(p))
+
+
+def _person_test(ctx: ToolContext, name: str, value: str) -> Any:
+    """A test on a ticket's assignee or reporter: me, none, an address, or a name (for reporters also the
+    free-text reporter name, e.g. reporter:acme)."""
+    v = value.strip().lower()
+    if v in ("none", "unassigned"):
+        return lambda t: getattr(t, name) is None
+    if v == "me":
+        return lambda t: getattr(t, name) == ctx.user
+    if name == "reporter" and "@" not in v:
+        words = fold(v).split()
+        named = {p.email for p in _directory_named(ctx, v)}
+        return lambda t: t.reporter in named or all(w in fold(t.reporter_name) for w in words)
+    who = resolve_address(ctx, value, name)
+    return lambda t: getattr(t, name) == who
+
+
+def _directory_named(ctx: ToolContext, text: str) -> list[Any]:
+    if not ctx.has_service("contacts"):
+        return []
+    words = fold(text).split()
+    return [p for p in ctx.values(PEOPLE) if words and set(words) <= set(fold(p.name).split())]
+
+
+def _filter(ctx: ToolContext, name: str, value: str, projects: dict[str, Project]) -> Any:
+    """The test `name:value` puts on a ticket (values are checked once, before any ticket is seen)."""
     v = value.strip().lower()
     if name == "project":
-        return t.project.lower() == v
+        if value.strip().upper() not in projects:
+            _project(ctx, value)
+        return lambda t: t.project.lower() == v
     if name == "status":
-        return t.status.lower() == " ".join(v.split())
+        return lambda t: t.status.lower() == " ".join(v.split())
     if name in ("assignee", "reporter"):
-        who = getattr(t, name)
-        if v in ("none", "unassigned"):
-            return who is None
-        return who == (ctx.user if v == "me" else v)
+        return _person_test(ctx, name, value)
     if name == "priority":
-        if v not in PRIORITIES:
-            raise InvalidArgument(f"priority {value!r} is not one of {', '.join(PRIORITIES)}")
-        return t.priority == v
+        test = _priority_test(value)
+        return lambda t: test(t.priority)
     if name == "label":
-        return v in (x.lower() for x in t.labels)
-    p = projects.get(t.project)
-    done = t.status in (p.done_statuses or []) if p else False
+        return lambda t: v in (x.lower() for x in t.labels)
+    if name in ("department", "category"):
+        folded = " ".join(fold(value).split())
+        return lambda t: fold(getattr(t, name)) == folded
+
+    def done(t: Ticket) -> bool:
+        p = projects.get(t.project)
+        return t.status in (p.done_statuses or []) if p else False
+
     if v == "open":
-        return not done
+        return lambda t: not done(t)
     if v == "done":
         return done
     if v == "unassigned":
-        return t.assignee is None
+        return lambda t: t.assignee is None
     if v == "overdue":
-        return not done and t.due_date is not None and t.due_date < ctx.now.date()
+        return lambda t: not done(t) and t.due_date is not None and t.due_date < ctx.now.date()
     raise InvalidArgument(f"is:{value} is not supported; use is:open, is:done, is:unassigned or is:overdue")
+
+
+def _sort_key(by: str) -> Any:
+    if by == "priority":  # highest first, unset last
+        return lambda t: (-priority_rank(t.priority), ticket_number(t.key))
+    if by == "due_date":  # soonest first, none last
+        return lambda t: (t.due_date is None, t.due_date or date.min, ticket_number(t.key))
+    if by == "updated":  # most recent first
+        return lambda t: (-(t.updated.timestamp() if t.updated else 0), ticket_number(t.key))
+    return lambda t: ticket_number(t.key)
 
 
 @SERVICE.tool(read_only=True, render=_render_search)
 def search_tickets(
     ctx: ToolContext, query: str = "", project: str | None = None, status: str | None = None,
-    assignee: str | None = None, priority: Priority | None = None, label: str | None = None,
+    assignee: str | None = None, priority: PriorityArg | None = None, min_priority: Priority | None = None,
+    label: str | None = None, department: str | None = None, category: str | None = None, sort: SortBy = "key",
     limit: int = 20, offset: int = 0,
 ) -> dict:
-    """Search tickets by text and filters, ordered by project and number. The query may mix words or "quoted phrases"
-    (matched in key, title, description, labels and comments) with filters project:OPS, status:"In Progress",
-    assignee:me (or an email, or none), reporter:, priority:high, label:, is:open, is:done, is:unassigned, is:overdue.
+    """Search tickets by text and filters, ordered by project and number unless sorted otherwise. The query may mix
+    words or "quoted phrases" (matched in key, title, description, reporter name, department, category, labels and
+    comments) with filters project:OPS, status:"In Progress", assignee:me (or an email, a directory name, or none),
+    reporter: (an email, me, or words of the reporter's name), priority:high (or unset, or a comparison such as
+    priority:>=high on the scale lowest < low < medium < high < highest < urgent < critical), label:, department:,
+    category:, is:open, is:done, is:unassigned, is:overdue.
 
     Args:
-        query: Text and filters, e.g. 'login error assignee:me is:open'.
+        query: Text and filters, e.g. 'login error assignee:me is:open priority:>=high'.
         project: Only tickets of this project key.
         status: Only tickets in this status (case-insensitive).
-        assignee: Only tickets assigned to this email ('me' for you, 'none' for unassigned).
-        priority: Only tickets of this priority.
+        assignee: Only tickets assigned to this person: an email, a name from the directory, 'me' for you, 'none' for
+            unassigned.
+        priority: Only tickets of exactly this priority ('unset' for tickets without one).
+        min_priority: Only tickets of this priority or higher (unset ones are left out).
         label: Only tickets with this label.
+        department: Only tickets of this department (case-insensitive).
+        category: Only tickets of this category (case-insensitive).
+        sort: Order: key (project and number), priority (highest first, unset last), due_date (soonest first, none
+            last) or updated (most recent first).
         limit: Maximum number of tickets to return (1-100).
         offset: Number of matching tickets to skip (for paging).
     """
@@ -436,21 +561,21 @@ def search_tickets(
         raise InvalidArgument("query is longer than 1000 characters")
     filters, words = parse_query(query)
     for name, value in (("project", project), ("status", status), ("assignee", assignee),
-                        ("priority", priority), ("label", label)):
+                        ("priority", priority), ("priority", f">={min_priority}" if min_priority else None),
+                        ("label", label), ("department", department), ("category", category)):
         if value is not None:
             filters.append((name, value))
     projects = {p.key: p for p in ctx.values(PROJECTS)}
-    for name, value in filters:
-        if name == "project" and value.strip().upper() not in projects:
-            _project(ctx, value)
+    tests = [_filter(ctx, n, v, projects) for n, v in filters]
     hits = []
     for t in ctx.values(TICKETS):
-        if not all(_matches(ctx, t, n, v, projects) for n, v in filters):
+        if not all(test(t) for test in tests):
             continue
-        hay = " ".join([t.key, t.title, t.description, *t.labels, *(c.body for c in t.comments)]).lower()
+        hay = " ".join([t.key, t.title, t.description, t.reporter_name, t.department, t.category, *t.labels,
+                        *(c.body for c in t.comments)]).lower()
         if all(w in hay for w in words):
             hits.append(t)
-    hits.sort(key=lambda t: ticket_number(t.key))
+    hits.sort(key=_sort_key(sort))
     page = hits[offset:offset + limit]
     return {"total": len(hits), "offset": offset, "limit": limit, "tickets": [_summary(t) for t in page]}
 
@@ -471,30 +596,44 @@ def get_ticket(ctx: ToolContext, key: str) -> dict:
 
 @SERVICE.tool(render=_render_ticket)
 def create_ticket(
-    ctx: ToolContext, project: str, title: str, description: str = "", priority: Priority = "medium",
-    assignee: str | None = None, labels: list[str] = [], due_date: str = "",
+    ctx: ToolContext, project: str, title: str, description: str = "", priority: PriorityArg = "medium",
+    assignee: str | None = None, labels: list[str] = [], due_date: str = "", department: str = "", category: str = "",
+    reporter: str | None = None, reporter_name: str = "", watchers: list[str] = [],
 ) -> dict:
-    """Create a ticket in a project; it gets the next key (e.g. OPS-13), the project's initial status, and you as
-    reporter.
+    """Create a ticket in a project; it gets the next key (e.g. OPS-13) and the project's initial status. You are the
+    reporter unless the ticket is filed for someone else, e.g. an outside customer known only by name
+    (reporter_name="Priya from Acme Corp"). People may be named by e-mail address or by a name from the directory.
 
     Args:
         project: Key of the project, e.g. OPS.
         title: One-line summary.
         description: Details.
-        priority: One of lowest, low, medium, high, highest.
-        assignee: Email of the person to assign ('me' for you); unassigned if omitted.
+        priority: lowest, low, medium, high, highest, urgent or critical (in rising order), or unset.
+        assignee: Who works on it: an email or a name from the directory ('me' for you); unassigned if omitted.
         labels: Labels (single words).
         due_date: Due date as YYYY-MM-DD; empty for none.
+        department: The department the ticket belongs to, e.g. Billing.
+        category: Its category, e.g. Refund request.
+        reporter: Who reported it: an email (outside addresses are fine) or a directory name; default you, or nobody
+            when only reporter_name is given.
+        reporter_name: The reporter as free text when they are not in the directory, e.g. 'Priya from Acme Corp'.
+        watchers: People to keep informed (emails or directory names).
     """
     p = _project(ctx, project)
     t_title = clean_text(title, "title", MAX_TITLE, required=True)
+    name = _text_field(reporter_name, "reporter_name")
+    if reporter is not None:
+        who = _person(ctx, reporter, "reporter", directory_only=False)
+    else:
+        who = None if name else ctx.user
     numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if k.startswith(p.key + "-")]
     key = f"{p.key}-{max(numbers, default=0) + 1}"
     t = Ticket(key=key, project=p.key, title=t_title, description=clean_text(description, "description", MAX_TEXT),
-               status=p.initial_status, priority=priority,
+               status=p.initial_status, priority=_priority(priority),
                assignee=_person(ctx, assignee, "assignee") if assignee is not None else None,
-               reporter=ctx.user, labels=_labels(labels, "labels"), due_date=_due(due_date),
-               created=ctx.now, updated=ctx.now)
+               reporter=who, reporter_name=name, department=_text_field(department, "department"),
+               category=_text_field(category, "category"), watchers=_people(ctx, watchers, "watchers"),
+               labels=_labels(labels, "labels"), due_date=_due(due_date), created=ctx.now, updated=ctx.now)
     ctx.put(TICKETS, t)
     return {"ticket": ticket_json(t, p)}
 
@@ -502,8 +641,10 @@ def create_ticket(
 @SERVICE.tool(render=_render_ticket)
 def update_ticket(
     ctx: ToolContext, key: str, title: str | None = None, description: str | None = None,
-    priority: Priority | None = None, labels: list[str] | None = None, add_labels: list[str] = [],
-    remove_labels: list[str] = [], due_date: str | None = None,
+    priority: PriorityArg | None = None, labels: list[str] | None = None, add_labels: list[str] = [],
+    remove_labels: list[str] = [], due_date: str | None = None, department: str | None = None,
+    category: str | None = None, reporter: str | None = None, reporter_name: str | None = None,
+    add_watchers: list[str] = [], remove_watchers: list[str] = [],
 ) -> dict:
     """Change a ticket's fields; only those given change. Use transition_ticket for the status and assign_ticket for the
     assignee.
@@ -512,15 +653,21 @@ def update_ticket(
         key: The ticket key, e.g. OPS-12.
         title: New one-line summary.
         description: New details (replaces the old text).
-        priority: New priority: lowest, low, medium, high or highest.
+        priority: New priority: lowest, low, medium, high, highest, urgent or critical, or unset to clear it.
         labels: The complete new list of labels (replaces the old one).
         add_labels: Labels to add.
         remove_labels: Labels to remove.
         due_date: New due date as YYYY-MM-DD; an empty string removes it.
+        department: New department; an empty string clears it.
+        category: New category; an empty string clears it.
+        reporter: New reporter: an email or a directory name; an empty string leaves the ticket without one.
+        reporter_name: New free-text reporter name, e.g. 'Priya from Acme Corp'; an empty string clears it.
+        add_watchers: People to add as watchers (emails or directory names).
+        remove_watchers: Watchers to remove.
     """
     t = _ticket(ctx, key)
-    given = (title, description, priority, labels, due_date)
-    if all(v is None for v in given) and not add_labels and not remove_labels:
+    given = (title, description, priority, labels, due_date, department, category, reporter, reporter_name)
+    if all(v is None for v in given) and not (add_labels or remove_labels or add_watchers or remove_watchers):
         raise InvalidArgument("nothing to change; give at least one field such as title, priority or labels")
     changes: dict[str, Any] = {}
     if title is not None:
@@ -528,9 +675,14 @@ def update_ticket(
     if description is not None:
         changes["description"] = clean_text(description, "description", MAX_TEXT)
     if priority is not None:
-        changes["priority"] = priority
+        changes["priority"] = _priority(priority)
     if due_date is not None:
         changes["due_date"] = _due(due_date)
+    for field, value in (("department", department), ("category", category), ("reporter_name", reporter_name)):
+        if value is not None:
+            changes[field] = _text_field(value, field)
+    if reporter is not None:
+        changes["reporter"] = _person(ctx, reporter, "reporter", directory_only=False) if reporter.strip() else None
     new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
     new_labels += [x for x in _labels(add_labels, "add_labels") if x not in new_labels]
     gone = _labels(remove_labels, "remove_labels")
@@ -539,6 +691,15 @@ def update_ticket(
         raise InvalidArgument(
             f"{t.key} has no label {', '.join(missing)}; its labels are {', '.join(new_labels) or 'none'}")
     changes["labels"] = [x for x in new_labels if x not in gone]
+    watchers = list(t.watchers) + [x for x in _people(ctx, add_watchers, "add_watchers") if x not in t.watchers]
+    unwatch = [_person(ctx, v, f"remove_watchers[{i}]", directory_only=False) for i, v in enumerate(remove_watchers)]
+    missing = [x for x in unwatch if x not in watchers]
+    if missing:
+        raise InvalidArgument(f"{', '.join(missing)} not watching {t.key}; its watchers are "
+                              f"{', '.join(watchers) or 'none'}")
+    if len(watchers) > MAX_WATCHERS:
+        raise InvalidArgument(f"a ticket may have at most {MAX_WATCHERS} watchers")
+    changes["watchers"] = [x for x in watchers if x not in unwatch]
     changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
     if changed:
         t = t.evolve(**changes, updated=ctx.now)
@@ -597,11 +758,11 @@ def add_comment(ctx: ToolContext, key: str, body: str) -> dict:
 @SERVICE.tool(idempotent=True, render=_render_ticket)
 def assign_ticket(ctx: ToolContext, key: str, assignee: str | None) -> dict:
     """Assign a ticket to a person, or unassign it with null. With the contacts service the person must be in the
-    directory.
+    directory, and may be named by a name from it (an ambiguous name is refused with the candidates listed).
 
     Args:
         key: The ticket key, e.g. OPS-12.
-        assignee: Email of the new assignee ('me' for you), or null to unassign.
+        assignee: The new assignee: an email or a name from the directory ('me' for you), or null to unassign.
     """
     t = _ticket(ctx, key)
     who = _person(ctx, assignee, "assignee") if assignee is not None else None

@@ -1,0 +1,153 @@
+"""Mail records: mailboxes (accounts) and each mailbox's copy of a message, and the start-data check.
+
+The tools live in `mail`; search syntax in `mail_syntax`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+
+from ..errors import InvalidArgument, SpecError
+from ..paths import resolve
+from ..people import PEOPLE, email_problem, fold, normalize_email
+from ..records import Record
+from ..validation import AwareTime
+from .mail_syntax import folder_name, label_name
+
+MESSAGES, ACCOUNTS = "mail.messages", "mail.accounts"
+
+
+# --- records -------------------------------------------------------------------------------------
+
+
+def unique(items: Iterable[str], key: Any = lambda s: s) -> list[str]:
+    """The items in order without repeats (two items are the same when `key` gives the same value)."""
+    seen: set[Any] = set()
+    out = []
+    for x in items:
+        k = key(x)
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+class Account(Record):
+    """A mailbox: the user or an internal colleague. Mail to an account lands in its inbox."""
+
+    key_field = "email"
+    email: str
+    name: str = ""
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        return normalize_email(v)
+
+
+class Message(Record):
+    """One mailbox's copy of a message.
+
+    `message_id` is shared by every copy of one sent mail (it defaults to `id`); `thread_id` groups
+    a conversation (defaults to `id`); `in_reply_to` is the id of the answered message in the same
+    mailbox, or None. Addresses are stored in lower case; attachments are file paths.
+    """
+
+    id: str = Field(min_length=1)
+    owner: str
+    folder: str = "inbox"
+    thread_id: str = ""
+    message_id: str = ""
+    in_reply_to: str | None = None
+    sender: str
+    to: list[str] = Field(default_factory=list)
+    cc: list[str] = Field(default_factory=list)
+    bcc: list[str] = Field(default_factory=list)
+    subject: str = ""
+    body: str = ""
+    date: AwareTime
+    labels: list[str] = Field(default_factory=list)
+    read: bool = False
+    attachments: list[str] = Field(default_factory=list)
+    _folded: str | None = PrivateAttr(default=None)
+
+    @field_validator("owner", "sender")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        return normalize_email(v)
+
+    @field_validator("to", "cc", "bcc")
+    @classmethod
+    def _addresses(cls, v: list[str]) -> list[str]:
+        return unique(normalize_email(a) for a in v)
+
+    @field_validator("folder")
+    @classmethod
+    def _folder(cls, v: str) -> str:
+        return folder_name(v)
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: list[str]) -> list[str]:
+        return unique((label_name(x) for x in v), key=str.casefold)
+
+    @field_validator("attachments")
+    @classmethod
+    def _paths(cls, v: list[str]) -> list[str]:
+        out = []
+        for i, p in enumerate(v):
+            try:
+                out.append(resolve(p, f"attachments[{i}]"))
+            except InvalidArgument as e:
+                raise ValueError(e.message) from None
+        return unique(out)
+
+    @field_validator("subject")
+    @classmethod
+    def _subject(cls, v: str) -> str:
+        if "\n" in v or "\r" in v:
+            raise ValueError("subject must be one line")
+        return v
+
+    @model_validator(mode="after")
+    def _defaults(self) -> "Message":
+        if not self.thread_id:
+            object.__setattr__(self, "thread_id", self.id)
+        if not self.message_id:
+            object.__setattr__(self, "message_id", self.id)
+        return self
+
+    @property
+    def is_draft(self) -> bool:
+        return self.folder == "drafts"
+
+    def folded_text(self) -> str:
+        """Subject, body, addresses and attachment names folded for search, computed once per record."""
+        private = self.__pydantic_private__  # direct access: pydantic's attribute hook is slow here
+        text = private.get("_folded")
+        if text is None:
+            parts = [self.subject, self.body, self.sender, *self.to, *self.cc, *self.bcc,
+                     *(p.rsplit("/", 1)[-1] for p in self.attachments)]
+            text = private["_folded"] = fold("\n".join(parts))
+        return text
+
+
+def prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give the user a mailbox if the data has none, and check that every message has an owner account."""
+    accounts, messages = tables.get(ACCOUNTS), tables.get(MESSAGES)
+    if accounts is None or messages is None:
+        return
+    problem = email_problem(config.user)
+    if problem is not None:
+        raise SpecError("config.user", f"the mail service needs the user's e-mail address; {config.user!r} {problem}")
+    me = config.user.strip().lower()
+    if me not in accounts:
+        person = tables.get(PEOPLE, {}).get(me)
+        accounts[me] = Account(email=me, name=getattr(person, "name", ""))
+    for mid, m in messages.items():
+        owner = m.owner  # type: ignore[attr-defined]
+        if owner not in accounts:
+            raise SpecError(f"data.mail.messages[id={mid}].owner",
+                            f"{owner} has no mail account; add it to data.mail.accounts")
