@@ -23,7 +23,7 @@ from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
 from workspace_sim.faults import Fault
 from workspace_sim.policies import Policy
-from workspace_sim.predicates import EvalContext, Evaluation, evaluate, parse_predicates
+from workspace_sim.predicates import EvalContext, Evaluation, Judge, evaluate, parse_predicates
 from workspace_sim.services import all_services
 from workspace_sim.validation import AwareTime, TimeZoneName
 from workspace_sim.workspace import load_tables
@@ -290,14 +290,15 @@ class EnvironmentSpec(_Model):
         """Whether predicate `index` is a collateral-damage guard rather than a success criterion."""
         return self.predicates[index].get("kind") in GUARD_KINDS
 
-    def evaluate(self, workspace: Workspace, final_answer: str | None = None, gate_guards: bool = True) -> Evaluation:
+    def evaluate(self, workspace: Workspace, final_answer: str | None = None, gate_guards: bool = True,
+                 judge: Judge | None = None) -> Evaluation:
         """Judge an episode: every predicate, with guards credited only once a success predicate passes.
 
         Guards (unchanged, only_changed, tool_not_called) hold trivially when nothing is done, so a
         do-nothing agent would otherwise earn partial credit; here it scores zero. `gate_guards=False`
-        gives the raw verdicts.
+        gives the raw verdicts. `judge` decides `judged` predicates (default: their key facts).
         """
-        ev = evaluate(self.parsed_predicates(), workspace, final_answer)
+        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge)
         if not gate_guards:
             return ev
         guards = [i for i in range(len(ev.results)) if self.is_guard(i)]

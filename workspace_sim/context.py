@@ -17,6 +17,18 @@ if TYPE_CHECKING:
 
 
 _log = logging.getLogger(__name__)
+_MAX_KEY = 512  # longer strings in a result (bodies, file contents) are never record keys
+
+
+def _shows(record: Any, key: str, texts: list[str]) -> bool:
+    """Whether `texts` (the strings of one returned object) hold some text field of `record` besides its key,
+    whole or as a part of at least 8 characters (a snippet, the first lines of a file)."""
+    for value in record.__dict__.values():
+        if type(value) is str and value and value != key:
+            for t in texts:
+                if t == value or (len(t) >= 8 and t != key and t in value):
+                    return True
+    return False
 
 
 class Resources:
@@ -58,7 +70,7 @@ class Resources:
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "_resources")
+    __slots__ = ("state", "config", "writes", "counters", "now", "_resources", "looked_up", "scanned")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
@@ -70,6 +82,9 @@ class ToolContext:
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
         self._resources = resources  # or a function making them on first use
+        # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
+        self.looked_up: set[tuple[str, str]] = set()
+        self.scanned: set[str] = set()
 
     @property
     def resources(self) -> Resources | None:
@@ -90,6 +105,7 @@ class ToolContext:
 
     def get(self, table: str, key: str) -> Any:
         """The record stored under `key` (seeing this call's own writes), or None."""
+        self.looked_up.add((table, key))
         if (table, key) in self.writes:
             return self.writes[(table, key)]
         return self.state.tables.get(table, EMPTY).get(key)
@@ -103,6 +119,7 @@ class ToolContext:
 
     def values(self, table: str) -> Iterator[Any]:
         """Every record of a table in key order, including this call's writes."""
+        self.scanned.add(table)
         base = self.state.tables.get(table, EMPTY)
         pending = {k: r for (t, k), r in self.writes.items() if t == table}
         keys = sorted(set(base.keys()) | pending.keys()) if pending else sorted(base.keys())
@@ -114,6 +131,47 @@ class ToolContext:
     def keys(self, table: str) -> list[str]:
         """Every key of a table in order, including this call's writes."""
         return [r.record_key() for r in self.values(table)]
+
+    def returned_records(self, data: Any) -> tuple[tuple[str, str], ...]:
+        """The records this call showed the agent: (table, key) pairs, sorted.
+
+        A record counts as read when the call looked it up (`get`/`require`, or iterated its table
+        with `values`/`keys`), did not write it, and returned an object holding its key together
+        with some of its content (another of its text fields, whole or in part). So a search that
+        scans a whole table to filter marks only the records it returns; a bare list of ids, an
+        address shown in a message, or writing, moving or deleting a record is not reading it.
+        """
+        looked_up, scanned = self.looked_up, self.scanned
+        if not looked_up and not scanned:
+            return ()
+        tables = self.state.tables
+        candidates = {t for t, _ in looked_up} | scanned
+        writes = self.writes
+        found: set[tuple[str, str]] = set()
+        stack = [data]
+        while stack:
+            v = stack.pop()
+            tv = type(v)
+            if tv is dict:
+                texts = None
+                for x in v.values():
+                    tx = type(x)
+                    if tx is str:
+                        if len(x) > _MAX_KEY:
+                            continue
+                        for t in candidates:
+                            if (t in scanned or (t, x) in looked_up) and (t, x) not in writes:
+                                rec = tables.get(t, EMPTY).get(x)
+                                if rec is not None:
+                                    if texts is None:
+                                        texts = [y for y in v.values() if type(y) is str and y]
+                                    if _shows(rec, x, texts):
+                                        found.add((t, x))
+                    elif tx is dict or tx is list:
+                        stack.append(x)
+            elif tv is list or tv is tuple:
+                stack.extend(x for x in v if type(x) is dict or type(x) is list)
+        return tuple(sorted(found))
 
     def put(self, table: str, record: Record) -> Record:
         """Store a record under its own key (insert or replace)."""
