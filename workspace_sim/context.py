@@ -67,6 +67,62 @@ class Resources:
                 _log.exception("closing workspace resource %s failed", name)
 
 
+class ReadTrace:
+    """What one call looked at: its state's tables, the keys it fetched, the tables it iterated, its writes.
+
+    A record counts as read when the call looked it up (`get`/`require`, or iterated its table
+    with `values`/`keys`), did not write it, and returned an object holding its key together
+    with some of its content (another of its text fields, whole or in part). So a search that
+    scans a whole table to filter marks only the records it returns; a bare list of ids, an
+    address shown in a message, or writing, moving or deleting a record is not reading it. The
+    walk over the result runs only when someone asks (`Event.read`), keeping calls fast.
+    """
+
+    __slots__ = ("tables", "looked_up", "scanned", "writes")
+
+    def __init__(self, tables: Any, looked_up: set[tuple[str, str]], scanned: set[str],
+                 writes: dict[tuple[str, str], Record | None]) -> None:
+        self.tables, self.looked_up, self.scanned, self.writes = tables, looked_up, scanned, writes
+
+    def resolve(self, data: Any) -> tuple[tuple[str, str], ...]:
+        """The (table, key) pairs of the records shown in `data` (what the call returned), sorted."""
+        tables, looked_up, scanned = self.tables, self.looked_up, self.scanned
+        keyed: dict[str, list[str]] = {}
+        for t, k in looked_up:
+            if t not in scanned:
+                keyed.setdefault(k, []).append(t)
+        scanned_rows = [(t, tables.get(t, EMPTY)) for t in scanned]
+        writes = self.writes
+        found: set[tuple[str, str]] = set()
+        stack = [data]
+        while stack:
+            v = stack.pop()
+            tv = type(v)
+            if tv is dict:
+                texts = None
+                for x in v.values():
+                    tx = type(x)
+                    if tx is str:
+                        if len(x) > _MAX_KEY:
+                            continue
+                        hits = [(t, tables.get(t, EMPTY).get(x)) for t in keyed.get(x, ())]
+                        for t, rows in scanned_rows:
+                            rec = rows.get(x)
+                            if rec is not None:
+                                hits.append((t, rec))
+                        for t, rec in hits:
+                            if rec is not None and (t, x) not in writes:
+                                if texts is None:
+                                    texts = [y for y in v.values() if type(y) is str and y]
+                                if _shows(rec, x, texts):
+                                    found.add((t, x))
+                    elif tx is dict or tx is list:
+                        stack.append(x)
+            elif tv is list or tv is tuple:
+                stack.extend(x for x in v if type(x) is dict or type(x) is list)
+        return tuple(sorted(found))
+
+
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
@@ -133,45 +189,15 @@ class ToolContext:
         return [r.record_key() for r in self.values(table)]
 
     def returned_records(self, data: Any) -> tuple[tuple[str, str], ...]:
-        """The records this call showed the agent: (table, key) pairs, sorted.
+        """The records this call showed the agent, given what it returned (see `ReadTrace.resolve`)."""
+        trace = self.read_trace()
+        return trace.resolve(data) if trace is not None else ()
 
-        A record counts as read when the call looked it up (`get`/`require`, or iterated its table
-        with `values`/`keys`), did not write it, and returned an object holding its key together
-        with some of its content (another of its text fields, whole or in part). So a search that
-        scans a whole table to filter marks only the records it returns; a bare list of ids, an
-        address shown in a message, or writing, moving or deleting a record is not reading it.
-        """
-        looked_up, scanned = self.looked_up, self.scanned
-        if not looked_up and not scanned:
-            return ()
-        tables = self.state.tables
-        candidates = {t for t, _ in looked_up} | scanned
-        writes = self.writes
-        found: set[tuple[str, str]] = set()
-        stack = [data]
-        while stack:
-            v = stack.pop()
-            tv = type(v)
-            if tv is dict:
-                texts = None
-                for x in v.values():
-                    tx = type(x)
-                    if tx is str:
-                        if len(x) > _MAX_KEY:
-                            continue
-                        for t in candidates:
-                            if (t in scanned or (t, x) in looked_up) and (t, x) not in writes:
-                                rec = tables.get(t, EMPTY).get(x)
-                                if rec is not None:
-                                    if texts is None:
-                                        texts = [y for y in v.values() if type(y) is str and y]
-                                    if _shows(rec, x, texts):
-                                        found.add((t, x))
-                    elif tx is dict or tx is list:
-                        stack.append(x)
-            elif tv is list or tv is tuple:
-                stack.extend(x for x in v if type(x) is dict or type(x) is list)
-        return tuple(sorted(found))
+    def read_trace(self) -> "ReadTrace | None":
+        """What this call looked at, to decide later (and only if asked) which records it showed the agent."""
+        if not self.looked_up and not self.scanned:
+            return None
+        return ReadTrace(self.state.tables, self.looked_up, self.scanned, self.writes)
 
     def put(self, table: str, record: Record) -> Record:
         """Store a record under its own key (insert or replace)."""

@@ -39,7 +39,19 @@ class Event:
     role: str | None = None
     content: str | None = None
     policy: str | None = None  # name of the policy a blocked call violated
-    read: tuple[tuple[str, str], ...] = ()  # (table, key) of records the call showed the agent (context.py)
+    # (table, key) of the records the call showed the agent, or the ReadTrace (context.py) that works them
+    # out from `data` on first use: calls stay fast when nobody asks
+    reads: Any = None
+
+    @property
+    def read(self) -> tuple[tuple[str, str], ...]:
+        """The records this call showed the agent, as sorted (table, key) pairs (empty for a failed call)."""
+        r = self.reads
+        if r is None:
+            return ()
+        if type(r) is not tuple:
+            r = self.reads = r.resolve(self.data) if self.ok else ()
+        return r
 
     def read_json(self) -> dict[str, list[str]]:
         """The records read, as {table: [keys]} (sorted)."""
