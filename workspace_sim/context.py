@@ -6,7 +6,7 @@ import hashlib
 import logging
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from .errors import NotFound
 from .records import Record
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 _log = logging.getLogger(__name__)
+_NO_WRITES: dict[tuple[str, str], Any] = {}
 _MAX_KEY = 512  # longer strings in a result (bodies, file contents) are never record keys
 
 
@@ -80,8 +81,8 @@ class ReadTrace:
 
     __slots__ = ("tables", "looked_up", "scanned", "writes")
 
-    def __init__(self, tables: Any, looked_up: set[tuple[str, str]], scanned: set[str],
-                 writes: dict[tuple[str, str], Record | None]) -> None:
+    def __init__(self, tables: Any, looked_up: Iterable[tuple[str, str]], scanned: Iterable[str],
+                 writes: Mapping[tuple[str, str], Record | None]) -> None:
         self.tables, self.looked_up, self.scanned, self.writes = tables, looked_up, scanned, writes
 
     def resolve(self, data: Any) -> tuple[tuple[str, str], ...]:
@@ -197,7 +198,8 @@ class ToolContext:
         """What this call looked at, to decide later (and only if asked) which records it showed the agent."""
         if not self.looked_up and not self.scanned:
             return None
-        return ReadTrace(self.state.tables, self.looked_up, self.scanned, self.writes)
+        # tuples: a trace may live as long as the event log, and they are about half the size of sets
+        return ReadTrace(self.state.tables, tuple(self.looked_up), tuple(self.scanned), self.writes or _NO_WRITES)
 
     def put(self, table: str, record: Record) -> Record:
         """Store a record under its own key (insert or replace)."""

@@ -225,6 +225,8 @@ class Workspace:
             ctx = ToolContext(state, self.config, self._get_resources)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             reads = ctx.read_trace()
+            if reads is not None and ctx.writes:  # resolve now: a trace would keep the pre-call tables alive
+                reads = reads.resolve(data)
             counters.update(ctx.counters)
             if ctx.writes:
                 diff = diff_from_writes(state, ctx.writes.items())
