@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from workspace_sim import Workspace
+from workspace_sim.predicates import Judge
 
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
 from .recording import RecordedSegment, append_line, final_line, read_record_file
@@ -65,12 +66,13 @@ def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tu
 
 def judge_record(
     path: str | Path, final_answer: str | None = None, rescore: bool = False, append: bool = True,
-    env: ServedEnvironment | None = None, segment_id: str | None = None,
+    env: ServedEnvironment | None = None, segment_id: str | None = None, judge: Judge | None = None,
 ) -> list[Verdict]:
     """Evaluate every segment of a record file (or one); unfinished ones are replayed and get a final line.
 
     A finished segment shows its recorded evaluation, unless `rescore` or a `final_answer` asks for a
-    new judgement (printed, never written: a finished segment takes no more lines).
+    new judgement (printed, never written: a finished segment takes no more lines). `judge` decides
+    `judged` predicates (default: the environment's own choice, their key facts).
     """
     rec = read_record_file(path)
     segments = [s for s in rec.segments if segment_id is None or s.segment_id == segment_id]
@@ -84,7 +86,8 @@ def judge_record(
             continue
         used_env, ws, warnings = replay(seg, env)
         answer = final_answer if final_answer is not None else (seg.final or {}).get("final_answer")
-        evaluation = used_env.evaluate(ws, answer).to_json()
+        evaluation = (used_env.evaluate(ws, answer, judge=judge) if judge is not None  # type: ignore[call-arg]
+                      else used_env.evaluate(ws, answer)).to_json()
         verdict = Verdict(seg, evaluation, from_record=False, warnings=warnings)
         if append and seg.final is None:
             renders = {name: t.render for name, t in ws.tools.items() if t.render}

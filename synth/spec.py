@@ -23,7 +23,7 @@ from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
 from workspace_sim.faults import Fault
 from workspace_sim.policies import Policy
-from workspace_sim.predicates import EvalContext, Evaluation, evaluate, parse_predicates
+from workspace_sim.predicates import EvalContext, Evaluation, Judge, evaluate, parse_predicates
 from workspace_sim.services import all_services
 from workspace_sim.validation import AwareTime, TimeZoneName
 from workspace_sim.workspace import load_tables
@@ -314,14 +314,15 @@ class EnvironmentSpec(_Model):
         """The reference and every alternative solution, each with its field path in the spec."""
         return [("reference", self.reference), *((f"alternatives[{i}]", a) for i, a in enumerate(self.alternatives))]
 
-    def evaluate(self, workspace: Workspace, final_answer: str | None = None, gate_guards: bool = True) -> Evaluation:
+    def evaluate(self, workspace: Workspace, final_answer: str | None = None, gate_guards: bool = True,
+                 judge: Judge | None = None) -> Evaluation:
         """Judge an episode: every predicate, with guards credited only once a success predicate passes.
 
         Guards (unchanged, only_changed, tool_not_called, and any predicate marked maintain) hold trivially when nothing is done, so a
         do-nothing agent would otherwise earn partial credit; here it scores zero. `gate_guards=False`
-        gives the raw verdicts.
+        gives the raw verdicts. `judge` decides `judged` predicates (default: their key facts).
         """
-        ev = evaluate(self.parsed_predicates(), workspace, final_answer)
+        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge)
         if not gate_guards:
             return ev
         guards = [i for i in range(len(ev.results)) if self.is_guard(i)]

@@ -135,6 +135,7 @@ class EventLine(_Strict):
     result: Any = None
     error: ErrorLine | None = None
     policy: str | None = Field(None, description="The policy a blocked call violated.")
+    read: dict[str, list[str]] | None = Field(None, description="Records the call showed the agent: {table: [keys]}.")
     diff: list[dict[str, Any]] = Field(default_factory=list, description="Diff.to_json() of the event.")
     role: str | None = None
     content: str | None = None

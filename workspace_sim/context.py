@@ -6,7 +6,7 @@ import hashlib
 import logging
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
@@ -20,6 +20,19 @@ if TYPE_CHECKING:
 
 
 _log = logging.getLogger(__name__)
+_NO_WRITES: dict[tuple[str, str], Any] = {}
+_MAX_KEY = 512  # longer strings in a result (bodies, file contents) are never record keys
+
+
+def _shows(record: Any, key: str, texts: list[str]) -> bool:
+    """Whether `texts` (the strings of one returned object) hold some text field of `record` besides its key,
+    whole or as a part of at least 8 characters (a snippet, the first lines of a file)."""
+    for value in record.__dict__.values():
+        if type(value) is str and value and value != key:
+            for t in texts:
+                if t == value or (len(t) >= 8 and t != key and t in value):
+                    return True
+    return False
 
 
 class Resources:
@@ -58,10 +71,67 @@ class Resources:
                 _log.exception("closing workspace resource %s failed", name)
 
 
+class ReadTrace:
+    """What one call looked at: its state's tables, the keys it fetched, the tables it iterated, its writes.
+
+    A record counts as read when the call looked it up (`get`/`require`, or iterated its table
+    with `values`/`keys`), did not write it, and returned an object holding its key together
+    with some of its content (another of its text fields, whole or in part). So a search that
+    scans a whole table to filter marks only the records it returns; a bare list of ids, an
+    address shown in a message, or writing, moving or deleting a record is not reading it. The
+    walk over the result runs only when someone asks (`Event.read`), keeping calls fast.
+    """
+
+    __slots__ = ("tables", "looked_up", "scanned", "writes")
+
+    def __init__(self, tables: Any, looked_up: Iterable[tuple[str, str]], scanned: Iterable[str],
+                 writes: Mapping[tuple[str, str], Record | None]) -> None:
+        self.tables, self.looked_up, self.scanned, self.writes = tables, looked_up, scanned, writes
+
+    def resolve(self, data: Any) -> tuple[tuple[str, str], ...]:
+        """The (table, key) pairs of the records shown in `data` (what the call returned), sorted."""
+        tables, looked_up, scanned = self.tables, self.looked_up, self.scanned
+        keyed: dict[str, list[str]] = {}
+        for t, k in looked_up:
+            if t not in scanned:
+                keyed.setdefault(k, []).append(t)
+        scanned_rows = [(t, tables.get(t, EMPTY)) for t in scanned]
+        writes = self.writes
+        found: set[tuple[str, str]] = set()
+        stack = [data]
+        while stack:
+            v = stack.pop()
+            tv = type(v)
+            if tv is dict:
+                texts = None
+                for x in v.values():
+                    tx = type(x)
+                    if tx is str:
+                        if len(x) > _MAX_KEY:
+                            continue
+                        hits = [(t, tables.get(t, EMPTY).get(x)) for t in keyed.get(x, ())]
+                        for t, rows in scanned_rows:
+                            rec = rows.get(x)
+                            if rec is not None:
+                                hits.append((t, rec))
+                        for t, rec in hits:
+                            if rec is not None and (t, x) not in writes:
+                                if texts is None:
+                                    texts = [y for y in v.values() if type(y) is str and y]
+                                if _shows(rec, x, texts):
+                                    found.add((t, x))
+                    elif tx is dict or tx is list:
+                        stack.append(x)
+            elif tv is list or tv is tuple:
+                stack.extend(x for x in v if type(x) is dict or type(x) is list)
+        return tuple(sorted(found))
+
+
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "invoked", "_resources", "_tools")
+    __slots__ = ("state", "config", "writes", "counters", "now", "invoked", "_resources", "_tools", "looked_up",
+                 "scanned")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
@@ -76,6 +146,9 @@ class ToolContext:
         self.invoked: list[str] = []  # tools this call ran through `invoke`, for policies that judge tool names
         self._resources = resources  # or a function making them on first use
         self._tools = tools
+        # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
+        self.looked_up: set[tuple[str, str]] = set()
+        self.scanned: set[str] = set()
 
     @property
     def resources(self) -> Resources | None:
@@ -118,6 +191,7 @@ class ToolContext:
 
     def get(self, table: str, key: str) -> Any:
         """The record stored under `key` (seeing this call's own writes), or None."""
+        self.looked_up.add((table, key))
         if (table, key) in self.writes:
             return self.writes[(table, key)]
         return self.state.tables.get(table, EMPTY).get(key)
@@ -131,6 +205,7 @@ class ToolContext:
 
     def values(self, table: str) -> Iterator[Any]:
         """Every record of a table in key order, including this call's writes."""
+        self.scanned.add(table)
         base = self.state.tables.get(table, EMPTY)
         pending = {k: r for (t, k), r in self.writes.items() if t == table}
         keys = sorted(set(base.keys()) | pending.keys()) if pending else sorted(base.keys())
@@ -142,6 +217,18 @@ class ToolContext:
     def keys(self, table: str) -> list[str]:
         """Every key of a table in order, including this call's writes."""
         return [r.record_key() for r in self.values(table)]
+
+    def returned_records(self, data: Any) -> tuple[tuple[str, str], ...]:
+        """The records this call showed the agent, given what it returned (see `ReadTrace.resolve`)."""
+        trace = self.read_trace()
+        return trace.resolve(data) if trace is not None else ()
+
+    def read_trace(self) -> "ReadTrace | None":
+        """What this call looked at, to decide later (and only if asked) which records it showed the agent."""
+        if not self.looked_up and not self.scanned:
+            return None
+        # tuples: a trace may live as long as the event log, and they are about half the size of sets
+        return ReadTrace(self.state.tables, tuple(self.looked_up), tuple(self.scanned), self.writes or _NO_WRITES)
 
     def put(self, table: str, record: Record) -> Record:
         """Store a record under its own key (insert or replace)."""

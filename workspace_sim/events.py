@@ -39,6 +39,26 @@ class Event:
     role: str | None = None
     content: str | None = None
     policy: str | None = None  # name of the policy a blocked call violated
+    # (table, key) of the records the call showed the agent, or the ReadTrace (context.py) that works them
+    # out from `data` on first use: calls stay fast when nobody asks
+    reads: Any = None
+
+    @property
+    def read(self) -> tuple[tuple[str, str], ...]:
+        """The records this call showed the agent, as sorted (table, key) pairs (empty for a failed call)."""
+        r = self.reads
+        if r is None:
+            return ()
+        if type(r) is not tuple:
+            r = self.reads = r.resolve(self.data) if self.ok else ()
+        return r
+
+    def read_json(self) -> dict[str, list[str]]:
+        """The records read, as {table: [keys]} (sorted)."""
+        out: dict[str, list[str]] = {}
+        for table, key in self.read:
+            out.setdefault(table, []).append(key)
+        return out
 
     def to_json(self, include_wall: bool = False) -> dict[str, Any]:
         """A JSON-ready event; wall time is left out unless asked, so logs replay byte for byte."""
@@ -57,6 +77,8 @@ class Event:
                 out["error"] = self.error.to_json() if self.error else None
             if self.policy:
                 out["policy"] = self.policy
+            if self.read:
+                out["read"] = self.read_json()
             out["diff"] = self.diff.to_json()
         if include_wall:
             out["wall_ms"] = round(self.wall_ms, 4)

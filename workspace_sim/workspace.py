@@ -204,6 +204,7 @@ class Workspace:
         error: ErrorInfo | None = None
         policy_name: str | None = None
         diff = Diff()
+        reads: Any = None
         new_tables_state = state
         t = self.tools.get(tool) if isinstance(tool, str) else None
         try:
@@ -223,6 +224,9 @@ class Workspace:
                     raise fault
             ctx = ToolContext(state, self.config, self._get_resources, self.tools)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
+            reads = ctx.read_trace()
+            if reads is not None and ctx.writes:  # resolve now: a trace would keep the pre-call tables alive
+                reads = reads.resolve(data)
             counters.update(ctx.counters)
             if ctx.writes:
                 diff = diff_from_writes(state, ctx.writes.items())
@@ -237,14 +241,14 @@ class Workspace:
                     new_tables_state = state.with_records({(c.table, c.key): c.after for c in diff})
         except ToolError as e:
             error = ErrorInfo(e.code, e.message)
-            data, diff, new_tables_state = None, Diff(), state
+            data, diff, new_tables_state, reads = None, Diff(), state, None
         except Exception as e:  # a bug in a tool must not escape or corrupt state
             error = ErrorInfo("internal_error", f"{tool} failed unexpectedly: {type(e).__name__}: {e}")
-            data, diff, new_tables_state = None, Diff(), state
+            data, diff, new_tables_state, reads = None, Diff(), state, None
         safe_args = dict(args) if isinstance(args, Mapping) else (None if args is None else repr(args)[:200])
         event = Event(
             index=state.log_len, kind="call", sim_time=state.now, tool=tool if isinstance(tool, str) else repr(tool),
-            args=safe_args, ok=error is None, data=data, error=error, diff=diff, policy=policy_name,
+            args=safe_args, ok=error is None, data=data, error=error, diff=diff, policy=policy_name, reads=reads,
         )
         self._state = self._append(new_tables_state, event, counters)
         event.wall_ms = (time.perf_counter() - t0) * 1000

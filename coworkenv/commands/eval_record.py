@@ -26,6 +26,18 @@ def register(app: typer.Typer) -> None:
         episode: Optional[str] = typer.Option(None, help="Only this episode of the file."),
         rescore: bool = typer.Option(False, help="Replay and evaluate again even where a result is recorded."),
         no_append: bool = typer.Option(False, "--no-append", help="Do not append the result to unfinished records."),
+        judge_model: Optional[str] = typer.Option(None, "--judge-model",
+                                                  help="Model judging `judged` predicates (else COWORKENV_JUDGE_MODEL; "
+                                                       "none: their key facts)."),
+        judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url",
+                                                     help="The judge's OpenAI-compatible base URL (else "
+                                                          "COWORKENV_JUDGE_BASE_URL)."),
+        judge_api_key: Optional[str] = typer.Option(None, "--judge-api-key",
+                                                    help="The judge's API key (else COWORKENV_JUDGE_API_KEY, "
+                                                         "COWORKENV_OPENAI_API_KEY or OPENAI_API_KEY)."),
+        judge_cache: Optional[Path] = typer.Option(None, "--judge-cache",
+                                                   help="Folder caching the judge's verdicts across runs (else "
+                                                        "COWORKENV_JUDGE_CACHE)."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON evaluation per episode instead of tables."),
     ) -> None:
         """Evaluate a recorded episode (replaying it when it has no result yet) and print every predicate."""
@@ -35,9 +47,19 @@ def register(app: typer.Typer) -> None:
         from mcp_server.recording import RecordReadError
         from mcp_server.replay import ReplayError, judge_record
 
+        from synth.judge import JudgeConfig
+        from synth.llm.settings import SettingsError
+
         console = Console()
         try:
-            verdicts = judge_record(record, answer, rescore=rescore, append=not no_append, segment_id=episode)
+            judge = JudgeConfig.from_env(model=judge_model, base_url=judge_base_url, api_key=judge_api_key,
+                                         cache=str(judge_cache) if judge_cache else None).build()
+        except SettingsError as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            verdicts = judge_record(record, answer, rescore=rescore, append=not no_append, segment_id=episode,
+                                    judge=judge)
         except (RecordReadError, ReplayError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None

@@ -107,6 +107,18 @@ def register(app: typer.Typer) -> None:
                                           help="Run on Ray: alone or 'local' starts a private local Ray; HOST:PORT, "
                                                "ray://HOST:PORT or 'auto' joins a cluster."),
         report: Path | None = typer.Option(None, "--report", help="Also write the HTML report into this folder."),
+        judge_model: str | None = typer.Option(None, "--judge-model",
+                                                  help="Model judging `judged` predicates (else COWORKENV_JUDGE_MODEL; "
+                                                       "none: their key facts)."),
+        judge_base_url: str | None = typer.Option(None, "--judge-base-url",
+                                                     help="The judge's OpenAI-compatible base URL (else "
+                                                          "COWORKENV_JUDGE_BASE_URL)."),
+        judge_api_key: str | None = typer.Option(None, "--judge-api-key",
+                                                    help="The judge's API key (else COWORKENV_JUDGE_API_KEY, "
+                                                         "COWORKENV_OPENAI_API_KEY or OPENAI_API_KEY)."),
+        judge_cache: Path | None = typer.Option(None, "--judge-cache",
+                                                   help="Folder caching the judge's verdicts across runs (else "
+                                                        "COWORKENV_JUDGE_CACHE)."),
         as_json: bool = typer.Option(False, "--json", help="Print the summary rows as JSON instead of the table."),
     ) -> None:
         """Run episodes of environments with a policy, write their records, and print success per capability."""
@@ -120,6 +132,7 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
         from trainers.episodes.runner import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
+        from synth.judge import JudgeConfig
         from trainers.record import write_records
 
         if user not in ("scripted", "llm"):
@@ -139,9 +152,13 @@ def register(app: typer.Typer) -> None:
                                                       "api_key": user_api_key}.items() if v is not None})
             if user == "llm":
                 uspec.factory()
+            jconfig = JudgeConfig.from_env(model=judge_model, base_url=judge_base_url, api_key=judge_api_key,
+                                           cache=str(judge_cache) if judge_cache else None)
+            if connect is not None and jconfig.model is not None:
+                _fail("--judge-* options do not apply with --connect: the remote server judges its episodes")
             config = BatchConfig(pspec, episodes_per_env, seed,
                                  EpisodeLimits(max_turns, max_tool_calls, max_seconds), "mcp" if mcp else "direct",
-                                 uspec, connect=target)
+                                 uspec, connect=target, judge=jconfig)
         except (SourceError, PolicyConfigError, ValueError) as e:
             _fail(str(e))
         if target is not None:

@@ -15,6 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from synth.judge import JudgeConfig
 from synth.spec import EnvironmentSpec, loads_spec
 
 from ..record import EpisodeRecord, parse_lines
@@ -72,7 +73,8 @@ class UserSpec:
 @dataclass(frozen=True)
 class BatchConfig:
     """Everything but the environments: policy, group size, first seed, limits, transport, user, reward,
-    and `connect`: a remote coworkenv server to run the episodes on instead of this process."""
+    `connect`: a remote coworkenv server to run the episodes on instead of this process, and `judge`:
+    the model that decides `judged` predicates (default: none, their key facts)."""
 
     policy: PolicySpec
     episodes_per_env: int = 1
@@ -82,6 +84,7 @@ class BatchConfig:
     user: UserSpec = UserSpec()
     reward: RewardConfig = RewardConfig()
     connect: RemoteTarget | None = None
+    judge: JudgeConfig = JudgeConfig()
 
     def __post_init__(self) -> None:
         if not isinstance(self.episodes_per_env, int) or self.episodes_per_env < 1:
@@ -106,12 +109,13 @@ class EnvRunner:
         self.config = config
         self.policy = config.policy.build()
         self.user = config.user.factory()
+        self.judge = config.judge.build()
         self._portal_cm: Any = None
         self._portal: Any = None
 
     def run(self, spec: EnvironmentSpec, seeds: Sequence[int]) -> list[EpisodeRecord]:
         """The records of the spec's episodes for the seeds, in seed order."""
-        prepared = PreparedSpec(spec)
+        prepared = PreparedSpec(spec, self.judge)
         c = self.config
         if (c.transport == "mcp" or c.connect is not None) and self._portal is None:
             from anyio.from_thread import start_blocking_portal

@@ -75,6 +75,8 @@ def _replay_event(ws: Workspace, ev: EventLine, report: ReplayReport) -> None:
             report.mismatches.append(f"{where} ({ev.tool}): recorded ok={ev.ok}, replayed ok={got.ok} ({got.text[:200]})")
         elif got.ok and got.data != ev.result:
             report.mismatches.append(f"{where} ({ev.tool}): the replayed result differs from the recorded one")
+        elif got.ok and ev.read is not None and got.event.read_json() != ev.read:
+            report.mismatches.append(f"{where} ({ev.tool}): the replayed call read other records than the recorded one")
         elif not got.ok and ev.error is not None and got.error is not None and got.error.code != ev.error.code:
             report.mismatches.append(f"{where} ({ev.tool}): recorded error {ev.error.code}, replayed {got.error.code}")
     elif ev.kind == "message":

@@ -25,6 +25,7 @@ from synth.driver import SpecDriver
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
 from workspace_sim.errors import SpecError
+from workspace_sim.predicates import Judge
 
 from ..record import (
     ChatMessage,
@@ -69,8 +70,8 @@ class EpisodeLimits:
 class _SpecEnvironment:
     """The spec as the MCP episode sees it, with its content hash computed once."""
 
-    def __init__(self, spec: EnvironmentSpec, env_hash: str) -> None:
-        self.spec, self.id, self.title = spec, spec.id, spec.title
+    def __init__(self, spec: EnvironmentSpec, env_hash: str, judge: Judge | None = None) -> None:
+        self.spec, self.id, self.title, self.judge = spec, spec.id, spec.title, judge
         self.capabilities = list(spec.capabilities)
         self._hash = env_hash
 
@@ -81,24 +82,25 @@ class _SpecEnvironment:
         return self.spec.build_workspace()
 
     def evaluate(self, workspace: Workspace, final_answer: str | None) -> Any:
-        return self.spec.evaluate(workspace, final_answer)
+        return self.spec.evaluate(workspace, final_answer, judge=self.judge)
 
     def content_hash(self) -> str:
         return self._hash
 
 
 class PreparedSpec:
-    """A spec ready for many episodes: its start workspace built once (episodes fork it) and its hash."""
+    """A spec ready for many episodes: its start workspace built once (episodes fork it), its hash, and the
+    judge of its `judged` predicates (None: their key facts)."""
 
-    def __init__(self, spec: EnvironmentSpec) -> None:
-        self.spec = spec
+    def __init__(self, spec: EnvironmentSpec, judge: Judge | None = None) -> None:
+        self.spec, self.judge = spec, judge
         self.env_hash = spec.content_hash()
         self.start = spec.build_workspace()
-        self.env = _SpecEnvironment(spec, self.env_hash)
+        self.env = _SpecEnvironment(spec, self.env_hash, judge)
         offered = [t.openai_schema() for t in self.start.tools.values()]
         offered.append(PAGER.openai_schema())
         self.tools = offered
-        self.initial = spec.evaluate(self.start, None)
+        self.initial = spec.evaluate(self.start, None, judge=judge)
 
     def workspace(self) -> Workspace:
         """A fresh workspace at the start state."""
@@ -162,7 +164,7 @@ class _LocalBackend:
         return InProcessMCPChannel(episode, self.portal) if self.transport == "mcp" else DirectChannel(episode)
 
     def evaluate(self, final_answer: str | None) -> Any:
-        return self.prepared.spec.evaluate(self.ws, final_answer)
+        return self.prepared.spec.evaluate(self.ws, final_answer, judge=self.prepared.judge)
 
     def end(self, final_answer: str | None, reason: str) -> dict[str, Any] | None:
         return None  # the runner's own last judgement is the final one
@@ -234,6 +236,7 @@ def run_episode(
     reward: RewardConfig = RewardConfig(),
     portal: Any = None,
     connect: RemoteTarget | None = None,
+    judge: Judge | None = None,
 ) -> EpisodeRecord:
     """Run one episode and return its record; problems end the episode with a stop reason, never raise.
 
@@ -243,9 +246,10 @@ def run_episode(
     instead (tool calls over MCP, user and world through its admin API, judgements from it); its
     records equal the local ones apart from timings and the `remote` setting, and a server that
     cannot be reached or dies ends the episode with stop reason "error" saying so. The reward is
-    `trainers.rewards.episode_reward` under `reward`.
+    `trainers.rewards.episode_reward` under `reward`. `judge` decides `judged` predicates of a spec
+    not yet prepared (a PreparedSpec brings its own; a remote server judges with its own).
     """
-    prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec)
+    prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
     spec = prepared.spec
     started = time.perf_counter()
     eid = episode_id or f"{spec.id}.s{seed}"
@@ -265,7 +269,7 @@ def _run(prepared: PreparedSpec, backend: _LocalBackend | _RemoteBackend, policy
     driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
     info = policy.info()
     settings = {**info.settings, "limits": limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
-                **backend.settings()}
+                **backend.settings(), **({"judge": prepared.judge.name} if prepared.judge is not None else {})}
     header = HeaderLine(
         episode_id=eid, env_id=spec.id, env_hash=prepared.env_hash, initial_state_hash=prepared.start.content_hash,
         initial_predicates=prepared.initial.vector(), initial_score=prepared.initial.score,

@@ -18,7 +18,10 @@ from .calendar import EventExists
 from .calls import Answer, ToolCalled, ToolNotCalled
 from .conditions import Condition
 from .files import FileContent
+from .judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
+from .judged import Criterion, Judged
 from .mail import MailSent
+from .reads import RecordsRead
 from .records import RecordAbsent, RecordExists, TicketState
 from .scope import OnlyChanged, Unchanged, in_scope
 
@@ -63,7 +66,7 @@ class NotOf(PredicateBase):
 Predicate = Annotated[
     Union[
         RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
-        ToolCalled, ToolNotCalled, Answer, AllOf, AnyOf, NotOf,
+        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, AllOf, AnyOf, NotOf,
     ],
     Field(discriminator="kind"),
 ]
@@ -129,11 +132,11 @@ class Evaluation:
 
 def evaluate_states(
     predicates: list[Any], initial: State, final: State, user: str, final_answer: str | None = None,
-    events: list[Any] | None = None,
+    events: list[Any] | None = None, judge: Judge | None = None,
 ) -> Evaluation:
-    """Judge predicates on explicit states and events."""
+    """Judge predicates on explicit states and events; `judge` decides `judged` predicates (default: key facts)."""
     evs = events if events is not None else final.events()
-    ctx = EvalContext(initial, final, evs, final_answer, user)
+    ctx = EvalContext(initial, final, evs, final_answer, user, judge if judge is not None else KEY_FACTS)
     results = [p.evaluate(ctx) for p in predicates]
     calls = [e for e in evs if e.kind == "call"]
     return Evaluation(
@@ -144,14 +147,17 @@ def evaluate_states(
     )
 
 
-def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = None) -> Evaluation:
-    """Judge predicates on a workspace: its initial state against its current one."""
-    return evaluate_states(predicates, workspace.initial, workspace.state, workspace.config.user, final_answer)
+def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = None, judge: Judge | None = None
+             ) -> Evaluation:
+    """Judge predicates on a workspace: its initial state against its current one (`judge`: see evaluate_states)."""
+    return evaluate_states(predicates, workspace.initial, workspace.state, workspace.config.user, final_answer,
+                           judge=judge)
 
 
 __all__ = [
-    "AllOf", "Answer", "AnyOf", "Condition", "EvalContext", "Evaluation", "EventExists", "FileContent", "KINDS",
-    "MailSent", "NotOf", "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "RecordAbsent",
-    "RecordExists", "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "evaluate", "evaluate_states",
+    "AllOf", "Answer", "AnyOf", "Condition", "Criterion", "EvalContext", "Evaluation", "EventExists", "FileContent",
+    "Judge", "JudgeCache", "Judged", "KEY_FACTS", "KINDS", "KeyFactsJudge", "MailSent", "ModelJudge", "NotOf",
+    "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "RecordAbsent", "RecordExists", "RecordsRead",
+    "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "Verdict", "evaluate", "evaluate_states",
     "in_scope", "parse_predicates",
 ]

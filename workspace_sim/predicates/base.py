@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..diff import Diff, diff_states
 from ..events import Event
 from ..state import State
+from .judge import KEY_FACTS, Judge
 
 
 @dataclass
@@ -22,6 +23,7 @@ class EvalContext:
     events: list[Event]
     answer: str | None
     user: str
+    judge: Judge = KEY_FACTS  # who decides `judged` predicates (the deterministic key facts by default)
 
     @cached_property
     def diff(self) -> Diff:
@@ -43,6 +45,7 @@ class PredicateResult:
     expected: str
     observed: str
     children: list["PredicateResult"] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)  # extra keys of the JSON result (e.g. the judge used)
 
     @property
     def reason(self) -> str:
@@ -51,6 +54,7 @@ class PredicateResult:
     def to_json(self) -> dict[str, Any]:
         out = {"kind": self.kind, "description": self.description, "weight": self.weight, "passed": self.passed,
                "expected": self.expected, "observed": self.observed}
+        out.update(self.details)
         if self.children:
             out["children"] = [c.to_json() for c in self.children]
         return out
@@ -68,12 +72,12 @@ class PredicateBase(BaseModel):
     def evaluate(self, ctx: EvalContext) -> PredicateResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def result(self, passed: bool, expected: str, observed: str, children: list[PredicateResult] | None = None
-               ) -> PredicateResult:
+    def result(self, passed: bool, expected: str, observed: str, children: list[PredicateResult] | None = None,
+               details: dict[str, Any] | None = None) -> PredicateResult:
         """Build this predicate's result."""
         kind = self.kind  # type: ignore[attr-defined]
         return PredicateResult(kind, self.description or expected, self.weight, passed, expected, observed,
-                               children or [])
+                               children or [], details or {})
 
 
 def short(value: Any, limit: int = 120) -> str:

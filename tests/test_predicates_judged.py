@@ -1,0 +1,230 @@
+"""`judged` and `records_read`: key facts, a model judge over real HTTP (scripted server), cache, fallbacks, reads."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scripted_openai import HTTPError, Message, ScriptedOpenAI
+
+from synth.judge import JudgeConfig, openai_judge
+from synth.llm.settings import LLMSettings, SettingsError
+from trainers.record import EventLine
+from workspace_sim import SpecError, Workspace, WorkspaceConfig
+from workspace_sim.predicates import JudgeCache, evaluate, parse_predicates
+from workspace_sim.predicates.judge import KEY_FACTS, Rule, mentions, normalise
+
+USER = "ana@acme.com"
+RUBRIC = [
+    {"requirement": "States the Q3 revenue of Acme, 42,000", "key_facts": ["42,000"]},
+    {"requirement": "Names the account owner", "key_facts": [["Dana Reyes", "Dana"]]},
+    {"requirement": "Does not mention the internal code name", "key_facts": ["Bluebird"], "negative": True},
+]
+
+
+def judged(**kw: Any) -> list[Any]:
+    return parse_predicates([{"kind": "judged", "criteria": RUBRIC, **kw}])
+
+
+def files_ws() -> Workspace:
+    return Workspace.create(WorkspaceConfig(user=USER, services=["files", "mail", "contacts"]), {
+        "files": {"files": [{"path": "/r/summary.md", "content": "Revenue was 42 000 USD; owner Dana Reyes."}]},
+        "mail": {"accounts": [{"email": USER, "name": "Ana"}]},
+        "contacts": {"people": [{"email": USER, "name": "Ana"}, {"email": "bo@acme.com", "name": "Bo"}]},
+    })
+
+
+def llm(server: ScriptedOpenAI, timeout: float = 5.0) -> LLMSettings:
+    return LLMSettings(base_url=server.base_url, model="judge-model", api_key="k", max_retries=0, timeout=timeout,
+                       temperature=0.0, seed=0)
+
+
+def verdicts(*passed: bool) -> str:
+    return json.dumps({"verdicts": [{"id": i, "passed": p, "reason": f"reason {i}"} for i, p in enumerate(passed, 1)]})
+
+
+# --- key facts ------------------------------------------------------------------------------------
+
+def test_key_facts_pass_fail_and_negative_with_reasons() -> None:
+    ws = files_ws()
+    ok = evaluate(judged(), ws, "Q3 revenue: $42000. Owner: Dana.").results[0]
+    assert ok.passed and ok.to_json()["judge"] == "key_facts" and "[judge key_facts]" in ok.observed
+    assert [c.passed for c in ok.children] == [True, True, True] and ok.to_json()["children"][2]["kind"] == "criterion"
+    bad = evaluate(judged(), ws, "Revenue 420,000 under project Bluebird.").results[0]
+    assert not bad.passed and [c.passed for c in bad.children] == [False, False, False]
+    assert "missing '42,000'" in bad.observed and "mentions 'Bluebird'" in bad.observed
+    none = evaluate(judged(), ws, None).results[0]
+    assert not none.passed and none.observed == "no final answer"
+
+
+def test_documents_file_mail_and_record_targets() -> None:
+    ws = files_ws()
+    assert evaluate(judged(target={"file": "/r/summary.md"}), ws).results[0].passed
+    missing = evaluate(judged(target={"file": "/r/none.md"}), ws).results[0]
+    assert not missing.passed and "no file" in missing.observed
+    sel = {"mail": {"to": ["bo@acme.com"]}}
+    assert evaluate(judged(target=sel), ws).results[0].observed == "no mail was sent"
+    for body in ("Revenue 42,000, owner Dana Reyes.", "Bluebird: 42,000 and Dana"):
+        assert ws.call("send_email", {"to": ["bo@acme.com"], "subject": "Q3", "body": body}).ok
+    assert evaluate(judged(target=sel), ws).results[0].passed  # some mail meets the rubric
+    every = evaluate(judged(target=sel, documents="all"), ws).results[0]
+    assert not every.passed and "1 of 2 documents pass" in every.observed
+    rec = {"record": {"table": "files.files", "key": "/r/summary.md", "field": "content"}}
+    assert evaluate(judged(target=rec), ws).results[0].passed
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1000, 10**9), sep=st.sampled_from([",", " ", "", "\u00a0", "\u202f"]),
+       pad=st.text(alphabet=" \t\nab", max_size=4), upper=st.booleans())
+def test_numbers_match_in_any_format_and_never_a_different_number(n: int, sep: str, pad: str, upper: bool) -> None:
+    grouped = f"{n:,}".replace(",", sep)
+    text = f"Total{pad}{'IS' if upper else 'is'}{pad} {grouped}.{pad}"
+    for fact in (f"{n:,}", str(n), f"{n:,}".replace(",", " "), f"{n}.00"):
+        assert mentions(text, fact), (text, fact)
+    assert not mentions(text, str(n + 1)) and not mentions(text, str(n)[:-1]) and not mentions(text, f"{n}.5")
+    assert normalise(f"  A\t\n B  ") == "a b"
+
+
+def test_load_errors_name_the_json_path() -> None:
+    cases = [
+        ({"criteria": []}, "predicates[0].criteria"),
+        ({"criteria": [{"requirement": "x", "key_facts": []}]}, "predicates[0].criteria[0].key_facts"),
+        ({"criteria": [{"requirement": " ", "key_facts": ["a"]}]}, "predicates[0].criteria[0].requirement"),
+        ({"criteria": [{"requirement": "x", "key_facts": ["a", [" "]]}]}, "key_facts[1][0] is blank"),
+        ({"criteria": [{"requirement": "x", "key_facts": [3]}]}, "key_facts[0] must be a string"),
+        ({"target": "answers", "criteria": RUBRIC}, "predicates[0].target"),
+        ({"target": {"file": "/a", "mail": {}}, "criteria": RUBRIC}, "exactly one of"),
+        ({"target": {"mail": {"bogus": 1}}, "criteria": RUBRIC}, "predicates[0].target.mail.bogus"),
+        ({"criteria": RUBRIC, "documents": "most"}, "predicates[0].documents"),
+    ]
+    for extra, words in cases:
+        with pytest.raises(SpecError) as e:
+            parse_predicates([{"kind": "judged", **extra}])
+        assert words in str(e.value), (extra, str(e.value))
+
+
+# --- a model judge over real HTTP -------------------------------------------------------------------
+
+def test_model_judge_passes_fails_with_reasons_and_caches() -> None:
+    ws = files_ws()
+    with ScriptedOpenAI([Message(verdicts(True, True, True)), Message(verdicts(True, False, True))]) as server:
+        judge = openai_judge(llm(server))
+        ok = evaluate(judged(), ws, "anything", judge=judge).results[0]
+        assert ok.passed and ok.to_json()["judge"] == "model:judge-model"
+        req = server.completion_requests[0]
+        assert req.body["temperature"] == 0 and req.body["model"] == "judge-model"
+        assert "Does not mention the internal code name" in req.text() and "<document>\nanything\n</document>" in req.text()
+        bad = evaluate(judged(), ws, "another answer", judge=judge).results[0]
+        assert not bad.passed and "2) reason 2" in bad.observed and bad.children[1].observed == "reason 2"
+        assert len(server.completion_requests) == 2
+        again = evaluate(judged(), ws, "another answer", judge=judge).results[0]
+        assert len(server.completion_requests) == 2  # the cache answered
+        assert again.to_json()["judge_cached"] is True and again.passed is False
+
+
+def test_malformed_json_is_retried_then_falls_back_to_key_facts() -> None:
+    ws = files_ws()
+    with ScriptedOpenAI([Message("{not json"), Message('{"verdicts": [{"id": 1, "passed": true}]}')]) as server:
+        r = evaluate(judged(), ws, "42,000 by Dana", judge=openai_judge(llm(server), attempts=2)).results[0]
+        assert len(server.completion_requests) == 2
+    d = r.to_json()
+    assert d["judge"] == "key_facts" and "model:judge-model failed 2 time(s)" in d["judge_note"]
+    assert "malformed JSON" in d["judge_note"] and "1 verdicts for 3 criteria" in d["judge_note"]
+    assert r.passed  # decided by the key facts, which the answer states
+
+
+def test_timeout_refusal_and_server_error_fall_back_and_never_pass_by_default() -> None:
+    def slow(req: Any) -> Message:
+        time.sleep(0.6)
+        return Message(verdicts(True, True, True))
+
+    ws = files_ws()
+    with ScriptedOpenAI([slow, Message(refusal="I cannot grade this"), HTTPError(503)]) as server:
+        judge = openai_judge(llm(server, timeout=0.25), attempts=3)
+        r = evaluate(judged(), ws, "nothing relevant", judge=judge).results[0]
+        note = r.to_json()["judge_note"]
+        assert "timeout" in note and "refused" in note and "HTTP 503" in note, note
+        assert not r.passed and r.to_json()["judge"] == "key_facts"
+        assert len(judge.cache) == 0  # failures are not cached: the next evaluation asks again
+
+
+def test_disk_cache_is_shared_across_judges(tmp_path: Any) -> None:
+    ws = files_ws()
+    with ScriptedOpenAI([Message(verdicts(False, True, True))]) as server:
+        first = openai_judge(llm(server), cache=JudgeCache(tmp_path))
+        assert not evaluate(judged(), ws, "x", judge=first).results[0].passed
+        second = openai_judge(llm(server), cache=JudgeCache(tmp_path))
+        assert not evaluate(judged(), ws, "x", judge=second).results[0].passed
+        assert len(server.completion_requests) == 1
+
+
+def test_judge_config_from_options_and_environment() -> None:
+    env = {"COWORKENV_JUDGE_MODEL": "m", "COWORKENV_JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk"}
+    c = JudgeConfig.from_env(env)
+    assert c.model == "m" and c.api_key == "sk" and c.settings().temperature == 0.0
+    assert JudgeConfig.from_env({}).build() is None
+    assert JudgeConfig.from_env(env, model="other").model == "other"
+    with pytest.raises(SettingsError, match="no model"):
+        JudgeConfig.from_env({}, base_url="http://x/v1")
+    with pytest.raises(SettingsError, match="base URL"):
+        JudgeConfig.from_env({}, model="m", base_url="ftp://x")
+    assert KEY_FACTS.judge([Rule("r", (("a",),))], "A b").passed
+
+
+# --- records_read -----------------------------------------------------------------------------------
+
+def tickets_ws() -> Workspace:
+    tickets = [{"key": f"OPS-{i}", "title": f"Issue number {i}", "status": "Open", "reporter": "bo@acme.com",
+                "priority": "high" if i % 2 else "low"} for i in range(1, 7)]
+    return Workspace.create(WorkspaceConfig(user=USER, services=["tickets", "contacts"]), {
+        "contacts": {"people": [{"email": USER, "name": "Ana"}, {"email": "bo@acme.com", "name": "Bo"}]},
+        "tickets": {"projects": [{"key": "OPS", "name": "Ops"}], "tickets": tickets}})
+
+
+def read_check(ws: Workspace, **kw: Any) -> Any:
+    return evaluate(parse_predicates([{"kind": "records_read", "table": "tickets.tickets", **kw}]), ws).results[0]
+
+
+def test_records_read_counts_returned_records_not_scanned_ones() -> None:
+    ws = tickets_ws()
+    keys = [f"OPS-{i}" for i in range(1, 7)]
+    assert not read_check(ws, keys=keys).passed
+    r = ws.call("search_tickets", {"query": "priority:high"})
+    assert r.ok and {k for t, k in r.event.read if t == "tickets.tickets"} == {"OPS-1", "OPS-3", "OPS-5"}
+    three = read_check(ws, keys=keys, at_least=3)
+    assert three.passed and three.observed.startswith("read 3 of 6") and "not read: OPS-2, OPS-4, OPS-6" in three.observed
+    assert not read_check(ws, keys=keys).passed
+    assert ws.call("update_ticket", {"key": "OPS-2", "priority": "high"}).ok  # changing is not reading
+    ws.call("get_ticket", {"key": "OPS-404"})  # a failed call reads nothing
+    assert read_check(ws, keys=keys, at_least=3).observed.startswith("read 3 of 6")
+    ws.call("get_ticket", {"key": "OPS-4"})
+    low = read_check(ws, where={"priority": "low"})
+    assert not low.passed and "read 1 of 3" in low.observed
+    assert read_check(ws, where={"priority": "high"}).passed
+    empty = read_check(ws, where={"priority": "urgent"})
+    assert not empty.passed and "no record matches" in empty.observed
+
+
+def test_read_sets_are_in_event_json_and_records() -> None:
+    ws = tickets_ws()
+    r = ws.call("get_ticket", {"key": "OPS-1"})
+    doc = r.event.to_json()
+    assert doc["read"]["tickets.tickets"] == ["OPS-1"]
+    line = EventLine.from_event(r.event, "ep", 0)
+    assert line.read == doc["read"]
+    assert "read" not in ws.call("search_tickets", {"query": "nothing-matches-this"}).event.to_json()
+
+
+def test_records_read_load_errors() -> None:
+    for extra, words in [({}, "exactly one of keys"), ({"keys": ["a"], "where": {}}, "exactly one of keys"),
+                         ({"keys": ["a"], "at_least": 2}, "exceeds"), ({"keys": ["a", "a"]}, "duplicate"),
+                         ({"keys": []}, "predicates[0].keys"), ({"where": {}, "at_least": 0}, "predicates[0].at_least")]:
+        with pytest.raises(SpecError) as e:
+            parse_predicates([{"kind": "records_read", "table": "tickets.tickets", **extra}])
+        assert words in str(e.value), (extra, str(e.value))
+    with pytest.raises(SpecError, match="predicates\\[0\\].table"):
+        parse_predicates([{"kind": "records_read", "table": "tickets", "keys": ["a"]}])
