@@ -82,7 +82,7 @@ class Space(Record):
 
 
 class ArticleVersion(BaseModel):
-    """An earlier version of an article's content, kept when it was replaced."""
+    """An earlier version of an article's content as it was: who saved it, when, and their change note."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     version: int = Field(ge=1)
@@ -108,6 +108,8 @@ class Article(Record):
     updated: datetime | None = None
     last_reviewed: date | None = None
     version: int = Field(1, ge=1)
+    editor: str | None = None
+    change_note: str = Field("", max_length=300)
     history: list[ArticleVersion] = Field(default_factory=list, max_length=MAX_HISTORY)
     related: list[str] = Field(default_factory=list)
 
@@ -141,10 +143,10 @@ class Article(Record):
     def _rel(cls, v: object) -> object:
         return _unique(v, _related, "related", MAX_RELATED) if isinstance(v, list) else v
 
-    @field_validator("owner", mode="before")
+    @field_validator("owner", "editor", mode="before")
     @classmethod
     def _owner(cls, v: object) -> str | None:
-        return None if v is None or v == "" else normalize_email(v, "owner")
+        return None if v is None or v == "" else normalize_email(v, "owner/editor")
 
     @model_validator(mode="after")
     def _check(self) -> "Article":
@@ -249,7 +251,8 @@ def _summary(a: Article) -> dict[str, Any]:
 def article_json(a: Article) -> dict[str, Any]:
     """An article with its current content and the list of earlier versions kept."""
     out = _summary(a)
-    out.update(body=a.body, created=_iso(a.created), related=list(a.related),
+    out.update(body=a.body, created=_iso(a.created), related=list(a.related), editor=a.editor or a.owner,
+               change_note=a.change_note,
                versions=[{"version": h.version, "editor": h.editor, "saved": _iso(h.saved), "note": h.note}
                          for h in a.history])
     return out
@@ -433,7 +436,7 @@ def create_article(
         key = ctx.new_id("kb")
     a = Article(id=key, space=s.key, title=t, body=clean_text(body, "body", MAX_BODY),
                 tags=_arg(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"), status=status,
-                created=ctx.now, updated=ctx.now, version=1, related=_related_items(ctx, related))
+                created=ctx.now, updated=ctx.now, version=1, editor=ctx.user, related=_related_items(ctx, related))
     ctx.put(ARTICLES, a)
     return {"article": article_json(a)}
 
@@ -498,9 +501,10 @@ def update_article(
     changed = sorted(k for k, v in changes.items() if getattr(a, k) != v)
     if changed:
         saved = ArticleVersion(version=a.version, title=a.title, body=a.body, tags=list(a.tags),
-                               editor=ctx.user, saved=a.updated, note=note_text)
+                               editor=a.editor or a.owner, saved=a.updated, note=a.change_note)
         history = [*a.history, saved][-MAX_HISTORY:]
-        a = a.evolve(**{k: changes[k] for k in changed}, version=a.version + 1, history=history, updated=ctx.now)
+        a = a.evolve(**{k: changes[k] for k in changed}, version=a.version + 1, history=history, updated=ctx.now,
+                     editor=ctx.user, change_note=note_text)
         ctx.put(ARTICLES, a)
     return {"article": article_json(a), "changed": changed}
 
