@@ -398,7 +398,7 @@ def search_accounts(
         renewal_before: Only accounts renewing before this date (YYYY-MM-DD).
         renewal_after: Only accounts renewing after this date (YYYY-MM-DD).
         sort: Field to sort by: name, annual_revenue, renewal_date, tier, status, industry, owner, id or updated; prefix
-            '-' for descending, e.g. -annual_revenue.
+            '-' for descending, e.g. -annual_revenue (revenue sorts by its number, whatever the currency).
         limit: Most accounts to return (1-100).
         offset: Matching accounts to skip (for paging).
     """
@@ -746,7 +746,8 @@ def update_deal(
 ) -> dict:
     """Change a deal; only the fields given change. Moving the stage resets the probability to the new stage's default
     unless probability is given; closing a deal sets its close date to today unless close_date is given. A closed deal
-    (closed_won or closed_lost) moves back to an open stage only with reopen=true.
+    (closed_won or closed_lost) moves back to an open stage only with reopen=true; won and lost may be swapped to
+    correct a mistake.
 
     Args:
         deal_id: The deal id.
@@ -770,7 +771,7 @@ def update_deal(
         raise InvalidArgument(f"reopen is for moving a closed deal to an open stage; deal {d.id} is {d.stage}"
                               + ("" if d.is_open else " and needs stage set to an open stage such as negotiation"))
     if target != d.stage:
-        if not d.is_open and not reopen:
+        if not d.is_open and target not in CLOSED and not reopen:
             raise InvalidArgument(f"deal {d.id} is {d.stage}; closed deals reopen only explicitly: pass reopen=true "
                                   f"to move it to {target}")
         changes["stage"] = target
