@@ -177,7 +177,7 @@ def test_search_accounts_filters_and_sorts(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize("args,words", [
-    ({"tier": "Enterprse"}, "did you mean Enterprise"), ({"industry": "Mining"}, "industrys in use"),
+    ({"tier": "Enterprse"}, "did you mean Enterprise"), ({"industry": "Mining"}, "industry values in use"),
     ({"sort": "size"}, "cannot sort accounts by 'size'"), ({"min_revenue": "1.0001"}, "decimal places"),
     ({"renewal_before": "April"}, "YYYY-MM-DD"), ({"owner": "Reyes"}, "matches 2 people"),
     ({"owner": "zed@acme.com"}, "not in the directory"), ({"currency": "usdollar"}, "ISO 4217"),

@@ -29,8 +29,12 @@ from ..people import PEOPLE, fold, resolve_address, resolve_addresses
 from ..records import Record
 from ..registry import Service
 from ..validation import clean_text
+from .crm_view import (
+    render_account, render_deal, render_list, account_summary, activity_json, activity_line, account_line,
+    contact_card, deal_line, deal_summary, money_text,
+)
 from .crm_records import (
-    ACCOUNT_STATUSES, CLOSED, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
+    CLOSED, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
     AccountContact, AccountStatus, Activity, ActivityType, Deal, Stage, domain_name, probability_problem, short_text,
 )
 
@@ -199,7 +203,8 @@ def _sorter(sort: str, keys: dict[str, Callable[[Any], Any]], what: str) -> tupl
     descending = field.startswith("-")
     field = field.lstrip("-")
     if field not in keys:
-        raise InvalidArgument(f"cannot sort {what} by {sort!r}; use one of {', '.join(keys)} ('-' first for descending)")
+        raise InvalidArgument(f"cannot sort {what} by {sort!r}; use one of {', '.join(keys)} "
+                              "('-' first for descending)")
     key = keys[field]
     # Records without a value (None) sort last in either direction.
     return (lambda r: (key(r) is None, key(r) if key(r) is not None else 0)), descending
@@ -211,103 +216,6 @@ def _ordered(rows: list[Any], sort: str, keys: dict[str, Callable[[Any], Any]], 
     present = [r for r in rows if not keyfn(r)[0]]
     missing = [r for r in rows if keyfn(r)[0]]
     return sorted(present, key=lambda r: keyfn(r)[1], reverse=descending) + missing
-
-
-# --- output ---------------------------------------------------------------------------------------
-
-
-def _money_text(minor: int | None, currency: str) -> str | None:
-    return None if minor is None else format_minor(minor, currency)
-
-
-def account_summary(a: Account, open_deals: int = 0) -> dict[str, Any]:
-    """The fields of an account a list shows (money as exact decimal text in its currency)."""
-    return {"id": a.id, "name": a.name, "domain": a.domain, "industry": a.industry, "tier": a.tier,
-            "annual_revenue": _money_text(a.annual_revenue_minor, a.currency), "currency": a.currency,
-            "owner": a.owner, "status": a.status,
-            "renewal_date": a.renewal_date.isoformat() if a.renewal_date else None, "open_deals": open_deals}
-
-
-def deal_summary(d: Deal, account_name: str = "") -> dict[str, Any]:
-    """The fields of a deal a list shows."""
-    return {"id": d.id, "name": d.name, "account_id": d.account_id, "account_name": account_name,
-            "amount": format_minor(d.amount_minor, d.currency), "amount_minor": d.amount_minor,
-            "currency": d.currency, "stage": d.stage, "probability": d.probability,
-            "close_date": d.close_date.isoformat() if d.close_date else None, "owner": d.owner,
-            "next_step": d.next_step}
-
-
-def _contact_card(ctx: ToolContext, c: AccountContact) -> dict[str, Any]:
-    p = ctx.get(PEOPLE, c.email) if ctx.has_service("contacts") else None
-    return {"email": c.email, "account_id": c.account_id, "role": c.role, "in_directory": p is not None,
-            "name": p.name if p is not None else c.name, "title": p.title if p is not None else c.title,
-            "phone": p.phone if p is not None else c.phone}
-
-
-def _activity_json(a: Activity) -> dict[str, Any]:
-    return {"id": a.id, "type": a.type, "subject": a.subject, "body": a.body, "account_id": a.account_id,
-            "deal_id": a.deal_id, "contacts": list(a.contacts), "author": a.author,
-            "occurred": a.occurred.isoformat() if a.occurred else None}
-
-
-def _account_line(d: dict[str, Any]) -> str:
-    money = f", revenue {d['annual_revenue']} {d['currency']}" if d["annual_revenue"] is not None else ""
-    renew = f", renews {d['renewal_date']}" if d["renewal_date"] else ""
-    tier = f" tier {d['tier']}" if d["tier"] else ""
-    return (f"{d['id']} {d['name']} [{d['status']}]{tier} — {d['industry'] or 'no industry'}{money}{renew}; "
-            f"owner {d['owner'] or 'none'}")
-
-
-def _deal_line(d: dict[str, Any]) -> str:
-    close = f", closes {d['close_date']}" if d["close_date"] else ""
-    return (f"{d['id']} {d['name']} ({d['account_name'] or d['account_id']}) [{d['stage']} {d['probability']}%] "
-            f"{d['amount']} {d['currency']}{close}; owner {d['owner'] or 'none'}")
-
-
-def _activity_line(a: dict[str, Any]) -> str:
-    deal = f" deal {a['deal_id']}" if a["deal_id"] else ""
-    return f"{a['id']} {a['occurred'][:16].replace('T', ' ')} {a['type']}: {a['subject']} ({a['account_id']}{deal})"
-
-
-def _render_list(key: str, line: Callable[[dict[str, Any]], str], empty: str) -> Callable[[dict], str]:
-    def render(data: dict) -> str:
-        rows = data[key]
-        if not rows:
-            return empty
-        first = data.get("offset", 0) + 1
-        head = f"{key.capitalize()} {first}-{first + len(rows) - 1} of {data['total']}:"
-        return "\n".join([head, *(f"- {line(r)}" for r in rows)])
-
-    return render
-
-
-def _render_account(data: dict) -> str:
-    d = data["account"]
-    lines = [_account_line(d)]
-    if d["domain"]:
-        lines.append(f"Domain: {d['domain']}")
-    if d["description"]:
-        lines.append(d["description"])
-    lines.append(f"Contacts ({len(data['contacts'])}):")
-    lines += [f"- {c['name']} <{c['email']}>" + (f", {c['role']}" if c["role"] else "")
-              + ("" if c["in_directory"] else " (outside the directory)") for c in data["contacts"]]
-    lines.append(f"Open deals ({len(data['open_deals'])}):")
-    lines += [f"- {_deal_line(x)}" for x in data["open_deals"]]
-    lines.append(f"Recent activities ({len(data['recent_activities'])}):")
-    lines += [f"- {_activity_line(x)}" for x in data["recent_activities"]]
-    return "\n".join(lines)
-
-
-def _render_deal(data: dict) -> str:
-    d = data["deal"]
-    lines = [_deal_line(d), f"Next step: {d['next_step'] or 'none'}"]
-    if data.get("changed") is not None:
-        lines.append(f"Changed: {', '.join(data['changed']) or 'nothing'}")
-    acts = data.get("activities", [])
-    if acts:
-        lines.append(f"Activities ({len(acts)}):")
-        lines += [f"- {_activity_line(x)}" for x in acts]
-    return "\n".join(lines)
 
 
 # --- accounts -------------------------------------------------------------------------------------
@@ -346,7 +254,8 @@ def find_accounts(
             known = sorted({getattr(a, attr) for a in ctx.values(ACCOUNTS) if getattr(a, attr)}, key=fold)
             if fold(value.strip()) not in {fold(k) for k in known}:
                 close = difflib.get_close_matches(value.strip(), known, n=3, cutoff=0.5)
-                hint = f"did you mean {', '.join(close)}?" if close else f"{label}s in use: {', '.join(known) or 'none'}"
+                hint = (f"did you mean {', '.join(close)}?" if close
+                        else f"{label} values in use: {', '.join(known) or 'none'}")
                 raise NotFound(f"no account has {label} {value.strip()!r}; {hint}")
     hits = []
     for a in ctx.values(ACCOUNTS):
@@ -367,7 +276,8 @@ def find_accounts(
             continue
         if (before is not None or after is not None) and a.renewal_date is None:
             continue
-        if before is not None and not a.renewal_date < before or after is not None and not a.renewal_date > after:  # type: ignore[operator]
+        when = a.renewal_date
+        if before is not None and not when < before or after is not None and not when > after:  # type: ignore[operator]
             continue
         hay = fold(" ".join([a.id, a.name, a.domain, a.industry, a.tier, a.description]))
         if all(w in hay for w in words):
@@ -375,7 +285,7 @@ def find_accounts(
     return _ordered(hits, sort, ACCOUNT_SORTS, "accounts")
 
 
-@SERVICE.tool(read_only=True, render=_render_list("accounts", _account_line, "No accounts match."))
+@SERVICE.tool(read_only=True, render=render_list("accounts", account_line, "No accounts match."))
 def search_accounts(
     ctx: ToolContext, query: str = "", tier: str | None = None, status: AccountStatus | None = None,
     owner: str | None = None, industry: str | None = None, currency: str | None = None,
@@ -421,13 +331,13 @@ def account_json(ctx: ToolContext, a: Account) -> dict[str, Any]:
                    created=a.created.isoformat() if a.created else None,
                    updated=a.updated.isoformat() if a.updated else None)
     return {"account": account,
-            "contacts": [_contact_card(ctx, c) for c in ctx.values(CONTACTS) if c.account_id == a.id],
+            "contacts": [contact_card(ctx, c) for c in ctx.values(CONTACTS) if c.account_id == a.id],
             "open_deals": [deal_summary(d, names[d.account_id]) for d in deals if d.is_open],
             "closed_deals": len([d for d in deals if not d.is_open]),
-            "recent_activities": [_activity_json(x) for x in acts[:10]]}
+            "recent_activities": [activity_json(x) for x in acts[:10]]}
 
 
-@SERVICE.tool(read_only=True, render=_render_account)
+@SERVICE.tool(read_only=True, render=render_account)
 def get_account(ctx: ToolContext, account_id: str) -> dict:
     """Get one account with all its fields, its contacts (with role), its open deals and its ten most recent activities.
 
@@ -450,7 +360,7 @@ def _text(value: str, what: str, limit: int, required: bool = False) -> str:
     return _arg(short_text, value, what, limit, required)
 
 
-@SERVICE.tool(render=_render_account)
+@SERVICE.tool(render=render_account)
 def create_account(
     ctx: ToolContext, name: str, domain: str = "", industry: str = "", tier: str = "",
     annual_revenue: AmountInput | None = None, currency: str = "USD", owner: str = "me",
@@ -491,7 +401,7 @@ def _new_id(ctx: ToolContext, table: str, prefix: str) -> str:
             return key
 
 
-@SERVICE.tool(render=_render_account)
+@SERVICE.tool(render=render_account)
 def update_account(
     ctx: ToolContext, account_id: str, name: str | None = None, domain: str | None = None,
     industry: str | None = None, tier: str | None = None, annual_revenue: AmountInput | None = None,
@@ -588,7 +498,7 @@ def add_account_contact(
                        created=old.created if old is not None else ctx.now)
     if c != old:
         ctx.put(CONTACTS, c)
-    return {"contact": _contact_card(ctx, c), "created": old is None}
+    return {"contact": contact_card(ctx, c), "created": old is None}
 
 
 # --- deals ----------------------------------------------------------------------------------------
@@ -596,7 +506,8 @@ def add_account_contact(
 DEAL_SORTS: dict[str, Callable[[Deal], Any]] = {
     "close_date": lambda d: d.close_date, "amount": lambda d: _major(d.amount_minor, d.currency),
     "name": lambda d: fold(d.name), "stage": lambda d: STAGES.index(d.stage), "probability": lambda d: d.probability,
-    "owner": lambda d: d.owner, "account_id": lambda d: d.account_id, "id": lambda d: d.id, "updated": lambda d: d.updated,
+    "owner": lambda d: d.owner, "account_id": lambda d: d.account_id, "id": lambda d: d.id,
+    "updated": lambda d: d.updated,
 }
 
 
@@ -631,7 +542,8 @@ def find_deals(
             continue
         if (after is not None or before is not None) and d.close_date is None:
             continue
-        if after is not None and not d.close_date > after or before is not None and not d.close_date < before:  # type: ignore[operator]
+        when = d.close_date
+        if after is not None and not when > after or before is not None and not when < before:  # type: ignore[operator]
             continue
         hay = fold(" ".join([d.id, d.name, names.get(d.account_id, ""), d.next_step]))
         if all(w in hay for w in words):
@@ -639,7 +551,7 @@ def find_deals(
     return _ordered(hits, sort, DEAL_SORTS, "deals")
 
 
-@SERVICE.tool(read_only=True, render=_render_list("deals", _deal_line, "No deals match."))
+@SERVICE.tool(read_only=True, render=render_list("deals", deal_line, "No deals match."))
 def search_deals(
     ctx: ToolContext, query: str = "", stage: Stage | None = None, status: DealStatus | None = None,
     account_id: str | None = None, owner: str | None = None, currency: str | None = None,
@@ -661,8 +573,8 @@ def search_deals(
         max_amount: Largest amount in major units.
         closing_after: Only deals whose close date is after this date (YYYY-MM-DD).
         closing_before: Only deals whose close date is before this date (YYYY-MM-DD).
-        sort: Field to sort by: close_date, amount, name, stage, probability, owner, account_id, id or updated; prefix '-'
-            for descending, e.g. -amount.
+        sort: Field to sort by: close_date, amount, name, stage, probability, owner, account_id, id or updated;
+            prefix '-' for descending, e.g. -amount.
         limit: Most deals to return (1-100).
         offset: Matching deals to skip (for paging).
     """
@@ -677,11 +589,12 @@ def search_deals(
 def _deal_json(ctx: ToolContext, d: Deal) -> dict[str, Any]:
     a = ctx.get(ACCOUNTS, d.account_id)
     out = deal_summary(d, a.name if a is not None else "")
-    out.update(created=d.created.isoformat() if d.created else None, updated=d.updated.isoformat() if d.updated else None)
+    out.update(created=d.created.isoformat() if d.created else None,
+               updated=d.updated.isoformat() if d.updated else None)
     return out
 
 
-@SERVICE.tool(read_only=True, render=_render_deal)
+@SERVICE.tool(read_only=True, render=render_deal)
 def get_deal(ctx: ToolContext, deal_id: str) -> dict:
     """Get one deal with all its fields, its account's name and the activities logged against it (newest first).
 
@@ -691,7 +604,7 @@ def get_deal(ctx: ToolContext, deal_id: str) -> dict:
     d = _deal(ctx, deal_id)
     acts = sorted((x for x in ctx.values(ACTIVITIES) if x.deal_id == d.id),
                   key=lambda x: (_when(ctx, x), x.id), reverse=True)
-    return {"deal": _deal_json(ctx, d), "activities": [_activity_json(x) for x in acts]}
+    return {"deal": _deal_json(ctx, d), "activities": [activity_json(x) for x in acts]}
 
 
 def _probability(value: int | None, stage: str) -> int:
@@ -705,7 +618,7 @@ def _probability(value: int | None, stage: str) -> int:
     return value
 
 
-@SERVICE.tool(render=_render_deal)
+@SERVICE.tool(render=render_deal)
 def create_deal(
     ctx: ToolContext, account_id: str, name: str, amount: AmountInput, currency: str | None = None,
     stage: Stage = "prospecting", probability: int | None = None, close_date: str = "", owner: str = "me",
@@ -738,7 +651,7 @@ def create_deal(
     return {"deal": _deal_json(ctx, d)}
 
 
-@SERVICE.tool(render=_render_deal)
+@SERVICE.tool(render=render_deal)
 def update_deal(
     ctx: ToolContext, deal_id: str, name: str | None = None, amount: AmountInput | None = None,
     currency: str | None = None, stage: Stage | None = None, probability: int | None = None,
@@ -806,7 +719,7 @@ def update_deal(
 # --- activities -----------------------------------------------------------------------------------
 
 
-@SERVICE.tool(render=lambda d: "Logged " + _activity_line(d["activity"]))
+@SERVICE.tool(render=lambda d: "Logged " + activity_line(d["activity"]))
 def log_activity(
     ctx: ToolContext, type: ActivityType, subject: str, account_id: str | None = None, deal_id: str | None = None,
     body: str = "", contacts: list[str] = [], occurred_at: str | None = None,
@@ -836,14 +749,15 @@ def log_activity(
     if len(contacts) > 50:
         raise InvalidArgument(f"contacts has {len(contacts)} entries; at most 50 are allowed")
     act = Activity(id=_new_id(ctx, ACTIVITIES, "act"), type=type, subject=_text(subject, "subject", 300, required=True),
-                   body=clean_text(body, "body", MAX_BODY), account_id=deal.account_id if deal else account.id,  # type: ignore[union-attr]
+                   body=clean_text(body, "body", MAX_BODY),
+                   account_id=deal.account_id if deal else account.id,  # type: ignore[union-attr]
                    deal_id=deal.id if deal else None, contacts=resolve_addresses(ctx, contacts, "contacts"),
                    author=ctx.user, occurred=when)
     ctx.put(ACTIVITIES, act)
-    return {"activity": _activity_json(act)}
+    return {"activity": activity_json(act)}
 
 
-@SERVICE.tool(read_only=True, render=_render_list("activities", _activity_line, "No activities match."))
+@SERVICE.tool(read_only=True, render=render_list("activities", activity_line, "No activities match."))
 def list_activities(
     ctx: ToolContext, account_id: str | None = None, deal_id: str | None = None, type: ActivityType | None = None,
     since: str | None = None, until: str | None = None, limit: int = 20, offset: int = 0,
@@ -867,10 +781,11 @@ def list_activities(
     hi = _moment(_day_start(until), "until") if until is not None else None
     hits = [x for x in ctx.values(ACTIVITIES)
             if (account is None or x.account_id == account) and (deal is None or x.deal_id == deal)
-            and (type is None or x.type == type) and (lo is None or _when(ctx, x) >= lo) and (hi is None or _when(ctx, x) < hi)]
+            and (type is None or x.type == type)
+            and (lo is None or _when(ctx, x) >= lo) and (hi is None or _when(ctx, x) < hi)]
     hits.sort(key=lambda x: (_when(ctx, x), x.id), reverse=True)
     return {"total": len(hits), "offset": offset, "limit": limit,
-            "activities": [_activity_json(x) for x in hits[offset:offset + limit]]}
+            "activities": [activity_json(x) for x in hits[offset:offset + limit]]}
 
 
 def _when(ctx: ToolContext, a: Activity) -> datetime:
@@ -887,7 +802,7 @@ def _day_start(value: str) -> str:
 ACCOUNT_COLUMNS: dict[str, Callable[[Account, ToolContext], Any]] = {
     "id": lambda a, c: a.id, "name": lambda a, c: a.name, "domain": lambda a, c: a.domain,
     "industry": lambda a, c: a.industry, "tier": lambda a, c: a.tier,
-    "annual_revenue": lambda a, c: _money_text(a.annual_revenue_minor, a.currency), "currency": lambda a, c: a.currency,
+    "annual_revenue": lambda a, c: money_text(a.annual_revenue_minor, a.currency), "currency": lambda a, c: a.currency,
     "owner": lambda a, c: a.owner, "status": lambda a, c: a.status,
     "renewal_date": lambda a, c: a.renewal_date.isoformat() if a.renewal_date else None,
     "open_deals": lambda a, c: sum(d.is_open and d.account_id == a.id for d in c.values(DEALS)),

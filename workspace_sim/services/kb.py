@@ -280,15 +280,16 @@ def _render_search(data: dict) -> str:
 def _render_article(data: dict) -> str:
     d = data["article"]
     if data.get("historical"):
-        head = f"[{d['id']}] {d['title']} — version {d['version']} of {data['current_version']} (an earlier version), " \
-               f"saved {(d['saved'] or '')[:16].replace('T', ' ')} by {d['editor'] or 'unknown'}"
+        head = f"[{d['id']}] {d['title']} — version {d['version']} of {data['current_version']} " \
+               f"(an earlier version), saved {(d['saved'] or '')[:16].replace('T', ' ')} by {d['editor'] or 'unknown'}"
         return "\n".join([head, f"Tags: {', '.join(d['tags']) or 'none'}", "", d["body"]])
     lines = [_line(d)]
     if d["related"]:
         lines.append(f"Related: {', '.join(d['related'])}")
     if d["versions"]:
         lines.append("Earlier versions: " + ", ".join(
-            f"v{v['version']} ({(v['saved'] or '')[:10]}{', ' + v['note'] if v['note'] else ''})" for v in d["versions"]))
+            f"v{v['version']} ({(v['saved'] or '')[:10]}{', ' + v['note'] if v['note'] else ''})"
+            for v in d["versions"]))
     if data.get("changed") is not None:
         lines.append(f"Changed: {', '.join(data['changed']) or 'nothing'}")
     return "\n".join([*lines, "", d["body"]])
@@ -405,7 +406,8 @@ def get_article(ctx: ToolContext, article_id: str, version: int | None = None) -
         return {"article": article_json(a), "historical": False, "current_version": a.version}
     old = next((h for h in a.history if h.version == version), None)
     if old is None:
-        kept = f"versions kept: {', '.join(str(h.version) for h in a.history)}" if a.history else "no earlier versions are kept"
+        kept = (f"versions kept: {', '.join(str(h.version) for h in a.history)}" if a.history
+                else "no earlier versions are kept")
         raise NotFound(f"article {a.id} has no version {version} (current is {a.version}; {kept})")
     return {"article": {"id": a.id, **old.model_dump(mode="json")}, "historical": True, "current_version": a.version}
 
@@ -483,7 +485,8 @@ def update_article(
                 raise InvalidArgument("body to append is empty")
             text = f"{a.body.rstrip()}\n\n{text}" if a.body.strip() else text
             if len(text) > MAX_BODY:
-                raise InvalidArgument(f"the appended body would be {len(text)} characters; at most {MAX_BODY} are allowed")
+                raise InvalidArgument(f"the appended body would be {len(text)} characters; "
+                                      f"at most {MAX_BODY} are allowed")
         changes["body"] = text
     if title is not None:
         changes["title"] = _title(title)
