@@ -14,7 +14,24 @@ from benchmarks.standard_workspace import NOW, USER, standard_data
 from workspace_sim import Workspace, WorkspaceConfig, all_services
 from workspace_sim.state import build_state
 
+DESK = {
+    "crm": {"accounts": [{"id": "acc-1", "name": "Globex", "tier": "Enterprise", "annual_revenue": "2500000",
+                          "owner": "person01@example.com", "status": "renewal_due", "renewal_date": "2026-04-01"},
+                         {"id": "acc-2", "name": "Initech", "currency": "JPY", "annual_revenue": 90000000}],
+            "contacts": [{"email": "person02@example.com", "account_id": "acc-1", "role": "Champion"},
+                         {"email": "buyer@globex.com", "account_id": "acc-1", "name": "Bo Buyer"}],
+            "deals": [{"id": "deal-1", "name": "Globex renewal", "account_id": "acc-1", "amount": "120000.50",
+                       "stage": "negotiation", "close_date": "2026-03-30"},
+                      {"id": "deal-2", "name": "Initech pilot", "account_id": "acc-2", "amount": 5000, "currency": "JPY",
+                       "stage": "closed_won"}],
+            "activities": [{"id": "act-1", "type": "call", "subject": "Pricing", "deal_id": "deal-1"}]},
+    "kb": {"spaces": [{"key": "IT", "name": "IT Help"}],
+           "articles": [{"id": "kb-1", "space": "IT", "title": "Reset VPN", "body": "Open the portal.",
+                         "tags": ["vpn"], "related": ["OPS-1"]},
+                        {"id": "kb-2", "space": "HR", "title": "Leave", "body": "25 days.", "status": "draft"}]},
+}
 EXTRA = {
+    **DESK,
     "notes": {"notebooks": [{"id": "nb-1", "name": "Work"}],
               "notes": [{"id": "n1", "title": "Plan", "body": "budget", "notebook": "nb-1", "tags": ["q2"]},
                         {"id": "n2", "title": "Shared", "body": "x", "owner": "person01@example.com",
@@ -30,7 +47,9 @@ BASE = Workspace.create(WorkspaceConfig(user=USER, now=NOW, services=SERVICES),
 TOOLS = sorted(BASE.tools)
 IDS = ["msg-0001", "msg-0002", "evt-0001", "OPS-1", "OPS-2", "OPS", "person01@example.com",
        "ana.lopez@example.com", "/projects/p1/docs/file001.txt", "/projects/p1", "x@y", "", "../../etc/passwd",
-       "n1", "n2", "nb-1", "Work", "t1", "t2", "t3", "l1", "inbox", "Person 1", "2026-03-04"]
+       "n1", "n2", "nb-1", "Work", "t1", "t2", "t3", "l1", "inbox", "Person 1", "2026-03-04",
+       "acc-1", "Globex", "deal-1", "deal-2", "kb-1", "kb-2", "IT", "accounts", "deals", "closed_won", "-amount",
+       "renewal_due", "/projects/p1/report.csv", "1,000.50"]
 VALUE = st.recursive(
     st.one_of(st.sampled_from(IDS), st.integers(-5, 500), st.booleans(), st.none(), st.text(max_size=12),
               st.sampled_from(["2026-03-03T10:00:00+00:00", "2026-03-03T11:00:00", "tomorrow", "Resolved",
