@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .errors import NotFound
+from .errors import CallTimeout, NotFound
 from .records import Record
 from .state import EMPTY, State
 
@@ -58,11 +59,12 @@ class Resources:
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
-    __slots__ = ("state", "config", "writes", "counters", "now", "_resources")
+    __slots__ = ("state", "config", "writes", "counters", "now", "_resources", "deadline", "budget")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
         resources: Resources | Callable[[], Resources] | None = None,
+        budget: float | None = None,
     ) -> None:
         self.state = state
         self.config = config
@@ -70,6 +72,15 @@ class ToolContext:
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
         self._resources = resources  # or a function making them on first use
+        self.budget = budget  # wall seconds the whole call may take; None: unbounded
+        self.deadline = time.perf_counter() + budget if budget is not None else None
+
+    def check_deadline(self) -> None:
+        """Raise CallTimeout if the call has used up its wall-time budget; long loops call this often."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise CallTimeout(f"the call ran past its time budget of {self.budget:g} s "
+                              "(limits.call_seconds); nothing was changed. Narrow it (a smaller folder, "
+                              "a simpler pattern, fewer results) and try again")
 
     @property
     def resources(self) -> Resources | None:
@@ -106,7 +117,9 @@ class ToolContext:
         base = self.state.tables.get(table, EMPTY)
         pending = {k: r for (t, k), r in self.writes.items() if t == table}
         keys = sorted(set(base.keys()) | pending.keys()) if pending else sorted(base.keys())
-        for key in keys:
+        for i, key in enumerate(keys):
+            if i & 255 == 255:
+                self.check_deadline()
             rec = pending[key] if key in pending else base.get(key)
             if rec is not None:
                 yield rec
