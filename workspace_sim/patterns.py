@@ -172,13 +172,13 @@ def compile_glob(pattern: str, argument: str = "pattern", paths: bool = False,
     return lambda text: fullmatch(text) is not None  # type: ignore[operator]
 
 
-def compile_spec_regex(pattern: str, where: str = "regex") -> "re2._Regexp":
+def compile_spec_regex(pattern: str, where: str = "regex", ignore_case: bool = False) -> "re2._Regexp":
     """Compile a regular expression written by a spec author (predicates); errors raise ValueError.
 
     The same RE2 engine and syntax as agent patterns, so a predicate cannot be made slow by the
     text the agent writes; the length limit is the larger spec one (10,000 characters).
     """
     try:
-        return compile_regex(pattern, where, limit=10_000)
+        return compile_regex(pattern, where, ignore_case=ignore_case, limit=10_000)
     except InvalidArgument as e:
         raise ValueError(e.message) from None

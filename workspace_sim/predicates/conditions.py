@@ -6,10 +6,9 @@ import math
 from datetime import datetime
 from typing import Any
 
-import regex
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-REGEX_TIMEOUT = 0.5
+from ..patterns import compile_spec_regex
 
 
 def _to_datetime(value: Any) -> datetime | None:
@@ -53,7 +52,8 @@ class Condition(BaseModel):
     not_equals: Any = None
     contains: str | None = Field(None, description="Substring of a text (or element of a list).")
     not_contains: str | None = None
-    regex: str | None = Field(None, description="Regular expression searched in the text.")
+    regex: str | None = Field(None, description=(
+        "Regular expression searched in the text, RE2 syntax (no backreferences or lookaround; linear time)."))
     one_of: list[Any] | None = None
     gt: float | None = None
     gte: float | None = None
@@ -80,10 +80,7 @@ class Condition(BaseModel):
     @model_validator(mode="after")
     def _check_regex(self) -> "Condition":
         if self.regex is not None:
-            try:
-                regex.compile(self.regex)
-            except regex.error as e:
-                raise ValueError(f"invalid regex {self.regex!r}: {e}") from None
+            compile_spec_regex(self.regex)
         if self.after is not None and self.after.tzinfo is None or self.before is not None and self.before.tzinfo is None:
             raise ValueError("after/before need a time zone offset")
         return self
@@ -117,10 +114,7 @@ class Condition(BaseModel):
         if self.regex is not None:
             if not isinstance(value, str):
                 return False
-            try:
-                if regex.search(self.regex, value, regex.I if self.ignore_case else 0, timeout=REGEX_TIMEOUT) is None:
-                    return False
-            except TimeoutError:
+            if compile_spec_regex(self.regex, ignore_case=self.ignore_case).search(value) is None:
                 return False
         if self.one_of is not None and not any(self._eq(value, o, fold) for o in self.one_of):
             return False
