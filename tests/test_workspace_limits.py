@@ -190,8 +190,8 @@ def test_growth_limits_are_checked_on_the_pending_changes() -> None:
     assert msg == ("limit_exceeded: files.files record '/a.txt' would hold 1,111 characters; the limit is 1,000 "
                    "(limits.max_record_chars). Nothing was changed.")
     for i in range(9):
-        assert ws.call("write_file", {"path": f"/f{i}.txt", "content": "c" * 990}).ok
-    msg = call_error(ws, "write_file", {"path": "/g.txt", "content": "c" * 990})
+        assert ws.call("write_file", {"path": f"/f{i}.txt", "content": "c" * 970}).ok
+    msg = call_error(ws, "write_file", {"path": "/g.txt", "content": "c" * 970})
     assert "the limit is 10,000 (limits.max_total_chars)" in msg
     assert ws.call("write_file", {"path": "/f0.txt", "content": "short"}).ok  # shrinking is always allowed
     assert ws.call("write_file", {"path": "/g.txt", "content": "c"}).ok
