@@ -10,6 +10,7 @@ changes nothing. docs/security.md lists each limit with its default.
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,14 +95,27 @@ def _string_too_long(where: str, v: str, large: frozenset[str], limits: Workspac
 def record_chars(record: Any) -> int:
     """The size of a record: the characters of all its text, nested values included."""
     total = 0
-    stack = [record]
+    for v in record.__dict__.values():  # the common case: flat fields of strings and scalars
+        if type(v) is str:
+            total += len(v)
+        elif v is not None and not isinstance(v, _SCALARS):
+            total += _nested_chars(v)
+    return total
+
+
+_SCALARS = (int, float, bool, datetime, date)
+
+
+def _nested_chars(value: Any) -> int:
+    total = 0
+    stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, str):
             total += len(v)
         elif isinstance(v, BaseModel):
             stack.extend(v.__dict__.values())
-        elif isinstance(v, (list, tuple)):
+        elif isinstance(v, (list, tuple, set, frozenset)):
             stack.extend(v)
         elif isinstance(v, dict):
             stack.extend(v.keys())
