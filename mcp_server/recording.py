@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from workspace_sim import Event, Workspace
+from workspace_sim.blobs import BlobError, BlobStore, blob_entry, resolve
 from workspace_sim.events import render_default
 
 
@@ -49,9 +50,11 @@ class RecordWriter:
         self._lock = threading.Lock()
 
     def write(self, line: dict[str, Any]) -> None:
-        """Append one line and flush it to the operating system."""
-        text = _dump(line) + "\n"
+        """Append one line and flush it to the operating system; large strings go once into blob lines."""
         with self._lock:
+            store = self.__dict__.setdefault("_blobs", BlobStore())  # blobs this writer put in the file
+            obj, new = store.externalize(json.loads(_dump(line)))
+            text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
             if self._fh.closed:
                 raise RecordReadError(f"{self.path}: record already closed")
             self._fh.write(text)
@@ -211,6 +214,7 @@ def read_record_file(path: str | Path) -> RecordFile:
         lines.pop()
     out = RecordFile(p, [], ends_cleanly=ends_cleanly)
     by_id: dict[str, RecordedSegment] = {}
+    blobs: dict[str, str] = {}
     for n, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -222,6 +226,15 @@ def read_record_file(path: str | Path) -> RecordFile:
                 out.skipped.append(f"{where}: incomplete last line ({len(text)} characters) ignored")
                 continue
             raise RecordReadError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+        try:  # large strings are stored once, in blob lines (workspace_sim.blobs)
+            if isinstance(obj, dict) and obj.get("type") == "blob":
+                h, blob = blob_entry(obj)
+                blobs[h] = blob
+                continue
+            if '"$' in text:
+                obj = resolve(obj, blobs)
+        except BlobError as e:
+            raise RecordReadError(f"{where}: {e}") from None
         if not isinstance(obj, dict) or obj.get("type") not in ("header", "event", "step", "final"):
             raise RecordReadError(f"{where}: expected an object whose type is header, event, step or final")
         sid = obj.get("episode_id")

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Iterable, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from workspace_sim.blobs import BlobError, BlobStore, blob_entry, resolve
+
 RECORD_VERSION = 1
 
 # ----------------------------------------------------------------------------------------------
@@ -294,9 +296,20 @@ class EpisodeRecord(BaseModel):
         if self.final is not None:
             yield self.final
 
-    def to_jsonl(self) -> str:
-        """The episode as JSONL text (one JSON object per line, trailing newline)."""
-        return "".join(_dump(line) + "\n" for line in self.lines())
+    def to_jsonl(self, blobs: BlobStore | None = None) -> str:
+        """The episode as JSONL text (one JSON object per line, trailing newline).
+
+        Strings of 4,096 characters or more are written once, as `blob` lines, and referred to by
+        hash (see workspace_sim.blobs); pass one `BlobStore` for every episode of a file to share
+        blobs across them.
+        """
+        store = blobs if blobs is not None else BlobStore()
+        out = []
+        for line in self.lines():
+            obj, new = store.externalize(line.model_dump(mode="json"))
+            out.extend(_dump_obj(b) + "\n" for b in new)
+            out.append(_dump_obj(obj) + "\n")
+        return "".join(out)
 
     def write(self, path: str | Path, append: bool = True) -> Path:
         """Write (by default append) the episode to a JSONL file, creating folders as needed."""
@@ -311,18 +324,22 @@ _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": 
 
 
 def _dump(line: BaseModel) -> str:
+    return _dump_obj(line.model_dump(mode="json"))
+
+
+def _dump_obj(obj: Any) -> str:
     # Characters that str.splitlines() treats as line ends are escaped, so any line splitter is safe.
-    text = json.dumps(line.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-    return text.translate(_LINE_BREAKS)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKS)
 
 
 def write_records(records: Iterable[EpisodeRecord], path: str | Path) -> Path:
     """Write many episodes into one JSONL file (replacing it)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    store = BlobStore()  # each large string once per file
     with p.open("w", encoding="utf-8") as f:
         for rec in records:
-            f.write(rec.to_jsonl())
+            f.write(rec.to_jsonl(store))
     return p
 
 
@@ -343,8 +360,13 @@ def _validation_message(e: ValidationError) -> str:
 
 
 def parse_lines(text_lines: Iterable[str], source: str = "<records>") -> list[EpisodeRecord]:
-    """Group typed JSONL lines into episodes; malformed input raises RecordError naming the line."""
+    """Group typed JSONL lines into episodes; malformed input raises RecordError naming the line.
+
+    `blob` lines (large strings stored once) are collected and their references resolved, so the
+    episodes read back exactly as they were before writing.
+    """
     episodes: dict[str, EpisodeRecord] = {}
+    blobs: dict[str, str] = {}
     for n, raw in enumerate(text_lines, start=1):
         where = f"{source}:{n}"
         if not raw.strip():
@@ -356,8 +378,17 @@ def parse_lines(text_lines: Iterable[str], source: str = "<records>") -> list[Ep
         if not isinstance(obj, dict):
             raise RecordError(f"{where}: each line must be a JSON object, got {type(obj).__name__}")
         kind = obj.get("type")
+        try:
+            if kind == "blob":
+                h, text = blob_entry(obj)
+                blobs[h] = text
+                continue
+            if '"$' in raw:
+                obj = resolve(obj, blobs)
+        except BlobError as e:
+            raise RecordError(f"{where}: {e}") from None
         if kind not in ("header", "event", "step", "final"):
-            raise RecordError(f"{where}: 'type' must be header, event, step or final, got {kind!r}")
+            raise RecordError(f"{where}: 'type' must be header, event, step, final or blob, got {kind!r}")
         try:
             line = _LINE.validate_python(obj)
         except ValidationError as e:

@@ -5,6 +5,7 @@ from .diff import Diff, RecordChange
 from .errors import SpecError, ToolError
 from .events import Event, ToolResult
 from .faults import Fault
+from .limits import WorkspaceLimits
 from .registry import Service, Tool
 from .services import all_services, all_tools
 from .state import State
@@ -12,5 +13,5 @@ from .workspace import Workspace
 
 __all__ = [
     "Diff", "Event", "Fault", "RecordChange", "Service", "SpecError", "State", "Tool", "ToolError",
-    "ToolResult", "Workspace", "WorkspaceConfig", "all_services", "all_tools",
+    "ToolResult", "Workspace", "WorkspaceConfig", "WorkspaceLimits", "all_services", "all_tools",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .faults import Fault
+from .limits import WorkspaceLimits
 from .policies import Policy
 from .validation import AwareTime, TimeZoneName
 
@@ -26,6 +27,8 @@ class WorkspaceConfig(BaseModel):
     faults: list[Fault] = Field(default_factory=list)
     max_result_chars: int = Field(20000, ge=200)
     sandbox: dict[str, Any] = Field(default_factory=dict, description="Limits for execution tools.")
+    limits: WorkspaceLimits = Field(default_factory=WorkspaceLimits, description=(
+        "Bounds on each call (time budget, argument sizes) and on the workspace's growth."))
 
     @field_validator("user")
     @classmethod

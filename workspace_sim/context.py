@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
-from .errors import InvalidArgument, NotFound, Unavailable, pydantic_error_message
+from .errors import CallTimeout, InvalidArgument, NotFound, Unavailable, pydantic_error_message
 from .records import Record
 from .state import EMPTY, State
 
@@ -131,12 +132,13 @@ class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
     __slots__ = ("state", "config", "writes", "counters", "now", "invoked", "_resources", "_tools", "looked_up",
-                 "scanned")
+                 "scanned", "deadline", "budget")
 
     def __init__(
         self, state: State, config: "WorkspaceConfig",
         resources: Resources | Callable[[], Resources] | None = None,
         tools: Mapping[str, "Tool"] | None = None,
+        budget: float | None = None,
     ) -> None:
         self.state = state
         self.config = config
@@ -149,6 +151,15 @@ class ToolContext:
         # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
         self.looked_up: set[tuple[str, str]] = set()
         self.scanned: set[str] = set()
+        self.budget = budget  # wall seconds the whole call may take; None: unbounded
+        self.deadline = time.perf_counter() + budget if budget is not None else None
+
+    def check_deadline(self) -> None:
+        """Raise CallTimeout if the call has used up its wall-time budget; long loops call this often."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise CallTimeout(f"the call ran past its time budget of {self.budget:g} s "
+                              "(limits.call_seconds); nothing was changed. Narrow it (a smaller folder, "
+                              "a simpler pattern, fewer results) and try again")
 
     @property
     def resources(self) -> Resources | None:
@@ -209,7 +220,9 @@ class ToolContext:
         base = self.state.tables.get(table, EMPTY)
         pending = {k: r for (t, k), r in self.writes.items() if t == table}
         keys = sorted(set(base.keys()) | pending.keys()) if pending else sorted(base.keys())
-        for key in keys:
+        for i, key in enumerate(keys):
+            if i & 255 == 255:
+                self.check_deadline()
             rec = pending[key] if key in pending else base.get(key)
             if rec is not None:
                 yield rec

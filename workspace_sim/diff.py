@@ -11,6 +11,9 @@ from pydantic import BaseModel
 from .records import Record
 from .state import EMPTY, State
 
+# An added or removed text longer than this gets no unified_diff in to_json (it would repeat the text).
+WHOLE_TEXT_DIFF_CHARS = 4096
+
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Record):
@@ -67,6 +70,10 @@ class RecordChange:
             out["before"] = _jsonable(self.before)
         else:
             out["fields"] = {k: {"old": _jsonable(o), "new": _jsonable(n)} for k, (o, n) in self.fields.items()}
+        text = self.after if self.kind == "added" else self.before if self.kind == "removed" else None
+        whole = text.diff_text() if text is not None else None
+        if whole is not None and len(whole) > WHOLE_TEXT_DIFF_CHARS:
+            return out  # the diff of an added or removed text is the text itself, already in after/before
         td = self.text_diff()
         if td:
             out["unified_diff"] = td

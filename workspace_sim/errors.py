@@ -50,6 +50,18 @@ class InjectedFault(ToolError):
     code = "fault"
 
 
+class LimitExceeded(ToolError):
+    """A call refused because it would take the workspace past one of its limits (WorkspaceLimits)."""
+
+    code = "limit_exceeded"
+
+
+class CallTimeout(ToolError):
+    """A call that ran past its wall-time budget; its effects are discarded."""
+
+    code = "timeout"
+
+
 class SpecError(ValueError):
     """A malformed document (predicate, policy, fault, state); the message names the JSON path."""
 

@@ -40,6 +40,8 @@ class Tool:
     hints: ToolHints
     args_model: type[BaseModel]
     render: Callable[[Any], str] | None = None
+    # arguments whose strings may be as long as a record (limits.max_record_chars), not just an argument
+    large_arguments: frozenset[str] = frozenset()
 
     @cached_property
     def input_schema(self) -> dict[str, Any]:
@@ -99,16 +101,24 @@ class Service:
         destructive: bool = False,
         idempotent: bool = False,
         render: Callable[[Any], str] | None = None,
+        large: tuple[str, ...] = (),
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator registering a function as one of this service's tools."""
+        """Decorator registering a function as one of this service's tools.
+
+        `large` names arguments that carry long text besides the usual ones (TEXT_ARGUMENTS).
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             hints = ToolHints(read_only, destructive or False, idempotent or read_only)
-            self.tools[fn.__name__] = make_tool(fn, self.name, hints, render)
+            self.tools[fn.__name__] = make_tool(fn, self.name, hints, render, large)
             return fn
 
         return register
 
+
+# Arguments with these names carry text of a record's size (a file's content, a mail's body), so the
+# per-argument string limit does not apply to them; every other string is an id, a name, a path, a query.
+TEXT_ARGUMENTS = frozenset({"content", "body", "description", "comment", "code", "command", "edits", "notes"})
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Examples?|Notes?):\s*$")
 _ARG = re.compile(r"^\s{2,}(\*{0,2}\w+)\s*(\([^)]*\))?:\s*(.*)$")
@@ -141,7 +151,8 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def make_tool(
-    fn: Callable[..., Any], service: str, hints: ToolHints, render: Callable[[Any], str] | None = None
+    fn: Callable[..., Any], service: str, hints: ToolHints, render: Callable[[Any], str] | None = None,
+    large: tuple[str, ...] = (),
 ) -> Tool:
     """Build a Tool from a function `fn(ctx, ...)`; every argument must be typed and documented."""
     sig = inspect.signature(fn)
@@ -163,4 +174,9 @@ def make_tool(
         __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
         **fields,
     )
-    return Tool(fn.__name__, service, fn, description, hints, model, render)
+    names = {p.name for p in params}
+    unknown = set(large) - names
+    if unknown:
+        raise TypeError(f"tool {fn.__name__}: large names unknown argument(s) {sorted(unknown)}")
+    return Tool(fn.__name__, service, fn, description, hints, model, render,
+                frozenset(names & (TEXT_ARGUMENTS | set(large))))

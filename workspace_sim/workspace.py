@@ -15,9 +15,10 @@ from pydantic import BaseModel, ValidationError
 from .config import WorkspaceConfig
 from .context import Resources, ToolContext
 from .diff import Diff, diff_from_writes, diff_states
-from .errors import InvalidArgument, SpecError, ToolError, UnknownTool, pydantic_error_message
+from .errors import CallTimeout, InvalidArgument, LimitExceeded, SpecError, ToolError, UnknownTool, pydantic_error_message
 from .events import ErrorInfo, Event, ToolResult
 from .faults import fault_for_call
+from .limits import check_arguments, check_growth, total_chars
 from .policies import PendingCall, first_violation
 from .records import Record
 from .registry import Service, Tool
@@ -96,6 +97,15 @@ class Workspace:
         self._tick = timedelta(seconds=config.tick_seconds)
         self._own_resources()
 
+    def _total_chars(self, state: State) -> int:
+        """The text size of a state's records, remembered for the last state committed."""
+        known = getattr(self, "_size", None)
+        if known is not None and known[0] is state.tables:
+            return known[1]
+        total = total_chars(state.tables)
+        self._size = (state.tables, total)
+        return total
+
     def _own_resources(self) -> None:
         self._resources: Resources | None = None  # made on first use: forks stay cheap
 
@@ -163,6 +173,7 @@ class Workspace:
         other._state = self._state
         other.initial = self.initial
         other._tick = self._tick
+        other._size = getattr(self, "_size", None)
         other._own_resources()  # a fork never shares live resources (containers) with its origin
         return other
 
@@ -196,9 +207,21 @@ class Workspace:
         return State(state.tables, state.acc, now, cnt, LogNode(event, state.log), state.log_len + 1)
 
     def call(self, tool: str, args: Any = None) -> ToolResult:
-        """Run one tool call; returns data or a clear error, never raises, and logs the event."""
+        """Run one tool call; returns data or a clear error, never raises, and logs the event.
+
+        The call runs under `config.limits`: arguments past their size limits and changes past the
+        workspace's growth limits are refused, and a call past its wall-time budget is answered
+        `timeout`; each leaves the state unchanged. Past `limits.max_events` calls are refused
+        without being logged, so the log cannot grow without bound.
+        """
         t0 = time.perf_counter()
         state = self._state
+        limits = self.config.limits
+        t = self.tools.get(tool) if isinstance(tool, str) else None
+        if state.log_len >= limits.max_events:
+            return self._refused(tool, t, LimitExceeded(
+                f"the workspace has logged {state.log_len:,} events, its limit (limits.max_events); "
+                "no further calls are accepted"))
         counters: dict[str, int] = {}
         data: Any = None
         error: ErrorInfo | None = None
@@ -206,7 +229,8 @@ class Workspace:
         diff = Diff()
         reads: Any = None
         new_tables_state = state
-        t = self.tools.get(tool) if isinstance(tool, str) else None
+        new_size: int | None = None
+        before_run: dict[str, int] = {}
         try:
             if t is None:
                 raise UnknownTool(self._unknown_tool_message(tool))
@@ -214,6 +238,7 @@ class Workspace:
                 args = {}
             if type(args) is not dict and not isinstance(args, Mapping):
                 raise InvalidArgument(f"arguments must be a JSON object, got {type(args).__name__}")
+            check_arguments(args, t.large_arguments, limits)
             try:
                 validated = t.args_model.model_validate(args)
             except ValidationError as e:
@@ -222,7 +247,10 @@ class Workspace:
                 fault = fault_for_call(self.config.faults, tool, _CounterView(state.counters, counters))
                 if fault is not None:
                     raise fault
-            ctx = ToolContext(state, self.config, self._get_resources, self.tools)
+            blocking = self.services[t.service].blocking  # sandboxes are bounded by their own timeouts
+            before_run = dict(counters)
+            ctx = ToolContext(state, self.config, self._get_resources, self.tools,
+                              None if blocking else limits.call_seconds)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             reads = ctx.read_trace()
             if reads is not None and ctx.writes:  # resolve now: a trace would keep the pre-call tables alive
@@ -230,6 +258,8 @@ class Workspace:
             counters.update(ctx.counters)
             if ctx.writes:
                 diff = diff_from_writes(state, ctx.writes.items())
+                if diff:
+                    new_size = check_growth(diff, state.tables, self._total_chars(state), limits)
                 if self.config.policies:
                     pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
                                           self.config.user, self.config.timezone, self.config, tuple(ctx.invoked))
@@ -239,20 +269,39 @@ class Workspace:
                         raise ToolError_policy(hit[0].type, hit[1])
                 if diff:
                     new_tables_state = state.with_records({(c.table, c.key): c.after for c in diff})
+            if not blocking:
+                ctx.check_deadline()  # a call that overran without reaching a check is refused as well
         except ToolError as e:
             error = ErrorInfo(e.code, e.message)
-            data, diff, new_tables_state, reads = None, Diff(), state, None
+            data, diff, new_tables_state, new_size, reads = None, Diff(), state, None, None
+            if isinstance(e, CallTimeout):
+                counters = before_run  # nothing of a timed-out call is kept, not even the ids it drew
+        except RecursionError:
+            error = ErrorInfo("invalid_argument", f"{tool}: the input is nested too deeply to process")
+            data, diff, new_tables_state, new_size, reads = None, Diff(), state, None, None
         except Exception as e:  # a bug in a tool must not escape or corrupt state
             error = ErrorInfo("internal_error", f"{tool} failed unexpectedly: {type(e).__name__}: {e}")
-            data, diff, new_tables_state, reads = None, Diff(), state, None
+            data, diff, new_tables_state, new_size, reads = None, Diff(), state, None, None
         safe_args = dict(args) if isinstance(args, Mapping) else (None if args is None else repr(args)[:200])
+        if error is not None and error.code in ("invalid_argument", "limit_exceeded") and safe_args is not None:
+            safe_args = _shrunk(safe_args, limits.max_argument_chars)  # a refused 10 MB argument is not logged whole
         event = Event(
             index=state.log_len, kind="call", sim_time=state.now, tool=tool if isinstance(tool, str) else repr(tool),
             args=safe_args, ok=error is None, data=data, error=error, diff=diff, policy=policy_name, reads=reads,
         )
         self._state = self._append(new_tables_state, event, counters)
+        if new_size is not None:
+            self._size = (self._state.tables, new_size)
         event.wall_ms = (time.perf_counter() - t0) * 1000
         return ToolResult(event.tool or "", error is None, data, error, event, t.render if t else None)
+
+    def _refused(self, tool: Any, t: Tool | None, exc: ToolError) -> ToolResult:
+        """An answer for a call refused before it could be logged (the log is full)."""
+        state = self._state
+        error = ErrorInfo(exc.code, exc.message)
+        event = Event(index=state.log_len, kind="call", sim_time=state.now,
+                      tool=tool if isinstance(tool, str) else repr(tool), args=None, ok=False, error=error)
+        return ToolResult(event.tool or "", False, None, error, event, t.render if t else None)
 
     def _unknown_tool_message(self, tool: Any) -> str:
         if not isinstance(tool, str):
@@ -346,6 +395,20 @@ class Workspace:
         ws._state = State(s.tables, s.acc, datetime.fromisoformat(doc["now"]), immutables.Map(doc["counters"]))
         ws.initial = ws._state
         return ws
+
+
+def _shrunk(args: Any, limit: int, depth: int = 0) -> Any:
+    """Refused arguments as logged: strings cut to `limit` characters, containers to `limit` items
+    and 20 levels, each cut marked."""
+    if isinstance(args, str):
+        return args if len(args) <= limit else f"{args[:limit]}... [{len(args) - limit:,} more characters not logged]"
+    if isinstance(args, (Mapping, list, tuple)) and depth >= 20:
+        return "[nested too deeply; not logged]"
+    if isinstance(args, Mapping):
+        return {str(k)[:100]: _shrunk(v, limit, depth + 1) for k, v in list(args.items())[:limit]}
+    if isinstance(args, (list, tuple)):
+        return [_shrunk(v, limit, depth + 1) for v in args[:limit]]
+    return args
 
 
 def ToolError_policy(policy_type: str, reason: str) -> ToolError:

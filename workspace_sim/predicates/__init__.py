@@ -77,10 +77,26 @@ _LIST = TypeAdapter(list[Predicate])
 KINDS = sorted(m.model_fields["kind"].default for m in Predicate.__args__[0].__args__)  # type: ignore[attr-defined]
 
 
+MAX_DEPTH = 64  # JSON nesting of a predicate document (all/any/not and conditions); deeper is refused
+
+
+def _too_deep(doc: Any, root: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse documents nested deeper than `limit` (checked without recursion, before validation)."""
+    stack: list[tuple[Any, str, int]] = [(doc, root, 0)]
+    while stack:
+        v, where, depth = stack.pop()
+        if isinstance(v, (list, dict)):
+            if depth >= limit:
+                raise SpecError(where, f"nested deeper than {limit} levels; flatten the all/any/not combinations")
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+            stack.extend((x, f"{where}[{k}]" if isinstance(v, list) else f"{where}.{k}", depth + 1) for k, x in items)
+
+
 def parse_predicates(doc: Any, root: str = "predicates") -> list[Any]:
     """Validate a JSON list of predicates; a problem raises SpecError naming its JSON path."""
     if not isinstance(doc, list):
         raise SpecError(root, f"must be a list of predicates, got {type(doc).__name__}")
+    _too_deep(doc, root)
     for i, item in enumerate(doc):
         if not isinstance(item, dict):
             raise SpecError(f"{root}[{i}]", f"must be an object, got {type(item).__name__}")

@@ -6,10 +6,9 @@ import math
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-import regex
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-REGEX_TIMEOUT = 0.5
+from ..patterns import compile_spec_regex
 
 
 def _to_datetime(value: Any) -> datetime | None:
@@ -55,7 +54,8 @@ class Condition(BaseModel):
     not_contains: str | None = None
     contains_any: list[str] | None = Field(None, min_length=1,
                                            description="The text contains at least one of these phrasings.")
-    regex: str | None = Field(None, description="Regular expression searched in the text.")
+    regex: str | None = Field(None, description=(
+        "Regular expression searched in the text, RE2 syntax (no backreferences or lookaround; linear time)."))
     one_of: list[Any] | None = None
     gt: float | None = None
     gte: float | None = None
@@ -86,10 +86,7 @@ class Condition(BaseModel):
     @model_validator(mode="after")
     def _check_regex(self) -> "Condition":
         if self.regex is not None:
-            try:
-                regex.compile(self.regex)
-            except regex.error as e:
-                raise ValueError(f"invalid regex {self.regex!r}: {e}") from None
+            compile_spec_regex(self.regex)
         for name in ("after", "before", "not_before", "not_after", "near"):
             t = getattr(self, name)
             if t is not None and t.tzinfo is None:
@@ -131,10 +128,7 @@ class Condition(BaseModel):
         if self.regex is not None:
             if not isinstance(value, str):
                 return False
-            try:
-                if regex.search(self.regex, value, regex.I if self.ignore_case else 0, timeout=REGEX_TIMEOUT) is None:
-                    return False
-            except TimeoutError:
+            if compile_spec_regex(self.regex, ignore_case=self.ignore_case).search(value) is None:
                 return False
         if self.one_of is not None and not any(self._eq(value, o, fold) for o in self.one_of):
             return False

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import base64
 import difflib
-import fnmatch
 import mimetypes
 from functools import lru_cache
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
-import regex
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..context import ToolContext
 from ..errors import Conflict, InvalidArgument, NotFound
 from ..paths import is_under, parent, resolve
+from ..patterns import compile_glob, compile_regex
 from ..records import Record
 from ..registry import Service
 
 FILES, FOLDERS = "files.files", "files.folders"
-REGEX_TIMEOUT = 0.5
+MAX_PATTERNS = 100  # exclude_patterns entries
+MAX_TREE_DEPTH = 100  # levels directory_tree expands in one answer
 
 
 @lru_cache(maxsize=8192)
@@ -291,31 +291,56 @@ def list_directory(ctx: ToolContext, path: str = "/") -> dict:
 
 @SERVICE.tool(read_only=True)
 def directory_tree(ctx: ToolContext, path: str = "/", exclude_patterns: list[str] = []) -> dict:
-    """A recursive tree of a folder: each entry has a name, a type and, for folders, children.
+    """A recursive tree of a folder: each entry has a name, a type and, for folders, children (100 levels at most; deeper folders are marked truncated).
 
     Args:
         path: Folder at the top of the tree.
-        exclude_patterns: Glob patterns of names or paths to leave out.
+        exclude_patterns: Glob patterns of names or paths to leave out (at most 100, each at most 1,000 characters).
     """
     p = resolve(path)
+    excluded = _exclusions(exclude_patterns)
     _need_dir(ctx, p)
-    folders = [d.path for d in ctx.values(FOLDERS) if is_under(d.path, p) and d.path != p]
-    files = [f.path for f in ctx.values(FILES) if is_under(f.path, p)]
+    # children per folder, built in one pass and without recursion: trees may be deeper than Python's stack
+    kids: dict[str, list[tuple[int, str, str]]] = {}
+    for d in ctx.values(FOLDERS):
+        if d.path != p and is_under(d.path, p):
+            kids.setdefault(parent(d.path), []).append((0, d.path, "directory"))
+    for f in ctx.values(FILES):
+        if is_under(f.path, p):
+            kids.setdefault(parent(f.path), []).append((1, f.path, "file"))
+    tree: list[dict] = []
+    stack: list[tuple[str, list[dict], int]] = [(p, tree, 1)]
+    cut: list[str] = []
+    while stack:
+        ctx.check_deadline()
+        folder, out, depth = stack.pop()
+        for _, q, kind in sorted(kids.get(folder, ())):
+            if excluded(q):
+                continue
+            entry: dict = {"name": q.rsplit("/", 1)[-1], "type": kind}
+            if kind == "directory":
+                if depth >= MAX_TREE_DEPTH and kids.get(q):
+                    entry["truncated"] = True  # JSON nesting must stay shallow enough for every client
+                    cut.append(q)
+                else:
+                    entry["children"] = []
+                    stack.append((q, entry["children"], depth + 1))
+            out.append(entry)
+    result: dict = {"path": p, "tree": tree}
+    if cut:
+        result["note"] = (f"folders deeper than {MAX_TREE_DEPTH} levels are not expanded (marked truncated); "
+                          f"call directory_tree on one of them, e.g. {min(cut)}, to see inside")
+    return result
 
-    def excluded(q: str) -> bool:
-        return any(fnmatch.fnmatchcase(q, pat) or fnmatch.fnmatchcase(q.rsplit("/", 1)[-1], pat) for pat in exclude_patterns)
 
-    def build(folder: str) -> list[dict]:
-        out: list[dict] = []
-        for d in sorted(x for x in folders if parent(x) == folder):
-            if not excluded(d):
-                out.append({"name": d.rsplit("/", 1)[-1], "type": "directory", "children": build(d)})
-        for f in sorted(x for x in files if parent(x) == folder):
-            if not excluded(f):
-                out.append({"name": f.rsplit("/", 1)[-1], "type": "file"})
-        return out
-
-    return {"path": p, "tree": build(p)}
+def _exclusions(patterns: list[str]) -> Callable[[str], bool]:
+    """Whether a path, or its name, matches one of the agent's exclude globs (each compiled once)."""
+    if len(patterns) > MAX_PATTERNS:
+        raise InvalidArgument(f"exclude_patterns has {len(patterns)} entries; the limit is {MAX_PATTERNS}")
+    matchers = [compile_glob(x, f"exclude_patterns[{i}]") for i, x in enumerate(patterns)]
+    if not matchers:
+        return lambda q: False
+    return lambda q: any(m(q) or m(q.rsplit("/", 1)[-1]) for m in matchers)
 
 
 @SERVICE.tool(destructive=True)
@@ -379,30 +404,35 @@ def search_files(ctx: ToolContext, pattern: str, path: str = "/", exclude_patter
     """Find files and folders under a folder whose name or relative path matches a glob pattern.
 
     Args:
-        pattern: Glob such as '*.csv' (matched against names) or 'reports/**/*.md' (against paths).
+        pattern: Glob such as '*.csv' (matched against names) or 'reports/**/*.md' (against paths); '*' any characters, '?' one, '[abc]' or '[!abc]' a class; with '**' a '*' stays inside one folder name. At most 1,000 characters.
         path: Folder to search in.
-        exclude_patterns: Glob patterns to leave out.
+        exclude_patterns: Glob patterns to leave out (at most 100, each at most 1,000 characters).
     """
+    matches = _glob(pattern, "pattern")
+    excluders = _globs(exclude_patterns)
     root = resolve(path)
     _need_dir(ctx, root)
+    plain = pattern.lower() if not _has_magic(pattern) else None
     hits = []
     for q in [*(d.path for d in ctx.values(FOLDERS)), *(f.path for f in ctx.values(FILES))]:
         if q == root or not is_under(q, root):
             continue
         rel = q[len(root):].lstrip("/")
         name = q.rsplit("/", 1)[-1]
-        if _glob(rel, pattern) or _glob(name, pattern) or pattern.lower() in name.lower() and not _has_magic(pattern):
-            if not _excluded(rel, exclude_patterns):
+        if matches(rel) or matches(name) or plain is not None and plain in name.lower():
+            if not _excluded(rel, excluders):
                 hits.append(q)
     return {"path": root, "pattern": pattern, "matches": sorted(hits)}
 
 
-def _excluded(rel: str, patterns: list[str]) -> bool:
+def _excluded(rel: str, patterns: list[Callable[[str], bool]]) -> bool:
     """Whether a relative path, or any folder above it, matches an exclude pattern."""
+    if not patterns:
+        return False
     parts = rel.split("/")
     for i in range(1, len(parts) + 1):
         prefix, name = "/".join(parts[:i]), parts[i - 1]
-        if any(_glob(prefix, x) or _glob(name, x) for x in patterns):
+        if any(x(prefix) or x(name) for x in patterns):
             return True
     return False
 
@@ -411,11 +441,15 @@ def _has_magic(p: str) -> bool:
     return any(c in p for c in "*?[")
 
 
-def _glob(text: str, pattern: str) -> bool:
-    if "**" in pattern:
-        rx = regex.escape(pattern).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
-        return regex.fullmatch(rx, text) is not None
-    return fnmatch.fnmatchcase(text, pattern)
+def _glob(pattern: str, argument: str) -> Callable[[str], bool]:
+    """A glob matcher: fnmatch rules, or path rules when the pattern has '**'."""
+    return compile_glob(pattern, argument, paths=isinstance(pattern, str) and "**" in pattern)
+
+
+def _globs(patterns: list[str]) -> list[Callable[[str], bool]]:
+    if len(patterns) > MAX_PATTERNS:
+        raise InvalidArgument(f"exclude_patterns has {len(patterns)} entries; the limit is {MAX_PATTERNS}")
+    return [_glob(x, f"exclude_patterns[{i}]") for i, x in enumerate(patterns)]
 
 
 @SERVICE.tool(read_only=True)
@@ -426,7 +460,7 @@ def grep(
     """Search the text of files for a regular expression (or fixed string); returns matching lines.
 
     Args:
-        pattern: Regular expression (or plain text with fixed_string) to look for.
+        pattern: Regular expression in RE2 syntax (Python's re syntax without backreferences, lookahead or lookbehind; \\d, \\w, \\b are ASCII), or plain text with fixed_string. At most 1,000 characters.
         path: File or folder to search.
         include: Glob on file names to search, e.g. '*.md'.
         ignore_case: Match regardless of case.
@@ -435,26 +469,26 @@ def grep(
     """
     if max_results < 1:
         raise InvalidArgument("max_results must be at least 1")
+    rx = compile_regex(pattern, "pattern", ignore_case=ignore_case, literal=fixed_string)
+    included = compile_glob(include, "include")
     root = resolve(path)
-    try:
-        rx = regex.compile(regex.escape(pattern) if fixed_string else pattern, regex.I if ignore_case else 0)
-    except regex.error as e:
-        raise InvalidArgument(f"pattern is not a valid regular expression: {e}") from None
     targets = [ctx.get(FILES, root)] if ctx.get(FILES, root) is not None else None
     if targets is None:
         _need_dir(ctx, root)
-        targets = [f for f in ctx.values(FILES) if is_under(f.path, root) and fnmatch.fnmatchcase(f.path.rsplit("/", 1)[-1], include)]
+        targets = [f for f in ctx.values(FILES) if is_under(f.path, root) and included(f.path.rsplit("/", 1)[-1])]
     hits: list[dict] = []
     truncated = False
+    search = rx.search
     for f in targets:
         if not f.is_text:
             continue
+        ctx.check_deadline()
+        if fixed_string and search(f.content) is None:
+            continue  # plain text absent from the whole file is absent from each of its lines
         for n, line in enumerate(f.content.splitlines(), 1):
-            try:
-                found = rx.search(line, timeout=REGEX_TIMEOUT)
-            except TimeoutError:
-                raise InvalidArgument("pattern took too long to match; simplify it") from None
-            if found:
+            if n & 1023 == 0:
+                ctx.check_deadline()
+            if search(line) is not None:
                 if len(hits) >= max_results:
                     truncated = True
                     break
