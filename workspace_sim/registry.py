@@ -118,7 +118,8 @@ class Service:
 
 # Arguments with these names carry text of a record's size (a file's content, a mail's body), so the
 # per-argument string limit does not apply to them; every other string is an id, a name, a path, a query.
-TEXT_ARGUMENTS = frozenset({"content", "body", "description", "comment", "code", "command", "edits", "notes"})
+TEXT_ARGUMENTS = frozenset({"content", "body", "description", "comment", "code", "command", "edits", "notes", "note",
+                            "append", "message", "text", "summary"})
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Examples?|Notes?):\s*$")
 _ARG = re.compile(r"^\s{2,}(\*{0,2}\w+)\s*(\([^)]*\))?:\s*(.*)$")
