@@ -1,21 +1,24 @@
 """The host side of run_python: one fresh bubblewrap sandbox per snippet, and its answer checked.
 
-Each call starts `bwrap` (see `bwrap.py`) running `python_runner.py`, sends it the workspace's
+Each call gets its own `bwrap` (see `bwrap.py`) running `python_runner.py`, sends it the workspace's
 files and the code on stdin, collects stdout and stderr (bounded), enforces the wall time by
 killing the sandbox's whole process group (and with it its PID namespace), and turns the runner's
 answer into a `Delta` after checking every path and content, since the snippet could have written
 that answer itself. A fresh sandbox costs about as much as a fork of a warm worker did (see
-benchmarks/bench_sandbox.py), and no state can survive from one call to the next.
+benchmarks/bench_sandbox.py), and no state can survive from one call to the next. To keep the
+start off a call's path, one sandbox of the usual shape is started ahead of need (`_Spares`); it
+still serves a single call.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import binascii
 import functools
 import json
 import os
-import select
+import selectors
 import signal
 import subprocess
 import threading
@@ -98,6 +101,101 @@ def _kill(proc: subprocess.Popen) -> None:
         pass
 
 
+@dataclass
+class _Sandbox:
+    """One started sandbox whose runner waits for its single request on stdin."""
+
+    proc: subprocess.Popen
+    answer_fd: int
+
+    def discard(self) -> None:
+        _kill(self.proc)
+        self.proc.wait()
+        os.close(self.answer_fd)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+
+
+def _start(box: Layout, root_bytes: int, tmp_bytes: int | None, proc: bool = False) -> _Sandbox:
+    sec_r, sec_w = os.pipe()
+    res_r, res_w = os.pipe()
+    os.write(sec_w, box.seccomp)  # a few hundred bytes: fits the pipe's buffer
+    os.close(sec_w)
+    argv = box.command(root_bytes=root_bytes, tmp_bytes=tmp_bytes, seccomp_fd=sec_r,
+                       argv=["-c", _runner_source(), str(res_w)], proc=proc)
+    try:
+        popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 pass_fds=(sec_r, res_w), env={}, cwd="/", start_new_session=True)
+    except OSError as e:
+        os.close(res_r)
+        raise WorkerError(f"bubblewrap could not be started ({e})") from None
+    finally:
+        os.close(sec_r)
+        os.close(res_w)
+    return _Sandbox(popen, res_r)
+
+
+_Key = tuple[Layout, int, "int | None"]
+
+
+class _Spares:
+    """Sandboxes started ahead of need, one per recent shape (bubblewrap, root size, /tmp size).
+
+    A spare serves exactly one snippet and then ends, like any sandbox: keeping one ready moves
+    the start (namespaces, interpreter, imports) off the call's path without sharing anything
+    between calls. A replacement is started in the background when one is taken.
+    """
+
+    KEEP = 4  # shapes kept warm; older ones are stopped
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: dict[_Key, _Sandbox] = {}
+
+    def take(self, key: _Key) -> _Sandbox:
+        with self._lock:
+            box = self._ready.pop(key, None)
+        if box is not None and box.proc.poll() is not None:
+            box.discard()  # it died while waiting (e.g. killed from outside): start a fresh one
+            box = None
+        if box is None:
+            box = _start(*key)
+        threading.Thread(target=self._refill, args=(key,), daemon=True).start()
+        return box
+
+    def _refill(self, key: _Key) -> None:
+        try:
+            fresh = _start(*key)
+        except WorkerError:
+            return
+        with self._lock:
+            old = self._ready.pop(key, None)
+            self._ready[key] = fresh
+            stale = [self._ready.pop(k) for k in list(self._ready)[:-self.KEEP]] if len(self._ready) > self.KEEP else []
+        for b in ([old] if old else []) + stale:
+            b.discard()
+
+    def close(self) -> None:
+        """Stop every spare (also run at interpreter exit)."""
+        with self._lock:
+            boxes, self._ready = list(self._ready.values()), {}
+        for b in boxes:
+            b.discard()
+
+    def forget(self) -> None:
+        """After os.fork the spares belong to the parent: drop them here without stopping them."""
+        self._lock, self._ready = threading.Lock(), {}
+
+
+SPARES = _Spares()
+atexit.register(SPARES.close)
+os.register_at_fork(after_in_child=SPARES.forget)
+
+
 def run_python_code(tree: Tree, code: str, settings: SandboxSettings, seed: int) -> PythonOutcome:
     """Run `code` over a copy of `tree` in a fresh sandbox and return what it did.
 
@@ -114,45 +212,39 @@ def _run(box: Layout, tree: Tree, code: str, settings: SandboxSettings, seed: in
          proc: bool) -> PythonOutcome:
     shown, hidden = visible_tree(tree, box)
     scratch = TMP not in shown.dirs
-    disk = max(settings.work_mb << 20, tree.size() + (1 << 20))
+    work = settings.work_mb << 20
+    disk = max(work, tree.size() + (1 << 20))
     mounts = list(box.mounts) + ([TMP] if scratch else [])
     request = _request(shown, code, settings, seed, mounts, vm)
-    sec_r, sec_w = os.pipe()
-    res_r, res_w = os.pipe()
-    os.write(sec_w, box.seccomp)  # a few hundred bytes: fits the pipe's buffer
-    os.close(sec_w)
-    argv = box.command(root_bytes=disk + (1 << 20), tmp_bytes=(settings.work_mb << 20) if scratch else None,
-                       seccomp_fd=sec_r, argv=["-c", _runner_source(), str(res_w)], proc=proc)
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=(sec_r, res_w), env={}, cwd="/", start_new_session=True)
-    except OSError as e:
-        os.close(res_r)
-        raise WorkerError(f"bubblewrap could not be started ({e})") from None
-    finally:
-        os.close(sec_r)
-        os.close(res_w)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
+    key: _Key = (box, disk + (1 << 20), work if scratch else None)
+    # the usual shape comes from a spare; an unusually large workspace or the probe starts its own
+    sandbox = SPARES.take(key) if disk == work and not proc else _start(*key, proc=proc)
+    popen, res_r = sandbox.proc, sandbox.answer_fd
+    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+    feeder = threading.Thread(target=_feed, args=(popen.stdin, request), daemon=True)
     feeder.start()
     limit = settings.output_bytes
     out, err, res = BoundedOutput(limit), BoundedOutput(limit), bytearray()
     res_cap = disk * 2 + (1 << 20)
-    streams: dict[int, BoundedOutput | None] = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, res_r: None}
+    streams: dict[int, BoundedOutput | None] = {popen.stdout.fileno(): out, popen.stderr.fileno(): err, res_r: None}
     deadline = time.monotonic() + settings.python_timeout_s + _HARD_GRACE_S
     timed_out = too_big = False
+    sel = selectors.DefaultSelector()
+    for fd in streams:
+        sel.register(fd, selectors.EVENT_READ)
     try:
         while streams:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select(list(streams), [], [], left)
-            for fd in ready:
+            for item, _ in sel.select(left):
+                fd = int(item.fd)
                 chunk = os.read(fd, 65536)
                 sink = streams[fd]
                 if not chunk:
                     del streams[fd]
+                    sel.unregister(fd)
                 elif sink is None:
                     res += chunk
                     too_big = too_big or len(res) > res_cap
@@ -161,13 +253,14 @@ def _run(box: Layout, tree: Tree, code: str, settings: SandboxSettings, seed: in
             if too_big:
                 break
     finally:
-        if streams or proc.poll() is None:
-            _kill(proc)
-        rc = proc.wait()
+        sel.close()
+        if streams or popen.poll() is None:
+            _kill(popen)
+        rc = popen.wait()
         feeder.join()
         os.close(res_r)
-        proc.stdout.close()
-        proc.stderr.close()
+        popen.stdout.close()
+        popen.stderr.close()
     common = {"stdout": out.text(), "stderr": err.text(), "output_truncated": out.truncated or err.truncated,
               "ignored": [], "hidden": hidden}
     if timed_out:
