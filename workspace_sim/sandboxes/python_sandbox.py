@@ -4,10 +4,9 @@ Each call gets its own `bwrap` (see `bwrap.py`) running `python_runner.py`, send
 files and the code on stdin, collects stdout and stderr (bounded), enforces the wall time by
 killing the sandbox's whole process group (and with it its PID namespace), and turns the runner's
 answer into a `Delta` after checking every path and content, since the snippet could have written
-that answer itself. A fresh sandbox costs about as much as a fork of a warm worker did (see
-benchmarks/bench_sandbox.py), and no state can survive from one call to the next. To keep the
-start off a call's path, one sandbox of the usual shape is started ahead of need (`_Spares`); it
-still serves a single call.
+that answer itself. No state can survive from one call to the next. To keep the start off a
+call's path, one sandbox of the usual shape is started ahead of need (`_Spares`); it still
+serves a single call (figures: benchmarks/bench_sandbox.py).
 """
 
 from __future__ import annotations
