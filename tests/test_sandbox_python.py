@@ -24,12 +24,29 @@ from workspace_sim.sandboxes.settings import SandboxSettings
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def need_sandbox(settings: SandboxSettings) -> None:
+    """Skip (fail under COWORKENV_NO_SKIP=1) when run_python's sandbox cannot run with `settings`."""
+    ok, reason = isolation_status(settings)
+    need(ok, f"{reason} (.ci/setup_bwrap.sh installs it)")
+
+
 @pytest.fixture(autouse=True)
 def isolated(request: pytest.FixtureRequest) -> None:
     """Every test here but those marked `no_bwrap` needs a working bubblewrap sandbox."""
     if request.node.get_closest_marker("no_bwrap") is None:
-        ok, reason = isolation_status(SandboxSettings())
-        need(ok, f"{reason} (.ci/setup_bwrap.sh installs it)")
+        need_sandbox(SandboxSettings())
+
+
+@pytest.mark.no_bwrap
+def test_a_missing_sandbox_skips_or_fails_as_coworkenv_no_skip_says(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = SandboxSettings(bwrap=str(tmp_path / "no-bwrap"))
+    monkeypatch.setenv("COWORKENV_NO_SKIP", "1")
+    with pytest.raises(pytest.fail.Exception, match="required in CI: run_python needs an isolated sandbox"):
+        need_sandbox(missing)
+    monkeypatch.delenv("COWORKENV_NO_SKIP")
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        need_sandbox(missing)
 
 FILES = {"files": {"files": [
     {"path": "/data/sales.csv", "content": "region,amount\nnorth,10\nsouth,5\nnorth,7\n"},
@@ -152,6 +169,30 @@ def test_memory_limit() -> None:
     r = ws.call("run_python", {"code": "x = bytearray(512 * 1024 * 1024)"})
     assert r.data["status"] == "error" and r.data["error"].startswith("MemoryError")
     assert "128 MB" in r.data["error"]
+
+
+def test_disk_limit_and_a_workspace_larger_than_it() -> None:
+    big = {"files": {"files": [{"path": "/big.txt", "content": "x" * (3 << 20)}]}}
+    ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"work_mb": 1}), big)
+    r = ws.call("run_python", {"code": "import os\nprint(os.path.getsize('/big.txt'))\n"
+                                        "open('/more.bin', 'wb').write(b'y' * (4 << 20))"})
+    assert r.data["stdout"] == f"{3 << 20}\n" and r.data["status"] == "error", r.text  # the whole workspace is there
+    assert "No space left on device" in r.data["error"]
+    r = ws.call("run_python", {"code": "open('/tmp/scratch', 'wb').write(b'z' * (2 << 20))"})
+    assert "No space left on device" in r.data["error"]  # /tmp has work_mb too
+
+
+def test_concurrent_calls_do_not_mix() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> str:
+        ws = make()
+        r = ws.call("run_python", {"code": f"open('/mine.txt', 'w').write('{i}')\nimport os\nprint(os.listdir('/data'))"})
+        assert r.data["stdout"] == "['sales.csv']\n", r.text
+        return ws.table("files.files")["/mine.txt"].content
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(one, range(8))) == [str(i) for i in range(8)]
 
 
 def test_output_is_truncated_with_a_note() -> None:
