@@ -187,7 +187,8 @@ def test_concurrent_calls_do_not_mix() -> None:
 
     def one(i: int) -> str:
         ws = make()
-        r = ws.call("run_python", {"code": f"open('/mine.txt', 'w').write('{i}')\nimport os\nprint(os.listdir('/data'))"})
+        code = f"open('/mine.txt', 'w').write('{i}')\nimport os\nprint(os.listdir('/data'))"
+        r = ws.call("run_python", {"code": code})
         assert r.data["stdout"] == "['sales.csv']\n", r.text
         return ws.table("files.files")["/mine.txt"].content
 
@@ -394,7 +395,8 @@ def test_hostile_snippets_find_neither_the_spec_the_token_nor_host_files(tmp_pat
         "'PYTHONUTF8']" in results["dump"]["stdout"]
     top = set(json.loads(results["listdir"]["stdout"]))
     system = {m.split("/")[1] for m in layout("bwrap").mounts} - {"proc"}
-    assert top - system == {"data", "dump.txt", "dev", "tmp"} - system, top  # only the workspace, scratch and the interpreter
+    # only the workspace, scratch, /dev and the interpreter's paths
+    assert top - system == {"data", "dump.txt", "dev", "tmp"} - system, top
     assert not top & {"etc", "home", "var", "opt", "srv", "work", "proc", "sys", "run"}
     assert results["ctypes"]["stdout"] == "fork -1 1\nopen -1 2\n"  # EPERM, ENOENT
     net = results["network"]["stdout"].splitlines()

@@ -53,7 +53,8 @@ def register(app: typer.Typer) -> None:
             py_ok, py_reason = isolation_status(SandboxSettings(bwrap=bwrap))
         except ValidationError as e:
             py_ok, py_reason = False, f"--bwrap: {pydantic_error_message(e)}"
-        typer.echo(f"run_python: available (bubblewrap: {bwrap})" if py_ok else f"run_python: not offered ({py_reason})")
+        typer.echo(f"run_python: available (bubblewrap: {bwrap})" if py_ok
+                   else f"run_python: not offered ({py_reason})")
         raise typer.Exit(0 if ok and py_ok else 1)
 
     @group.command("reap")

@@ -33,7 +33,7 @@ class SandboxSettings(BaseModel):
     python_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time of one run_python call.")
     python_memory_mb: int = Field(512, ge=64, le=65536, description="Address-space limit of run_python.")
     bwrap: str = Field("bwrap", min_length=1, max_length=4096,
-                       description="bubblewrap executable run_python's sandbox uses: a name on PATH or an absolute path.")
+                       description="bubblewrap executable of run_python's sandbox: a name on PATH or an absolute path.")
 
     @field_validator("user")
     @classmethod
