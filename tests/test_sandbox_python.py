@@ -1,16 +1,52 @@
-"""run_python: snippets over pyfakefs in a separate process; files round trip, limits, no real disk."""
+"""run_python: snippets in a bubblewrap sandbox; files round trip, limits, and no way to the host."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from support import need
 
 from workspace_sim import Workspace, WorkspaceConfig
+from workspace_sim.errors import SpecError
 from workspace_sim.predicates import evaluate, parse_predicates
+from workspace_sim.sandboxes.bwrap import layout
+from workspace_sim.sandboxes.python_sandbox import isolation_status
+from workspace_sim.sandboxes.settings import SandboxSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def need_sandbox(settings: SandboxSettings) -> None:
+    """Skip (fail under COWORKENV_NO_SKIP=1) when run_python's sandbox cannot run with `settings`."""
+    ok, reason = isolation_status(settings)
+    need(ok, f"{reason} (.ci/setup_bwrap.sh installs it)")
+
+
+@pytest.fixture(autouse=True)
+def isolated(request: pytest.FixtureRequest) -> None:
+    """Every test here but those marked `no_bwrap` needs a working bubblewrap sandbox."""
+    if request.node.get_closest_marker("no_bwrap") is None:
+        need_sandbox(SandboxSettings())
+
+
+@pytest.mark.no_bwrap
+def test_a_missing_sandbox_skips_or_fails_as_coworkenv_no_skip_says(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = SandboxSettings(bwrap=str(tmp_path / "no-bwrap"))
+    monkeypatch.setenv("COWORKENV_NO_SKIP", "1")
+    with pytest.raises(pytest.fail.Exception, match="required in CI: run_python needs an isolated sandbox"):
+        need_sandbox(missing)
+    monkeypatch.delenv("COWORKENV_NO_SKIP")
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        need_sandbox(missing)
 
 FILES = {"files": {"files": [
     {"path": "/data/sales.csv", "content": "region,amount\nnorth,10\nsouth,5\nnorth,7\n"},
@@ -96,7 +132,7 @@ def test_errors_are_results_with_a_clean_traceback_and_keep_earlier_writes() -> 
     r = ws.call("run_python", {"code": "open('/partial.txt', 'w').write('half')\n1/0\n"})
     assert r.ok and r.data["status"] == "error" and r.data["exit_code"] == 1
     assert r.data["error"] == "ZeroDivisionError: division by zero"
-    assert 'File "<run_python>", line 2' in r.data["stderr"] and "python_zygote" not in r.data["stderr"]
+    assert 'File "<run_python>", line 2' in r.data["stderr"] and "<string>" not in r.data["stderr"]
     assert ws.table("files.files")["/partial.txt"].content == "half"  # like a real script that crashed
     s = ws.call("run_python", {"code": "def f(:\n  pass"})
     assert s.data["status"] == "error" and s.data["error"].startswith("SyntaxError")
@@ -135,6 +171,31 @@ def test_memory_limit() -> None:
     assert "128 MB" in r.data["error"]
 
 
+def test_disk_limit_and_a_workspace_larger_than_it() -> None:
+    big = {"files": {"files": [{"path": "/big.txt", "content": "x" * (3 << 20)}]}}
+    ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"work_mb": 1}), big)
+    r = ws.call("run_python", {"code": "import os\nprint(os.path.getsize('/big.txt'))\n"
+                                        "open('/more.bin', 'wb').write(b'y' * (4 << 20))"})
+    assert r.data["stdout"] == f"{3 << 20}\n" and r.data["status"] == "error", r.text  # the whole workspace is there
+    assert "No space left on device" in r.data["error"]
+    r = ws.call("run_python", {"code": "open('/tmp/scratch', 'wb').write(b'z' * (2 << 20))"})
+    assert "No space left on device" in r.data["error"]  # /tmp has work_mb too
+
+
+def test_concurrent_calls_do_not_mix() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> str:
+        ws = make()
+        code = f"open('/mine.txt', 'w').write('{i}')\nimport os\nprint(os.listdir('/data'))"
+        r = ws.call("run_python", {"code": code})
+        assert r.data["stdout"] == "['sales.csv']\n", r.text
+        return ws.table("files.files")["/mine.txt"].content
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(one, range(8))) == [str(i) for i in range(8)]
+
+
 def test_output_is_truncated_with_a_note() -> None:
     ws = make(output_bytes=1000)
     r = ws.call("run_python", {"code": "print('A' * 5000 + 'END')"})
@@ -143,41 +204,245 @@ def test_output_is_truncated_with_a_note() -> None:
     assert any("truncated" in n for n in r.data["notes"])
 
 
-def test_writes_to_host_paths_never_reach_the_real_disk(tmp_path: Path) -> None:
+def test_writes_to_other_paths_land_in_the_workspace_and_never_on_the_host(tmp_path: Path) -> None:
     ws = make()
-    here = Path("/opt") / f"coworkenv-probe-{uuid.uuid4().hex}"  # a real host folder, never /tmp scratch (clones may live in /tmp)
+    here = Path("/opt") / f"coworkenv-probe-{uuid.uuid4().hex}"  # a real host folder, never /tmp scratch
     tmp_probe = tmp_path / "probe.txt"
     code = f"""
 import os, io, pathlib
 os.makedirs({str(here)!r}, exist_ok=True)
-open({str(here / 'a.txt')!r}, "w").write("fake")
+open({str(here / 'a.txt')!r}, "w").write("sandboxed")
+io.FileIO({str(here) + '-real.txt'!r}, "w").write(b"raw")
 pathlib.Path({str(tmp_probe)!r}).parent.mkdir(parents=True, exist_ok=True)
 pathlib.Path({str(tmp_probe)!r}).write_text("scratch")
 try:
-    io.FileIO({str(here) + '-real.txt'!r}, "w")   # the real file API, not patched by pyfakefs
-except PermissionError as e:
-    print("refused:", e)
-try:
     import subprocess; subprocess.run(["touch", {str(here) + '-proc'!r}])
-except PermissionError as e:
-    print("refused:", e)
-try:
-    import socket; socket.create_connection(("127.0.0.1", 9), timeout=1)
 except PermissionError as e:
     print("refused:", e)
 """
     r = ws.call("run_python", {"code": code})
     assert r.ok and r.data["status"] == "ok", r.text
-    assert r.data["stdout"].count("refused:") == 3
-    assert "change the real disk" in r.data["stdout"] or "write to the real disk" in r.data["stdout"]
+    assert r.data["stdout"].startswith("refused:")
     for p in (here, Path(str(here) + "-real.txt"), Path(str(here) + "-proc"), tmp_probe):
         assert not os.path.exists(p), p
-    # the write landed in the workspace instead (the snippet's whole file system is the workspace),
-    # while /tmp stayed scratch
-    assert ws.table("files.files")[str(here / "a.txt")].content == "fake"
-    assert not any(k.startswith("/tmp") for k in ws.table("files.files"))
+    # the writes landed in the workspace (the snippet's whole file system is the workspace), /tmp stayed scratch
+    files = ws.table("files.files")
+    assert files[str(here / "a.txt")].content == "sandboxed" and files[str(here) + "-real.txt"].content == "raw"
+    assert not any(k.startswith("/tmp") for k in files)
 
 
+def test_workspace_paths_under_the_sandboxs_own_mounts_are_left_alone() -> None:
+    ws = Workspace.create(WorkspaceConfig(services=["files", "python"]), {"files": {"files": [
+        {"path": "/dev/notes.txt", "content": "kept"}, {"path": "/a.txt", "content": "a"}]}})
+    r = ws.call("run_python", {"code": "import os\nprint(os.path.exists('/dev/notes.txt'))\nos.remove('/a.txt')"})
+    assert r.data["stdout"] == "False\n" and r.data["files"]["deleted"] == ["/a.txt"], r.text
+    assert any("/dev/notes.txt" in n and "not visible" in n for n in r.data["notes"])
+    assert ws.table("files.files")["/dev/notes.txt"].content == "kept"
+
+
+def test_a_forged_answer_is_refused_and_changes_nothing() -> None:
+    ws = make()
+    before = ws.content_hash
+    for forged in ({"removed": ["/etc/passwd"]}, {"put": {"/../x": ""}}, {"put": {"/x": "!!"}}, {"status": "won"}):
+        doc = {"status": "ok", "exit_code": 0, "error": None, "ignored": [], "vm": None, "put": {}, "removed": [],
+               "new_dirs": [], "removed_dirs": [], **forged}
+        code = f"import os, sys\nos.write(int(sys.argv[1]), {json.dumps(doc).encode()!r})\nos._exit(0)"
+        r = ws.call("run_python", {"code": code})
+        assert r.ok and r.data["status"] == "killed" and "answer was refused" in r.data["error"], r.text
+    assert ws.content_hash == before
+
+
+# --- the sandbox against a hostile snippet -------------------------------------------------------
+
+_ATTACKS = {
+    "fileio": """
+import _io
+for p in PATHS:
+    try:
+        print(_io.FileIO(p).read()[:300])
+    except OSError as e:
+        print(type(e).__name__)
+""",
+    "posix_open": """
+import posix
+for p in PATHS:
+    try:
+        fd = posix.open(p, posix.O_RDONLY)
+        print(posix.read(fd, 300))
+    except OSError as e:
+        print(type(e).__name__)
+""",
+    "mmap": """
+import mmap, posix
+for p in PATHS:
+    try:
+        fd = posix.open(p, posix.O_RDONLY)
+        print(mmap.mmap(fd, 0, prot=mmap.PROT_READ)[:300])
+    except OSError as e:
+        print(type(e).__name__)
+""",
+    "proc": """
+import os
+try:
+    pids = os.listdir('/proc')
+except OSError as e:
+    print('no /proc:', type(e).__name__)
+    pids = []
+for pid in pids:
+    for name in ('cmdline', 'environ'):
+        try:
+            print(pid, name, open(f'/proc/{pid}/{name}', 'rb').read())
+        except OSError as e:
+            pass
+""",
+    "dump": """
+import gc, os, sys
+seen = [repr(sys.argv), repr(dict(os.environ)), repr(sys.path)]
+for o in gc.get_objects():
+    for r in gc.get_referents(o):
+        if isinstance(r, (str, bytes)):
+            seen.append(repr(r))
+open('/dump.txt', 'w').write('\\n'.join(seen))
+print('objects', len(seen) > 1000, 'environ', sorted(os.environ))
+""",
+    "listdir": "import os\nprint(json.dumps(sorted(os.listdir('/'))))\n",
+    "ctypes": """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print('fork', libc.fork(), ctypes.get_errno())
+print('open', libc.open(b'/etc/passwd', 0), ctypes.get_errno())
+""",
+    "network": """
+import socket
+for addr in [('127.0.0.1', PORT), ('1.1.1.1', 53), ('8.8.8.8', 443)]:
+    try:
+        socket.create_connection(addr, timeout=1)
+        print('connected', addr)
+    except OSError as e:
+        print('refused', type(e).__name__)
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect('/var/run/docker.sock')
+    print('connected unix')
+except OSError as e:
+    print('refused', type(e).__name__)
+""",
+    "fork_bomb": """
+import os, subprocess, threading
+n = 0
+try:
+    while True:
+        os.fork()
+        n += 1
+except OSError as e:
+    print('forks', n, type(e).__name__)
+try:
+    subprocess.run(['/bin/sh', '-c', 'true'])
+except OSError as e:
+    print('subprocess', type(e).__name__)
+ts = [threading.Thread(target=sum, args=([1, 2],)) for _ in range(4)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print('threads ok')
+""",
+}
+
+_DRIVER = """
+import json, sys
+from workspace_sim import Workspace, WorkspaceConfig
+attacks, paths, port = json.loads(sys.stdin.read())
+ws = Workspace.create(WorkspaceConfig(services=["files", "python"]),
+                      {"files": {"files": [{"path": "/data/a.txt", "content": "hello"}]}})
+out = {}
+for name, code in attacks.items():
+    prelude = f"import json\\nPATHS = {paths!r}\\nPORT = {port}\\n"
+    out[name] = ws.call("run_python", {"code": prelude + code}).data
+out["files"] = {p: f.content for p, f in ws.table("files.files").items()}
+print(json.dumps(out))
+"""
+
+
+def test_hostile_snippets_find_neither_the_spec_the_token_nor_host_files(tmp_path: Path) -> None:
+    token = "tok-" + uuid.uuid4().hex
+    spec_marker = "reference-answer-" + uuid.uuid4().hex
+    spec = tmp_path / "episode-spec.yaml"
+    spec.write_text(f"predicates:\n  - kind: file\n    path: /answer.txt\n    equals: {spec_marker}\n")
+    host_marker = "host-file-" + uuid.uuid4().hex
+    host_file = tmp_path / "host.txt"
+    host_file.write_text(host_marker)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    paths = ["/etc/passwd", "/etc/hostname", str(spec), str(host_file), "/proc/1/environ", "/proc/self/environ"]
+    # the spec path is in the parent's argv and environment, the token in its environment
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COWORKENV_ADMIN_TOKEN": token, "COWORKENV_SPEC": str(spec)}
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, str(spec)], input=json.dumps([_ATTACKS, paths, port]),
+                          capture_output=True, text=True, env=env, timeout=120, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    everything = proc.stdout
+    for secret in (token, spec_marker, host_marker, "root:x:0:0", "COWORKENV"):
+        assert secret not in everything, secret
+    for name in ("fileio", "posix_open", "mmap"):
+        assert results[name]["stdout"].split() == ["FileNotFoundError"] * len(paths), results[name]
+    assert results["proc"]["stdout"] == "no /proc: FileNotFoundError\n"
+    dump = results["files"]["/dump.txt"]
+    argv, environ = dump.split("\n")[:2]  # the path is in the snippets' own code, never in what they were given
+    assert str(spec) not in argv + environ and str(tmp_path) not in argv + environ, (argv, environ)
+    assert len(dump) > 10_000 and "environ ['HOME', 'LANG', 'PWD', 'PYTHONDONTWRITEBYTECODE', 'PYTHONHASHSEED', " \
+        "'PYTHONUTF8']" in results["dump"]["stdout"]
+    top = set(json.loads(results["listdir"]["stdout"]))
+    system = {m.split("/")[1] for m in layout("bwrap").mounts} - {"proc"}
+    # only the workspace, scratch, /dev and the interpreter's paths
+    assert top - system == {"data", "dump.txt", "dev", "tmp"} - system, top
+    assert not top & {"etc", "home", "var", "opt", "srv", "work", "proc", "sys", "run"}
+    assert results["ctypes"]["stdout"] == "fork -1 1\nopen -1 2\n"  # EPERM, ENOENT
+    net = results["network"]["stdout"].splitlines()
+    assert len(net) == 4 and all(line.startswith("refused") for line in net), net
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nothing reached the host's port
+    listener.close()
+    assert results["fork_bomb"]["stdout"] == "forks 0 PermissionError\nsubprocess PermissionError\nthreads ok\n"
+
+
+@pytest.mark.no_bwrap
+def test_not_offered_without_bubblewrap(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    missing = str(tmp_path / "no-such-bwrap")
+    with caplog.at_level("WARNING"):
+        ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"bwrap": missing}), FILES)
+    assert "run_python" not in ws.tools
+    assert "isolated sandbox" in ws.unavailable["python"] and "not installed" in ws.unavailable["python"]
+    assert "python offers no tools" in caplog.text
+    r = ws.call("run_python", {"code": "print(1)"})
+    assert not r.ok
+    # a bubblewrap that cannot build the sandbox is as good as none
+    ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"bwrap": "/bin/false"}), FILES)
+    assert "run_python" not in ws.tools and "probe" in ws.unavailable["python"]
+
+
+@pytest.mark.no_bwrap
+def test_bad_bwrap_setting_fails_creation() -> None:
+    for bad in ("bin/bwrap", "bw rap", ""):
+        with pytest.raises(SpecError, match="bwrap"):
+            Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"bwrap": bad}), FILES)
+
+
+@pytest.mark.no_bwrap
+def test_sandbox_status_says_whether_run_python_is_offered(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    r = CliRunner().invoke(app, ["sandbox", "status", "--bwrap", str(tmp_path / "none")])
+    assert r.exit_code == 1 and "run_python: not offered" in r.output and "not installed" in r.output
+    if isolation_status(SandboxSettings())[0]:
+        r = CliRunner().invoke(app, ["sandbox", "status"])
+        assert "run_python: available" in r.output
+
+
+@pytest.mark.no_bwrap
 def test_not_offered_without_the_files_service(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level("WARNING"):
         ws = Workspace.create(WorkspaceConfig(services=["mail", "python"]))

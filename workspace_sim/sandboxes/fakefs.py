@@ -1,9 +1,9 @@
 """The workspace's files inside a pyfakefs FakeFilesystem, and the changes made there brought back.
 
 `mount_files` copies the files service's folders and files into a fake file system (the pytest
-`fs` fixture, or the one `run_python` builds) under `root`; `read_back` reads that tree again and
-applies what changed since the mount to the workspace as one logged world change with a normal
-diff. `run_python` uses the same `mount_tree`/`read_tree` pair in its child process.
+`fs` fixture) under `root`; `read_back` reads that tree again and applies what changed since the
+mount to the workspace as one logged world change with a normal diff. This is for tests of code
+that works on files; agents' snippets run in the bubblewrap sandbox (`python_sandbox.py`), not here.
 """
 
 from __future__ import annotations

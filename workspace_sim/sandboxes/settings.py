@@ -14,7 +14,7 @@ _USER = re.compile(r"^(\d+)(?::(\d+))?$")
 
 
 class SandboxSettings(BaseModel):
-    """Limits and choices for `run_command` (Docker) and `run_python` (pyfakefs).
+    """Limits and choices for `run_command` (Docker) and `run_python` (bubblewrap).
 
     Every field has a safe default, so `WorkspaceConfig(sandbox={})` is a working sandbox. The
     container never has a network; that is not a setting.
@@ -32,6 +32,8 @@ class SandboxSettings(BaseModel):
     output_bytes: int = Field(8000, ge=200, le=1_000_000, description="Bytes of stdout and of stderr kept.")
     python_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time of one run_python call.")
     python_memory_mb: int = Field(512, ge=64, le=65536, description="Address-space limit of run_python.")
+    bwrap: str = Field("bwrap", min_length=1, max_length=4096,
+                       description="bubblewrap executable of run_python's sandbox: a name on PATH or an absolute path.")
 
     @field_validator("user")
     @classmethod
@@ -44,6 +46,15 @@ class SandboxSettings(BaseModel):
         if int(m.group(1)) == 65534:
             raise ValueError("uid 65534 is the container's own idle process; choose another")
         return v if m.group(2) is not None else f"{v}:{v}"
+
+    @field_validator("bwrap")
+    @classmethod
+    def _executable(cls, v: str) -> str:
+        if any(c.isspace() or ord(c) < 32 for c in v):
+            raise ValueError("must be a program name or an absolute path, without spaces or control characters")
+        if "/" in v and not v.startswith("/"):
+            raise ValueError("a path must be absolute, e.g. '/usr/bin/bwrap'")
+        return v
 
     @property
     def uid(self) -> int:

@@ -1,8 +1,9 @@
-"""Python: run a snippet in a separate process whose file system is the workspace (pyfakefs).
+"""Python: run a snippet in a bubblewrap sandbox whose file system is the workspace.
 
-This guards against accidents (a stray write, an endless loop, a runaway allocation), not against
-hostile code: the snippet runs in a host Python interpreter. For untrusted models offer the shell
-service, whose commands run in a Docker container.
+Each call runs in fresh user, mount, PID, network and IPC namespaces with a tmpfs root holding
+only the workspace's files and the read-only interpreter, an empty environment and a seccomp
+filter (see workspace_sim/sandboxes/bwrap.py). Where that sandbox cannot be built the tool is not
+offered, and the reason is in `Workspace.unavailable` and the log.
 """
 
 from __future__ import annotations
@@ -25,14 +26,16 @@ class PythonWorkerFailure(ToolError):
 def _available(config: Any) -> tuple[bool, str]:
     if "files" not in config.services:
         return False, "the python service needs the files service (add 'files' to services)"
-    return True, ""
+    from ..sandboxes.python_sandbox import isolation_status
+
+    return isolation_status(sandbox_settings(config))
 
 
 def _prepare(tables: dict, config: Any) -> None:
     sandbox_settings(config)  # a malformed `sandbox` section fails at creation, naming the field
 
 
-SERVICE = Service("python", {}, title="Python (pyfakefs)", prepare=_prepare, availability=_available,
+SERVICE = Service("python", {}, title="Python (bubblewrap sandbox)", prepare=_prepare, availability=_available,
                   blocking=True)
 
 
@@ -66,13 +69,14 @@ def run_python(ctx: ToolContext, code: str) -> dict:
         raise InvalidArgument(f"code is longer than {MAX_CODE} characters; split the work into smaller steps")
     if "\x00" in code:
         raise InvalidArgument("code contains a NUL byte")
+    from ..sandboxes.bwrap import IsolationUnavailable
     from ..sandboxes.python_sandbox import WorkerError, run_python_code
 
     settings = sandbox_settings(ctx.config)
     try:
         outcome = run_python_code(tree_from_context(ctx), code, settings, ctx.config.seed)
-    except WorkerError as e:
-        raise PythonWorkerFailure(f"{e}; nothing was changed, try again") from None
+    except (WorkerError, IsolationUnavailable) as e:
+        raise PythonWorkerFailure(f"{e}; nothing was changed") from None
     notes = []
     if outcome.status == "timeout":
         notes.append(f"stopped: the code ran past the {settings.python_timeout_s:g} s time limit")
@@ -81,6 +85,7 @@ def run_python(ctx: ToolContext, code: str) -> dict:
     if outcome.output_truncated:
         notes.append(f"output truncated to {settings.output_bytes} bytes per stream")
     notes += [f"not saved: {i}" for i in outcome.ignored]
+    notes += [f"not visible to the code (the sandbox's own path): {h}" for h in outcome.hidden]
     if outcome.delta is not None:
         apply_delta(ctx, outcome.delta)
     empty = {"written": [], "deleted": [], "folders_created": [], "folders_deleted": []}
