@@ -61,7 +61,7 @@ class EpisodeHub:
 
     def __init__(
         self, env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
-        host: str = "127.0.0.1", json_response: bool = False, spec_roots: Sequence[str | Path] = (),
+        host: str = "127.0.0.1", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
     ) -> None:
         self.env, self.source = env, source
         roots = list(spec_roots)

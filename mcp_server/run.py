@@ -69,7 +69,7 @@ def run_stdio(
 def run_http(
     env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
     host: str = "127.0.0.1", port: int = 8765, token: str | None = None, default_episode: str | None = None,
-    log_level: str = "WARNING", json_response: bool = False, spec_roots: Sequence[str | Path] = (),
+    log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
 ) -> None:
     """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out."""
     import uvicorn

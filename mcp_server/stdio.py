@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 import sys
-from typing import Any, AsyncIterator, BinaryIO
+from typing import Any, AsyncIterator, BinaryIO, Callable
 
 import anyio
 import mcp_types as types
@@ -147,7 +147,7 @@ class CheckedLines:
 @contextlib.asynccontextmanager
 async def checked_stdio_server(stdin: BinaryIO | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """Like the SDK's `stdio_server()`, but every line is checked and bad ones are answered (see the module)."""
-    restore = None
+    restore: Callable[[], None] | None = None
     if stdin is None:
         private = os.dup(0)
         os.set_inheritable(private, False)
@@ -156,9 +156,11 @@ async def checked_stdio_server(stdin: BinaryIO | None = None) -> AsyncIterator[t
         os.close(devnull)
         stdin = os.fdopen(private, "rb", buffering=1 << 16, closefd=False)
 
-        def restore() -> None:
+        def restore_stdin() -> None:
             with contextlib.suppress(OSError):
                 os.dup2(private, 0)
+
+        restore = restore_stdin
 
     lines = CheckedLines(stdin)
     try:
