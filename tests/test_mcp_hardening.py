@@ -189,6 +189,9 @@ def test_soak_create_call_end_keeps_memory_bounded(tmp_path: Path) -> None:
                     assert (await http.post(f"{s.base}/admin/episodes/{eid}/end", json={})).status_code == 200
         anyio.run(one)
 
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if isinstance(o, (Episode, EpisodeServer, Workspace)))
+
     # what the client side of this process keeps (bounded URL and cookie caches) is not the server's
     server_side = [tracemalloc.Filter(False, pattern) for pattern in
                    ("*/httpx/*", "*/httpx2/*", "*/httpcore/*", "*/urllib/*", "*/http/cookiejar.py", "*/mcp/client/*",
@@ -196,16 +199,19 @@ def test_soak_create_call_end_keeps_memory_bounded(tmp_path: Path) -> None:
     with served(tmp_path) as s:
         cycles(s, 15)  # warm caches and pools
         gc.collect()
+        alive_before = alive()
         tracemalloc.start()
-        before = tracemalloc.take_snapshot().filter_traces(server_side)
-        cycles(s, 30)
-        gc.collect()
-        after = tracemalloc.take_snapshot().filter_traces(server_side)
+        growths = []
+        for _ in range(2):  # a leak grows in both windows; a cache filling once (or another test's) in one
+            before = tracemalloc.take_snapshot().filter_traces(server_side)
+            cycles(s, 15)
+            gc.collect()
+            after = tracemalloc.take_snapshot().filter_traces(server_side)
+            growths.append(sum(st.size_diff for st in after.compare_to(before, "filename")) / 15)
         tracemalloc.stop()
         assert not s.hub.live and len(s.hub.ended) == 45 and len(s.hub._hashes) <= 16
-        growth = sum(st.size_diff for st in after.compare_to(before, "filename")) / 30
+        growth = min(growths)
         # kept on purpose: the ended id (bounded by MAX_ENDED_REMEMBERED); before the fix, over 1,500
         assert growth < 1000, f"{growth:.0f} bytes kept per episode by the server"
-        alive = [type(o).__name__ for o in gc.get_objects() if isinstance(o, (Episode, EpisodeServer, Workspace))]
-        assert alive == [], alive
+        assert alive() == alive_before  # no episode, episode server or workspace outlives its end
     assert len(record_files(tmp_path)) == 45
