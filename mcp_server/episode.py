@@ -27,6 +27,10 @@ class EpisodeError(ValueError):
     """A request an episode cannot honour (unknown snapshot, episode already ended); the message says why."""
 
 
+class RecordExistsError(EpisodeError):
+    """The record folder already holds a record for this episode id (ids are unique per folder)."""
+
+
 def new_episode_id() -> str:
     """A fresh, unguessable episode id."""
     return "ep-" + secrets.token_hex(8)
@@ -61,12 +65,21 @@ class Episode:
         self.snapshots: dict[str, State] = {}
         self.ended = False
         self.evaluation: dict[str, Any] | None = None
-        self._writer = RecordWriter(Path(record_dir) / f"{episode_id}.jsonl") if record_dir is not None else None
+        self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
         self._segment = -1
         self._segment_events: list[dict[str, Any]] = []
         self._started = time.perf_counter()
         self._tool_seconds = 0.0
         self._begin_segment(start or {"kind": "fresh"})
+
+    def _open_record(self, record_dir: Path) -> RecordWriter:
+        path = record_dir / f"{self.id}.jsonl"
+        try:
+            return RecordWriter(path, exclusive=True)
+        except FileExistsError:
+            self.workspace.close()
+            raise RecordExistsError(f"episode id {self.id!r} already has a record ({path.name} in {record_dir}); "
+                                    "episode ids are unique per record folder: choose another id or omit it") from None
 
     # --- identity ------------------------------------------------------------------------------
 

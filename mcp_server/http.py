@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import json
 import logging
 import re
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -46,9 +46,10 @@ from starlette.types import Receive, Scope, Send
 
 from workspace_sim.errors import SpecError
 
-from .environment import EnvironmentLoadError, EnvironmentSource, environment_from_document
+from .environment import EnvironmentLoadError, environment_from_document
 from .episode import EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
+from .jsoncheck import JsonProblem, parse_client_json
 from .recording import RecordReadError, read_record_file
 
 log = logging.getLogger("coworkenv.mcp.http")
@@ -75,9 +76,9 @@ async def read_body(request: Request, allowed: dict[str, type | tuple[type, ...]
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise HubError(400, "malformed_body", f"body is not valid JSON: {e}") from None
+        body = parse_client_json(raw)
+    except JsonProblem as e:
+        raise HubError(400, "malformed_body", f"body refused: {e.message}") from None
     if not isinstance(body, dict):
         raise HubError(400, "malformed_body", f"body must be a JSON object, got {type(body).__name__}")
     unknown = sorted(set(body) - set(allowed))
@@ -169,8 +170,15 @@ class AdminApi:
         body = await read_body(request, {"spec": str, "spec_document": dict, "episode_id": str})
         if body.get("spec") and body.get("spec_document") is not None:
             raise HubError(400, "malformed_body", "give either spec (a path on the server) or spec_document, not both")
-        source = EnvironmentSource.spec(body["spec"]) if body.get("spec") else None
+        source = self.hub.spec_source(body["spec"]) if body.get("spec") else None
         env = environment_from_document(body["spec_document"]) if body.get("spec_document") is not None else None
+        if source is not None:
+            try:
+                env = await anyio.to_thread.run_sync(source.load)
+            except EnvironmentLoadError as e:  # the file's text must never reach the client: log it, say where
+                log.warning("admin: spec %s did not load: %s", source.ref, e)
+                raise HubError(400, "bad_environment", f"spec {body['spec']!r} is not a loadable environment "
+                                                       "spec (the server log says why)") from None
         live = await self.hub.create(source, body.get("episode_id"), env=env)
         return JSONResponse(describe(live, request), status_code=201)
 
@@ -238,7 +246,7 @@ class AdminApi:
 
     async def events(self, request: Request) -> Response:
         raw = request.query_params.get("since", "0")
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
             raise HubError(400, "malformed_query", f"since must be a whole number of at least 0, got {raw!r}")
         live = self.hub.get(request.path_params["eid"])
         async with live.server.lock:  # never between a tool call and its event
@@ -281,8 +289,29 @@ class McpEndpoint:
         try:
             await self.hub.handle_mcp(eid, scope, receive, send)
         except HubError as e:
-            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": e.message}}
+            rid = await _request_id(receive) if scope.get("method") == "POST" else None
+            body = {"jsonrpc": "2.0", "id": rid,
+                    "error": {"code": -32001, "message": f"{e.message} (HTTP {e.status} {e.code})",
+                              "data": {"status": e.status, "code": e.code}}}
             await JSONResponse(body, status_code=e.status)(scope, receive, send)
+
+
+async def _request_id(receive: Receive) -> str | int | None:
+    """The JSON-RPC id of the request body still to be read (None if it has none or is not JSON-RPC)."""
+    raw = b""
+    while len(raw) <= MAX_BODY:
+        message = await receive()
+        raw += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    else:
+        return None
+    try:
+        msg = parse_client_json(raw)
+    except JsonProblem:
+        return None
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
 
 
 async def _json_http_error(request: Request, exc: Exception) -> Response:

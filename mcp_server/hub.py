@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -19,11 +19,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .episode import Episode, EpisodeError, new_episode_id
+from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .server import EpisodeServer, build_server
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_ENDED_REMEMBERED = 10_000
+MAX_HASHES_KEPT = 16
 
 
 def transport_security(host: str) -> TransportSecuritySettings:
@@ -60,14 +61,18 @@ class EpisodeHub:
 
     def __init__(
         self, env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
-        host: str = "127.0.0.1", json_response: bool = False,
+        host: str = "127.0.0.1", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
     ) -> None:
         self.env, self.source = env, source
+        roots = list(spec_roots)
+        if not roots and source is not None and source.kind == "spec":
+            roots = [Path(source.ref).parent]
+        self.spec_roots = [Path(r).expanduser().resolve() for r in roots]
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self.security = transport_security(host)
         self.json_response = json_response
         self.live: dict[str, LiveEpisode] = {}
-        self.ended: dict[str, dict[str, Any]] = {}
+        self.ended: dict[str, None] = {}  # ids only (bounded): an ended episode's evaluation is in its record
         self._tg: TaskGroup | None = None
         self._hashes: dict[int, tuple[ServedEnvironment, str]] = {}
 
@@ -83,6 +88,22 @@ class EpisodeHub:
                     for eid in list(self.live):
                         await self.end(eid, None, "user_ended")
                 self._tg = None
+
+    def spec_source(self, ref: str) -> EnvironmentSource:
+        """The source of a spec named by an admin request: a path under one of the spec roots (symlinks and
+        '..' resolved first; a relative path is taken from the first root), else a 403 HubError."""
+        if not self.spec_roots:
+            raise HubError(403, "spec_outside_roots", "this server loads no spec files by path (start it with "
+                                                      "--spec-root FOLDER); send spec_document instead")
+        if "\0" in ref or len(ref) > 4096:
+            raise HubError(400, "malformed_body", "spec must be a path of at most 4096 characters without NUL")
+        given = Path(ref).expanduser()
+        path = (given if given.is_absolute() else self.spec_roots[0] / given).resolve()
+        if not any(path.is_relative_to(root) for root in self.spec_roots):
+            roots = ", ".join(str(r) for r in self.spec_roots)
+            raise HubError(403, "spec_outside_roots", f"spec {ref!r} is outside the folders this server loads "
+                                                      f"specs from ({roots})")
+        return EnvironmentSource.spec(path)
 
     # --- lifecycle -----------------------------------------------------------------------------
 
@@ -100,6 +121,8 @@ class EpisodeHub:
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
                               env_hash=self._env_hash(env))
+        except RecordExistsError as e:
+            raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:
             raise HubError(400, "invalid_episode_id", str(e)) from None
         return await self._serve(episode)
@@ -110,7 +133,10 @@ class EpisodeHub:
         new_id = new_id or new_episode_id()
         self._check_free(new_id)
         try:
-            child = parent.fork(new_id, self.record_dir)
+            async with self.get(episode_id).server.lock:
+                child = parent.fork(new_id, self.record_dir)
+        except RecordExistsError as e:
+            raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:
             raise HubError(400, "invalid_episode_id", str(e)) from None
         return await self._serve(child)
@@ -119,12 +145,15 @@ class EpisodeHub:
         """Evaluate an episode, close its record and stop serving it; returns the evaluation."""
         live = self.get(episode_id)
         del self.live[episode_id]
-        evaluation = live.episode.end(final_answer, reason)
-        live.stop.set()
+        try:
+            async with live.server.lock:  # after any call in flight; predicates may take a while: off the loop
+                evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason)
+        finally:
+            live.stop.set()
         await live.stopped.wait()
         if len(self.ended) >= MAX_ENDED_REMEMBERED:
             self.ended.pop(next(iter(self.ended)))
-        self.ended[episode_id] = evaluation
+        self.ended[episode_id] = None
         return evaluation
 
     def get(self, episode_id: str) -> LiveEpisode:
@@ -139,12 +168,17 @@ class EpisodeHub:
     def _env_hash(self, env: ServedEnvironment) -> str:
         known = self._hashes.get(id(env))
         if known is None or known[0] is not env:
+            if len(self._hashes) >= MAX_HASHES_KEPT:  # inline specs arrive one per episode: keep a few
+                self._hashes.pop(next(iter(self._hashes)))
             known = self._hashes[id(env)] = (env, environment_hash(env))
         return known[1]
 
     def _check_free(self, eid: str) -> None:
         if eid in self.live or eid in self.ended:
             raise HubError(409, "episode_exists", f"episode id {eid!r} is already taken; choose another or omit it")
+        if self.record_dir is not None and EPISODE_ID.match(eid) and (self.record_dir / f"{eid}.jsonl").exists():
+            raise HubError(409, "record_exists", f"episode id {eid!r} already has a record in {self.record_dir} "
+                                                 "(episode ids are unique per record folder); choose another or omit it")
 
     async def _serve(self, episode: Episode) -> LiveEpisode:
         if self._tg is None:

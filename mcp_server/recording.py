@@ -41,12 +41,16 @@ def _dump(obj: dict[str, Any]) -> str:
 
 
 class RecordWriter:
-    """One record file, opened for appending; every line is written whole and flushed at once."""
+    """One record file, opened for appending; every line is written whole and flushed at once.
 
-    def __init__(self, path: str | Path) -> None:
+    With `exclusive`, the file must not exist yet (FileExistsError otherwise): one episode id, one
+    record, so a second episode can never add a second header to another's file.
+    """
+
+    def __init__(self, path: str | Path, exclusive: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = self.path.open("a", encoding="utf-8")
+        self._fh = self.path.open("x" if exclusive else "a", encoding="utf-8")
         self._lock = threading.Lock()
 
     def write(self, line: dict[str, Any]) -> None:

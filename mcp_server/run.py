@@ -9,7 +9,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import anyio
 
@@ -45,7 +45,7 @@ async def _serve_until_signal(episode: Episode, log_level: str) -> None:
                     os._exit(0)
 
         tg.start_soon(stop_on_signal)
-        await server.run_stdio_async()
+        await server.run_stdio()
         tg.cancel_scope.cancel()
 
 
@@ -69,7 +69,7 @@ def run_stdio(
 def run_http(
     env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
     host: str = "127.0.0.1", port: int = 8765, token: str | None = None, default_episode: str | None = None,
-    log_level: str = "WARNING", json_response: bool = False,
+    log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
 ) -> None:
     """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out."""
     import uvicorn
@@ -80,7 +80,7 @@ def run_http(
     if token is None:
         token = secrets.token_urlsafe(24)
         print(f"coworkenv: admin token (generated): {token}", file=sys.stderr, flush=True)
-    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response)
+    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots)
     app = build_app(hub, token, default_episode)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -117,7 +117,8 @@ def test_admin_reset_snapshot_restore_fork_evaluate(server: Server) -> None:
     ("POST", "/admin/episodes", {"json": {"spek": "x.yaml"}}, 400, "malformed_body"),
     ("POST", "/admin/episodes", {"json": {"episode_id": 7}}, 400, "malformed_body"),
     ("POST", "/admin/episodes", {"json": {"episode_id": "../etc"}}, 400, "invalid_episode_id"),
-    ("POST", "/admin/episodes", {"json": {"spec": "/nonexistent/spec.yaml"}}, 400, "bad_environment"),
+    ("POST", "/admin/episodes", {"json": {"spec": "/nonexistent/spec.yaml"}}, 403, "spec_outside_roots"),
+    ("POST", "/admin/episodes", {"json": {"spec_document": {"id": 5}}}, 400, "bad_environment"),
     ("POST", "/admin/episodes", {"content": b"x" * (1 << 21)}, 413, "body_too_large"),
     ("GET", "/admin/episodes/ep-unknown", {}, 404, "unknown_episode"),
     ("POST", "/admin/episodes/ep-unknown/reset", {}, 404, "unknown_episode"),
@@ -144,7 +145,7 @@ def test_admin_conflicts_and_ended_episodes(server: Server) -> None:
     gone = server.admin("GET", "/admin/episodes/dup-1")
     assert gone.status_code == 410 and gone.json()["error"]["code"] == "episode_ended"
     mcp = httpx.post(f"{server.base}/episodes/dup-1/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert mcp.status_code == 410 and "has ended" in mcp.json()["error"]["message"]
+    assert mcp.status_code == 410 and "has ended" in mcp.json()["error"]["message"] and mcp.json()["id"] == 1
     unknown = httpx.post(f"{server.base}/episodes/nope/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert unknown.status_code == 404 and "no episode 'nope'" in unknown.json()["error"]["message"]
 

@@ -109,3 +109,56 @@ def test_sigterm_ends_and_records_the_stdio_episode(tmp_path: Path) -> None:
     assert proc.wait(30) == 0
     (seg,) = read_record_file(tmp_path / "sig-1.jsonl").segments
     assert seg.final is not None and seg.final["stop_reason"] == "user_ended"
+
+
+BAD_LINES = [  # (line, expected id, code, words in the message); each must be answered, in order
+    (b"{bad json", None, -32700, "not valid JSON"),
+    (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', None, -32600, "batches are not supported"),
+    (b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":"x"}', 2, -32602, "must be an object"),
+    (b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"p":"\\ud800"}}}', 3, -32600,
+     "lone UTF-16 surrogate"),
+    (b'{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":' + b"[" * 2000 + b"]" * 2000 + b"}}", None, -32700,
+     "nested deeper"),
+    (b'{"jsonrpc":"2.0","id":5,"method":"x","params":{"a":' + b"[" * 80 + b"]" * 80 + b"}}", 5, -32600,
+     "nested deeper than 64"),
+    (b'{"jsonrpc":"1.0","id":6,"method":"ping"}', 6, -32600, "jsonrpc must be"),
+    (b'{"jsonrpc":"2.0","id":7,"method":"tools/list"}', 7, -32602, "before initialize"),
+    (b"\xff\xfe", None, -32700, "not UTF-8"),
+]
+
+
+def test_stdio_answers_every_bad_line_and_keeps_serving(tmp_path: Path) -> None:
+    command, args = desktop_command(tmp_path, "--episode-id", "bad-lines")
+    proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    after = [json.dumps(init).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             b'{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}',  # a bad notification: logged only
+             b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":5}}',
+             b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_directory","arguments":{"path":"/"}}}']
+    proc.stdin.write(b"".join(line + b"\n" for line, *_ in BAD_LINES) + b"".join(line + b"\n" for line in after))
+    proc.stdin.flush()
+    replies = [json.loads(proc.stdout.readline()) for _ in range(len(BAD_LINES) + 3)]
+    proc.stdin.close()
+    assert proc.wait(30) == 0
+    stderr = proc.stderr.read().decode()
+    for (line, rid, code, words), reply in zip(BAD_LINES, replies):
+        assert reply["id"] == rid and reply["error"]["code"] == code, (line[:60], reply)
+        assert words in reply["error"]["message"], (line[:60], reply)
+        assert reply["error"]["message"] in stderr  # logged too
+    init_reply, bad_params, listing = replies[len(BAD_LINES):]
+    assert init_reply["id"] == "init" and "result" in init_reply
+    assert bad_params["id"] == 8 and bad_params["error"]["code"] == -32602
+    assert "params.name" in bad_params["error"]["message"]
+    assert listing["id"] == 9 and listing["result"]["isError"] is False
+    assert "notifications/initialized' must be an object" in stderr
+
+
+def test_stdio_refuses_an_episode_id_that_already_has_a_record(tmp_path: Path) -> None:
+    (tmp_path / "taken.jsonl").write_text("")
+    command, args = desktop_command(tmp_path, "--episode-id", "taken")
+    proc = subprocess.run([command, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore", "COLUMNS": "400"})
+    assert proc.returncode == 2 and "already has a record" in proc.stderr and "Traceback" not in proc.stderr

@@ -18,6 +18,9 @@ def register(app: typer.Typer) -> None:
         http: bool = typer.Option(False, "--http", help="Serve streamable HTTP (many episodes) instead of stdio."),
         host: str = typer.Option("127.0.0.1", help="HTTP address to bind (local only unless told otherwise)."),
         port: int = typer.Option(8765, help="HTTP port (0 picks a free one; the address is printed on stderr)."),
+        spec_root: Optional[list[Path]] = typer.Option(
+            None, "--spec-root", help="HTTP: a folder the admin API may load specs from by path (repeatable; "
+                                      "default: the served spec's folder, none with --python)."),
         record_dir: Path = typer.Option(Path("runs/episodes"), help="Folder for the episodes' JSONL records."),
         episode_id: Optional[str] = typer.Option(None, help="Id of the stdio episode (default: random)."),
         default_episode: Optional[str] = typer.Option(None, help="HTTP: open an episode with this id at start."),
@@ -43,8 +46,12 @@ def register(app: typer.Typer) -> None:
         except EnvironmentLoadError as e:
             raise fail(str(e)) from None
         record = record_dir.expanduser().resolve()
+        roots = [r.expanduser().resolve() for r in spec_root or []]
+        for r in roots:
+            if not r.is_dir():
+                raise typer.BadParameter(f"--spec-root {r} is not a folder")
         if http:
-            run_http(env, source, record, host, port, admin_token, default_episode, log_level)
+            run_http(env, source, record, host, port, admin_token, default_episode, log_level, spec_roots=roots)
         else:
             try:
                 run_stdio(env, source, record, episode_id, log_level)

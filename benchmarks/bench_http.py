@@ -1,0 +1,204 @@
+"""The network path: MCP over HTTP against a do-nothing REST endpoint, episodes, concurrency, cold start.
+
+Baselines, measured in this same run: `rest_floor_call_ms` is a do-nothing Starlette POST endpoint
+under uvicorn in its own process (the transport floor an MCP call cannot beat), and
+`http_single_calls_per_s` is one episode's sequential rate (what 100 concurrent episodes are held
+to). The clients share one HTTP connection pool, as a harness does; a fresh `httpx` client costs
+tens of milliseconds (it loads the CA bundle) and is the client's cost, not the server's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import anyio
+import httpx
+
+ARGS = {"path": "/reports/q1.csv"}
+TOKEN = "bench-admin-token-0123456789"
+
+REST_FLOOR = """
+import socket, sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+async def call(request):
+    body = await request.json()
+    return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"), "result": {}})
+
+sock = socket.socket()
+sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+sock.bind(("127.0.0.1", 0))
+print(f"listening on http://127.0.0.1:{sock.getsockname()[1]} ", file=sys.stderr, flush=True)
+uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/call", call, methods=["POST"])]), log_level="error",
+                              access_log=False)).run(sockets=[sock])
+"""
+
+
+@contextmanager
+def _process(args: list[str]) -> Iterator[str]:
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"})
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            m = re.search(r"listening on (http://\S+?) ", line)
+            if m:
+                yield m.group(1)
+                return
+        raise RuntimeError(f"{args[:4]} did not start")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _mcp_client(url: str, http: Any) -> Any:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    return Client(streamable_http_client(url, http_client=http, terminate_on_close=False), mode="legacy")
+
+
+def _p(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int, calls_each: int) -> dict[str, float]:
+    import httpx2
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    limits = httpx2.Limits(max_connections=concurrent + 10, max_keepalive_connections=concurrent + 10)
+    out: dict[str, float] = {}
+    async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as admin, \
+            httpx2.AsyncClient(timeout=60, limits=limits) as http:
+        for _ in range(100):
+            try:
+                await admin.get("/admin/episodes")
+                break
+            except httpx.TransportError:
+                await anyio.sleep(0.1)
+        eid = (await admin.post("/admin/episodes", json={})).json()["episode_id"]
+        floor_ms, call_ms = [], []
+        async with _mcp_client(f"{base}/episodes/{eid}/mcp", http) as c:
+            for i in range(n + 20):  # interleaved, so drift in machine load hits both alike
+                t0 = time.perf_counter()
+                await http.post(floor + "/call", json={"jsonrpc": "2.0", "id": i, "method": "x"})
+                t1 = time.perf_counter()
+                await c.call_tool("read_text_file", ARGS)
+                t2 = time.perf_counter()
+                if i >= 20:
+                    floor_ms.append((t1 - t0) * 1000)
+                    call_ms.append((t2 - t1) * 1000)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                await c.call_tool("read_text_file", ARGS)
+            out["http_single_calls_per_s"] = n / (time.perf_counter() - t0)
+        await admin.delete(f"/admin/episodes/{eid}")
+        out["http_call_ms"], out["rest_floor_call_ms"] = statistics.median(call_ms), statistics.median(floor_ms)
+
+        episode_ms = []
+        for _ in range(episodes):
+            t0 = time.perf_counter()
+            created = (await admin.post("/admin/episodes", json={})).json()
+            async with _mcp_client(base + created["mcp_path"], http) as c:
+                await c.call_tool("read_text_file", ARGS)
+            (await admin.delete(f"/admin/episodes/{created['episode_id']}")).raise_for_status()
+            episode_ms.append((time.perf_counter() - t0) * 1000)
+        out["http_episode_ms"] = statistics.median(episode_ms)
+
+        eids = [(await admin.post("/admin/episodes", json={})).json()["episode_id"] for _ in range(concurrent)]
+        latencies: list[float] = []
+
+        connected, go = [0], anyio.Event()
+
+        async def work(e: str) -> None:
+            async with _mcp_client(f"{base}/episodes/{e}/mcp", http) as c:
+                connected[0] += 1
+                await go.wait()  # the rate counts calls, not handshakes
+                for _ in range(calls_each):
+                    t = time.perf_counter()
+                    await c.call_tool("read_text_file", ARGS)
+                    latencies.append((time.perf_counter() - t) * 1000)
+
+        async with anyio.create_task_group() as tg:
+            for e in eids:
+                tg.start_soon(work, e)
+            while connected[0] < len(eids):
+                await anyio.sleep(0.01)
+            t0 = time.perf_counter()
+            go.set()
+        out["http_concurrent_calls_per_s"] = len(latencies) / (time.perf_counter() - t0)
+        out["http_concurrent_p50_ms"], out["http_concurrent_p99_ms"] = _p(latencies, 0.5), _p(latencies, 0.99)
+        for e in eids:
+            await admin.delete(f"/admin/episodes/{e}")
+    return out
+
+
+def serve_cold_start_ms(record_dir: str, repeat: int) -> float:
+    """Median milliseconds from spawning `coworkenv serve` (stdio) to its answer to `initialize`."""
+    init = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+            b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n')
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
+                                 "--record-dir", record_dir], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(init)
+        proc.stdin.flush()
+        proc.stdout.readline()
+        times.append((time.perf_counter() - t0) * 1000)
+        proc.stdin.close()
+        proc.wait(30)
+    return statistics.median(times)
+
+
+def run(quick: bool) -> list[dict[str, Any]]:
+    """The network-path figures (100 episodes x 20 calls for the concurrent ones; fewer when quick)."""
+    return figures(*((50, 5, 20, 5, 2) if quick else (500, 30, 100, 20, 5)))
+
+
+def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int) -> list[dict[str, Any]]:
+    """The figures at the given sizes: sequential calls, episodes, concurrent episodes x calls, cold starts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with _process([sys.executable, "-c", REST_FLOOR]) as floor, \
+                _process([sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
+                          "--http", "--port", "0", "--record-dir", tmp]) as base:
+            m = anyio.run(_measure, base, floor, n, episodes, concurrent, calls_each)
+        cold = serve_cold_start_ms(tmp, starts)
+    single_ms = 1000 / m["http_single_calls_per_s"]
+    return [
+        {"key": "http_call_ms", "value": m["http_call_ms"], "unit": "ms", "baseline_key": "rest_floor_call_ms",
+         "baseline": m["rest_floor_call_ms"],
+         "note": f"MCP tools/call over HTTP is {m['http_call_ms'] / m['rest_floor_call_ms']:.2f}x a do-nothing "
+                 "Starlette POST (goal 1.5x)"},
+        {"key": "http_episode_ms", "value": m["http_episode_ms"], "unit": "ms", "baseline_key": "http_call_ms",
+         "baseline": m["http_call_ms"],
+         "note": f"create + connect + one call + end is {m['http_episode_ms'] / m['http_call_ms']:.1f}x one call "
+                 "(goal 3x)"},
+        {"key": "http_concurrent_calls_per_s", "value": m["http_concurrent_calls_per_s"], "unit": "calls/s",
+         "baseline_key": "http_single_calls_per_s", "baseline": m["http_single_calls_per_s"],
+         "note": f"{concurrent} episodes x {calls_each} calls keep "
+                 f"{m['http_concurrent_calls_per_s'] / m['http_single_calls_per_s']:.0%} of one episode's rate "
+                 "(goal 80%)"},
+        {"key": "http_concurrent_p99_ms", "value": m["http_concurrent_p99_ms"], "unit": "ms",
+         "baseline_key": "http_concurrent_p50_ms", "baseline": m["http_concurrent_p50_ms"],
+         "note": f"p99 is {m['http_concurrent_p99_ms'] / m['http_concurrent_p50_ms']:.1f}x p50 (goal under 10x); "
+                 f"one sequential call takes {single_ms:.2f} ms"},
+        {"key": "serve_cold_start_ms", "value": cold, "unit": "ms", "baseline_key": None, "baseline": None,
+         "note": "spawn `coworkenv serve` (stdio) to the answer to initialize, median (goal under 1,000 ms)"},
+    ]

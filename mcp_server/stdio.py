@@ -1,0 +1,173 @@
+"""The stdio transport with an answer for every line: the SDK's `stdio_server`, fed by a checking reader.
+
+The SDK's reader drops a line it cannot parse (the client then waits forever). Here each line
+from stdin is checked first (`jsoncheck`, then the JSON-RPC envelope, then the SDK's own message
+model); a bad line is logged on stderr and, when it is a request, answered with the fitting
+JSON-RPC error: -32700 for text that is not JSON (id null, as JSON-RPC 2.0 says), -32600 for a
+message that is not a valid request, -32602 for params that are not an object. Only lines that
+pass reach the SDK. stdin is taken over as the SDK does it: fd 0 then reads the null device, so
+nothing a tool starts can consume protocol bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from typing import Any, AsyncIterator, BinaryIO, Callable
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from .jsoncheck import JsonProblem, parse_client_json
+
+log = logging.getLogger("coworkenv.mcp.stdio")
+
+MAX_LINE = 16 << 20
+"""Longest message line accepted (bytes); a longer one is answered -32700 and skipped."""
+
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+
+
+class BadLine(Exception):
+    """A line refused before the SDK sees it: the JSON-RPC error to answer and the request id, if any."""
+
+    def __init__(self, code: int, message: str, request_id: Any = None, answer: bool = True) -> None:
+        super().__init__(message)
+        self.code, self.message, self.request_id, self.answer = code, message, request_id, answer
+
+
+def _request_id(msg: Any) -> str | int | None:
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        return None
+    if isinstance(rid, str):
+        try:
+            rid.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return rid
+
+
+def check_line(line: bytes) -> str:
+    """The line as text when it is one JSON-RPC message the SDK will accept; otherwise raise BadLine."""
+    try:
+        msg = parse_client_json(line)
+    except JsonProblem as e:
+        rid = _request_id(e.value)
+        notification = isinstance(e.value, dict) and "method" in e.value and "id" not in e.value
+        raise BadLine(PARSE_ERROR if rid is None else INVALID_REQUEST, e.message, rid,
+                      answer=not notification) from None
+    if isinstance(msg, list):
+        raise BadLine(INVALID_REQUEST, "batches are not supported (MCP removed JSON-RPC batching); "
+                                       "send one message per line")
+    if not isinstance(msg, dict):
+        raise BadLine(INVALID_REQUEST, f"a message must be a JSON object, got {type(msg).__name__}")
+    rid = _request_id(msg)
+    if "method" in msg and "id" not in msg:  # a notification is never answered, only logged
+        try:
+            _check_envelope(msg, None)
+        except BadLine as e:
+            raise BadLine(e.code, e.message, None, answer=False) from None
+        return line.decode("utf-8")
+    _check_envelope(msg, rid)
+    return line.decode("utf-8")
+
+
+def _check_envelope(msg: dict[str, Any], rid: str | int | None) -> None:
+    if msg.get("jsonrpc") != "2.0":
+        raise BadLine(INVALID_REQUEST, f"jsonrpc must be \"2.0\", got {msg.get('jsonrpc')!r:.40}", rid)
+    if "id" in msg and rid is None and msg["id"] is not None:
+        raise BadLine(INVALID_REQUEST, f"id must be a string or an integer, got {type(msg['id']).__name__}")
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            raise BadLine(INVALID_REQUEST, f"method must be a string, got {type(msg['method']).__name__}", rid)
+        if "params" in msg and msg["params"] is not None and not isinstance(msg["params"], dict):
+            raise BadLine(INVALID_PARAMS, f"params of {msg['method'][:60]!r} must be an object, "
+                                          f"got {type(msg['params']).__name__}", rid)
+    elif not ("result" in msg or "error" in msg):
+        raise BadLine(INVALID_REQUEST, "a message needs a method (request or notification) or a result or "
+                                       "error (response)", rid)
+    try:
+        types.jsonrpc_message_adapter.validate_python(msg, by_name=False)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "(message)"
+        raise BadLine(INVALID_REQUEST, f"not a valid JSON-RPC message: {where}: {first['msg']}", rid) from None
+
+
+class CheckedLines:
+    """An async iterator over stdin's good lines; bad lines are logged and answered through `reply`."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
+        self._lineno = 0
+        self.reply: Any = None  # the SDK's write stream, attached once the transport is up
+        self._ready = anyio.Event()
+
+    def attach(self, write_stream: Any) -> None:
+        """Start answering bad lines on `write_stream`."""
+        self.reply = write_stream
+        self._ready.set()
+
+    def __aiter__(self) -> "CheckedLines":
+        return self
+
+    async def __anext__(self) -> str:
+        await self._ready.wait()
+        while True:
+            line = await anyio.to_thread.run_sync(self._source.readline, MAX_LINE + 1)
+            if not line:
+                raise StopAsyncIteration
+            self._lineno += 1
+            try:
+                if len(line) > MAX_LINE:
+                    while line and not line.endswith(b"\n"):  # skip the rest of the long line
+                        line = await anyio.to_thread.run_sync(self._source.readline, MAX_LINE)
+                    raise BadLine(PARSE_ERROR, f"message over {MAX_LINE} bytes")
+                if not line.strip():
+                    continue
+                return check_line(line)
+            except BadLine as e:
+                await self._answer(e)
+
+    async def _answer(self, bad: BadLine) -> None:
+        log.warning("stdin line %d refused (JSON-RPC %d): %s", self._lineno, bad.code, bad.message)
+        if not bad.answer:
+            return
+        err = types.JSONRPCError(jsonrpc="2.0", id=bad.request_id,
+                                 error=types.ErrorData(code=bad.code, message=bad.message))
+        await self.reply.send(SessionMessage(err))
+
+
+@contextlib.asynccontextmanager
+async def checked_stdio_server(stdin: BinaryIO | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Like the SDK's `stdio_server()`, but every line is checked and bad ones are answered (see the module)."""
+    restore: Callable[[], None] | None = None
+    if stdin is None:
+        private = os.dup(0)
+        os.set_inheritable(private, False)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        stdin = os.fdopen(private, "rb", buffering=1 << 16, closefd=False)
+
+        def restore_stdin() -> None:
+            with contextlib.suppress(OSError):
+                os.dup2(private, 0)
+
+        restore = restore_stdin
+
+    lines = CheckedLines(stdin)
+    try:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.attach(write_stream)
+            yield read_stream, write_stream
+    finally:
+        if restore is not None:
+            restore()
+        sys.stderr.flush()
