@@ -131,9 +131,10 @@ class EpisodeSettings:
 
     def start(self, prepared: PreparedSpec, seed: int, episode_id: str | None = None,
               group: str | None = None) -> EpisodeSession:
-        """A new episode of `prepared` under these settings."""
+        """A new episode of `prepared` under these settings; its group defaults to the environment id, as in a batch."""
         return EpisodeSession(prepared, self.policy, seed=seed, episode_id=episode_id, limits=self.limits,
-                              user=self.user, transport=self.transport, group=group, reward=self.reward)
+                              user=self.user, transport=self.transport, group=group or prepared.spec.id,
+                              reward=self.reward)
 
     def keep(self, record: EpisodeRecord) -> EpisodeRecord:
         """Append a finished record to `records_path` (when set) and return it."""
@@ -163,8 +164,9 @@ def parse_action(action: Any) -> AgentTurn:
     """The text action of the Gymnasium and OpenEnv faces as an agent turn.
 
     A JSON object `{"tool": NAME, "arguments": {...}}` is one tool call; a JSON list of such objects
-    is a turn of several calls; `{"message": TEXT}` or any text that is not JSON is a message to the
-    user (a question, or the final answer when the user is satisfied). A dict or list may be passed
+    is a turn of several calls; `{"answer": TEXT}` is the final answer (the episode ends with it);
+    `{"message": TEXT}` or any text that is not JSON is a message to the user, who answers it or, when
+    satisfied, ends the episode with it as the final answer. A dict or list may be passed
     instead of its JSON text. JSON of the wrong shape raises ActionError naming the problem; a call's
     arguments that are not valid JSON text are passed on and answered by the episode's usual error.
     """
@@ -176,10 +178,11 @@ def parse_action(action: Any) -> AgentTurn:
             action = json.loads(text)
         except json.JSONDecodeError:
             return AgentTurn(content=action)  # not JSON: words to the user, as a model's plain reply is
-    if isinstance(action, dict) and "message" in action:
-        if set(action) != {"message"} or not isinstance(action["message"], str):
-            raise ActionError("a message action is {\"message\": TEXT} with nothing else")
-        return AgentTurn(content=action["message"])
+    for key, final in (("message", None), ("answer", False)):
+        if isinstance(action, dict) and key in action:
+            if set(action) != {key} or not isinstance(action[key], str):
+                raise ActionError(f"a{'n' if key == 'answer' else ''} {key} action is {{\"{key}\": TEXT}} with nothing else")
+            return AgentTurn(content=action[key], expects_reply=final)
     if isinstance(action, dict):
         return AgentTurn(calls=[_call(action, "the action")])
     if isinstance(action, list):

@@ -4,11 +4,12 @@
     env = gymnasium.make("coworkenv/CoworkEnv-v0", envs="environments/")
     obs, info = env.reset(seed=0)               # the system prompt and the user's request
     obs, reward, terminated, truncated, info = env.step('{"tool": "list_dir", "arguments": {"path": "/"}}')
-    obs, reward, terminated, truncated, info = env.step("Done: I filed the report.")
+    obs, reward, terminated, truncated, info = env.step('{"answer": "Done: I filed the report."}')
 
 An action is text (or the dict/list it encodes): `{"tool": NAME, "arguments": {...}}` is a tool
-call, a JSON list of those is one turn of several calls, and anything else is a message to the user
-(who answers, or is satisfied and the episode ends with it as the final answer); see
+call, a JSON list of those is one turn of several calls, `{"answer": TEXT}` is the final answer,
+and anything else is a message to the user (who answers, or is satisfied and the episode ends with
+it as the final answer); see
 `trainers.adapters.common.parse_action`. The observation is the text the turn produced (tool results
 and the user's words, labelled). Each episode is an `EpisodeSession`, so its record (in
 `env.unwrapped.records`, and appended to `records_path`) is the runner's record for the same turns.
