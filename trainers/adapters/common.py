@@ -15,6 +15,7 @@ same way. This module holds the parts the faces share:
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -128,10 +129,13 @@ class EpisodeSettings:
     transport: Transport = "direct"
     policy: PolicyInfo = field(default_factory=lambda: PolicyInfo(name="adapter"))
     records_path: str | Path | None = None
+    _serial: Any = field(default_factory=itertools.count, repr=False, compare=False)
 
     def start(self, prepared: PreparedSpec, seed: int, episode_id: str | None = None,
               group: str | None = None) -> EpisodeSession:
-        """A new episode of `prepared` under these settings; its group defaults to the environment id, as in a batch."""
+        """A new episode of `prepared` under these settings; its group defaults to the environment id, as in a
+        batch, and its id to ENV.POLICY.sSEED.N, N counting the episodes started under these settings."""
+        episode_id = episode_id or f"{prepared.spec.id}.{self.policy.name}.s{seed}.{next(self._serial)}"
         return EpisodeSession(prepared, self.policy, seed=seed, episode_id=episode_id, limits=self.limits,
                               user=self.user, transport=self.transport, group=group or prepared.spec.id,
                               reward=self.reward)

@@ -67,6 +67,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
         self.records: list[EpisodeRecord] = []
         self._rewards: StepRewards | None = None
         self._transcript: list[str] = []
+        self._count = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode (abandoning one in progress); returns the opening text and info (tools, ids)."""
@@ -88,7 +89,10 @@ class CoworkEnv(gymnasium.Env[str, str]):
         if isinstance(ep_seed, bool) or not isinstance(ep_seed, int):
             raise TypeError(f"options['episode_seed'] must be an int, got {ep_seed!r}")
         self._close_session()
-        self.session = self.settings.start(prepared, ep_seed, episode_id=f"{prepared.spec.id}.gym.s{ep_seed}")
+        # a seeded reset restarts the count, so the same seed reproduces the same episode, id included
+        self._count = 0 if seed is not None else self._count + 1
+        eid = f"{prepared.spec.id}.{self.settings.policy.name}.s{ep_seed}.{self._count}"
+        self.session = self.settings.start(prepared, ep_seed, episode_id=eid)
         self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
         obs = observation_text(self.session.messages)
         self._transcript = [obs]

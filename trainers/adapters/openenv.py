@@ -48,11 +48,12 @@ class CoworkAction(Action):
 
     calls: list[ToolCallAction] = Field(default_factory=list, description="Tool calls to run, in order.")
     message: str | None = Field(None, description="Words to the user; the final answer when they are satisfied.")
+    answer: str | None = Field(None, description="The final answer: the episode ends with it.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> "CoworkAction":
-        if bool(self.calls) == (self.message is not None):
-            raise ValueError("an action has either calls (at least one) or a message, not both and not neither")
+        if bool(self.calls) + (self.message is not None) + (self.answer is not None) != 1:
+            raise ValueError("an action has exactly one of: calls (at least one), a message, an answer")
         return self
 
 
@@ -108,7 +109,7 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
         seed = 0 if seed is None else seed
         prepared = self.source.prepared(env if env is not None else seed % len(self.source))
         self.close()
-        self.session = self.settings.start(prepared, seed, episode_id=episode_id or f"{prepared.spec.id}.openenv.s{seed}")
+        self.session = self.settings.start(prepared, seed, episode_id=episode_id)
         self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
         return self._observe(self.session.messages, 0.0, tools=self.session.tools)
 
@@ -129,8 +130,12 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
         """Play one agent turn."""
         if self.session is None or self.session.done:
             raise RuntimeError("no episode in progress; call reset() first")
-        turn = (AgentTurn(content=action.message) if action.message is not None else
-                AgentTurn(calls=[PolicyCall(c.tool, c.arguments) for c in action.calls]))
+        if action.answer is not None:
+            turn = AgentTurn(content=action.answer, expects_reply=False)
+        elif action.message is not None:
+            turn = AgentTurn(content=action.message)
+        else:
+            turn = AgentTurn(calls=[PolicyCall(c.tool, c.arguments) for c in action.calls])
         added = self.session.step(turn)
         assert self._rewards is not None
         if not self.session.done:
