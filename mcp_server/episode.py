@@ -348,7 +348,10 @@ class Episode:
                 conv = self.control.conversation
                 settings["control"] = {**self.control.options.to_json(),
                                        "user": conv.describe() if conv is not None else None}
-            self._writer.write(header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings))
+            header = header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings)
+            if self.control is not None:  # the control tools are offered too
+                header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in self.control.tool_names()]
+            self._writer.write(header)
         for event in self.workspace.events():  # the history a restore or fork starts from
             self._record(event)
 
