@@ -318,3 +318,29 @@ def test_serve_refuses_bad_mcp_only_options(args: list[str], message: str, tmp_p
     spec_path = multi_turn_spec().save(tmp_path / "spec.json")
     out = CliRunner().invoke(app, ["serve", str(spec_path), *args, "--record-dir", str(tmp_path)])
     assert out.exit_code == 2 and message in " ".join(out.output.replace("│", " ").split())
+
+
+def test_an_llm_user_answers_ask_user_when_the_server_is_given_one(tmp_path: Path) -> None:
+    from scripted_openai import Message, RecordedRequest, ScriptedOpenAI
+
+    from coworkenv.commands.serve import control_options
+
+    def answer(req: RecordedRequest) -> Message:
+        return Message("q3-final.md, please." if "called" in req.messages[-1]["content"] else "DONE")
+
+    spec = multi_turn_spec()
+    with ScriptedOpenAI(default=answer) as server:
+        options = control_options(True, False, "llm", "user-model", server.base_url, "sk-test")
+        ep = serve_mcp_only(spec, "llm-user", tmp_path, options)
+
+        async def go() -> Any:
+            async with Client(build_server(ep)) as c:
+                return await play_reference(c, spec), await status_of(c)
+
+        submitted, status = anyio.run(go)
+        asked = [r.messages[-1]["content"] for r in server.completion_requests]
+    assert asked[0] == "What should the final file be called?" and len(asked) == 2
+    assert status["score"] == 1.0 and status["passed"] is True
+    (seg,) = read_record_file(tmp_path / "llm-user.jsonl").segments
+    assert seg.settings["control"]["user"] == {"kind": "llm", "model": "user-model", "base_url": server.base_url}
+    assert "sk-test" not in (tmp_path / "llm-user.jsonl").read_text()
