@@ -22,6 +22,7 @@ from coworkenv.cli import app
 from mcp_server import STATUS_URI, ControlOptions, Episode, build_server
 from mcp_server.demo import environment as demo_environment
 from mcp_server.recording import read_record_file
+from mcp_server.replay import judge_record
 from support import start_http_server
 from synth.capabilities import CAPABILITIES
 from synth.procedural import generate
@@ -112,6 +113,9 @@ def test_every_capability_ends_over_mcp_alone_with_the_direct_runners_result(tmp
                         and m.content is not None]
         assert seg.settings["control"] == {"mcp_only": True, "reveal_score": False, "user": {"kind": "scripted"}}
         assert {"ask_user", "submit_answer"} <= {t["function"]["name"] for t in seg.header["tools"]}
+        # `coworkenv eval --rescore` replays it (calls, messages, world events, clock moves) to the same judgement
+        (verdict,) = judge_record(tmp_path / f"{spec.id}.jsonl", rescore=True, append=False, env=spec)
+        assert verdict.evaluation == rec.final.evaluation and verdict.warnings == [], (spec.id, verdict.warnings)
 
 
 def test_the_users_replies_and_the_worlds_events_come_as_the_runner_would_give_them() -> None:
