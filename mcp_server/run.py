@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import anyio
 
+from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment
 from .episode import Episode
 from .server import build_server
@@ -51,10 +52,12 @@ async def _serve_until_signal(episode: Episode, log_level: str) -> None:
 
 def run_stdio(
     env: ServedEnvironment, source: EnvironmentSource | None, record_dir: str | Path | None,
-    episode_id: str | None = None, log_level: str = "WARNING",
+    episode_id: str | None = None, log_level: str = "WARNING", control: ControlOptions | None = None,
 ) -> dict[str, Any]:
-    """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation."""
-    episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio")
+    """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation.
+
+    With `control` enabled the episode is MCP-only: the agent asks the user and submits its answer itself."""
+    episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio", control=control)
     log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
     try:
         anyio.run(_serve_until_signal, episode, log_level)
@@ -70,8 +73,11 @@ def run_http(
     env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
     host: str = "127.0.0.1", port: int = 8765, token: str | None = None, default_episode: str | None = None,
     log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
+    control: ControlOptions | None = None,
 ) -> None:
-    """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out."""
+    """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out.
+
+    `control` is the default for created episodes (an admin create may turn MCP-only on or off per episode)."""
     import uvicorn
 
     from .http import build_app
@@ -80,7 +86,8 @@ def run_http(
     if token is None:
         token = secrets.token_urlsafe(24)
         print(f"coworkenv: admin token (generated): {token}", file=sys.stderr, flush=True)
-    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots)
+    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots,
+                     control=control)
     app = build_app(hub, token, default_episode)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
