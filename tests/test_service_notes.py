@@ -295,6 +295,11 @@ def test_share_by_mail_sends_each_new_collaborator_the_note(ws: Workspace) -> No
     assert verdict(ws, {"kind": "mail_sent", "to": [OMAR], "body": {"contains": "Budget: 1.2M"}})
     assert verdict(ws, {"kind": "record_exists", "table": "notes.notes",
                         "where": {"id": "n1", "collaborators.email": {"includes": [OMAR]}}})
+    # a mail sent through a share is a call of send_email for the transcript predicates too
+    assert r.event.via and r.event.via[0][0] == "send_email" and r.event.to_json()["via"][0]["tool"] == "send_email"
+    assert not verdict(ws, {"kind": "tool_not_called", "tool": "send_email"})
+    assert verdict(ws, {"kind": "tool_called", "tool": "send_*", "args": {"to": {"includes": [OMAR]}}})
+    assert verdict(ws, {"kind": "tool_not_called", "tool": "send_email", "args": {"to": {"includes": [DANA]}}})
 
 
 def test_a_share_by_mail_outside_the_allowed_domains_is_blocked_and_changes_nothing() -> None:

@@ -145,7 +145,9 @@ class ToolContext:
         self.writes: dict[tuple[str, str], Record | None] = {}
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
-        self.invoked: list[str] = []  # tools this call ran through `invoke`, for policies that judge tool names
+        # tools this call ran through `invoke`, with their arguments: policies and predicates that judge
+        # tool names see them as calls too (sharing a note by mail is sending mail)
+        self.invoked: list[tuple[str, dict[str, Any]]] = []
         self._resources = resources  # or a function making them on first use
         self._tools = tools
         # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
@@ -197,7 +199,7 @@ class ToolContext:
             validated = t.args_model.model_validate(args)
         except ValidationError as e:
             raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
-        self.invoked.append(tool)
+        self.invoked.append((tool, validated.model_dump(mode="json")))
         return t.fn(self, **validated.__dict__)
 
     def get(self, table: str, key: str) -> Any:
