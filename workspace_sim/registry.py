@@ -262,21 +262,30 @@ def strict_openai_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
         "type": "object", "properties": {}}, str(fn.get("name"))), "strict": True}}
 
 
-def strict_arguments(schema: Mapping[str, Any], args: Any) -> Any:
-    """Arguments as a strict caller sends them: every optional property left out is there as null, at
-    every level `schema` (a strict schema) describes. Anything that is not an object of the schema's
-    shape is returned as it is."""
+def strict_arguments(schema: Mapping[str, Any], args: Any, root: Mapping[str, Any] | None = None) -> Any:
+    """Arguments as a strict caller sends them: every optional property left out is there as null, at every
+    level of `schema` (the tool's ordinary `input_schema`, whose `required` tells the optional ones apart).
+    Anything that is not an object of the schema's shape is returned as it is."""
+    root = schema if root is None else root
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        schema = root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    if isinstance(args, list) and isinstance(schema.get("items"), Mapping):
+        return [strict_arguments(schema["items"], a, root) for a in args]
     if not isinstance(args, dict):
-        if isinstance(args, list) and isinstance(schema.get("items"), dict):
-            return [strict_arguments(schema["items"], a) for a in args]
         return args
-    objects = [schema] if "properties" in schema else [v for v in schema.get("anyOf", ()) if "properties" in v]
+    objects = [schema] if "properties" in schema else [
+        v for v in schema.get("anyOf", ()) if isinstance(v, Mapping) and ("properties" in v or "$ref" in v)]
     if not objects:
         return args
-    props = objects[0]["properties"]
-    out = {k: strict_arguments(props[k], v) if k in props else v for k, v in args.items()}
+    obj = objects[0]
+    if "$ref" in obj:
+        return strict_arguments(obj, args, root)
+    props = obj["properties"]
+    out = {k: strict_arguments(props[k], v, root) if k in props else v for k, v in args.items()}
     for k in props:
-        out.setdefault(k, None)
+        if k not in obj.get("required", ()):
+            out.setdefault(k, None)
     return out
 
 
