@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -79,22 +80,33 @@ def _control_tool(name: str) -> MCPTool:
                    input_schema=t.input_schema, annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
 
 
-def mcp_tools(episode: Episode) -> list[MCPTool]:
-    """The MCP tools of an episode: one per workspace tool, from the registry, then the pager."""
-    return list(_mcp_tools(tuple(episode.workspace.tools)))
+STRICT_SCHEMAS_ENV = "COWORKENV_STRICT_SCHEMAS"
+
+
+def strict_schemas_requested() -> bool:
+    """Whether this process serves tools' input schemas in strict form (`COWORKENV_STRICT_SCHEMAS=1`): for
+    clients that make schemas strict (the OpenAI Agents SDK's `convert_schemas_to_strict=True`), whose
+    callers then send null for an optional argument they leave out; the tools accept both forms."""
+    value = os.environ.get(STRICT_SCHEMAS_ENV, "").strip().lower()
+    if value not in ("", "0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"{STRICT_SCHEMAS_ENV} must be 1 or 0, got {value!r}")
+    return value in ("1", "true", "yes")
+
+
+def mcp_tools(episode: Episode, strict: bool | None = None) -> list[MCPTool]:
+    """The MCP tools of an episode: one per workspace tool, from the registry, then the pager; input schemas
+    in strict form with `strict` (by default as `COWORKENV_STRICT_SCHEMAS` says)."""
+    return list(_mcp_tools(tuple(episode.workspace.tools), strict_schemas_requested() if strict is None else strict))
 
 
 @lru_cache(maxsize=64)
-def _mcp_tools(names: tuple[str, ...]) -> tuple[MCPTool, ...]:
+def _mcp_tools(names: tuple[str, ...], strict: bool = False) -> tuple[MCPTool, ...]:
     registry = all_tools()
-    tools = [
-        MCPTool(name=n, title=n.replace("_", " ").capitalize(), description=registry[n].description,
-                input_schema=registry[n].input_schema, annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
-        for n in names
-    ]
-    tools.append(MCPTool(name=PAGER.name, title="Read result page", description=PAGER.description,
-                         input_schema=PAGER.input_schema, annotations=ToolAnnotations.model_validate(PAGER.mcp_annotations())))
-    return tuple(tools)
+    tools = [(n, n.replace("_", " ").capitalize(), registry[n]) for n in names] + [(PAGER.name, "Read result page", PAGER)]
+    return tuple(MCPTool(name=n, title=title, description=t.description,
+                         input_schema=t.strict_input_schema if strict else t.input_schema,
+                         annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
+                 for n, title, t in tools)
 
 
 def _problems(e: ValidationError) -> str:

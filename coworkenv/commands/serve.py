@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -70,6 +71,10 @@ def register(app: typer.Typer) -> None:
                                                                                  "OPENAI_API_KEY)."),
         log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
         log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
+        strict_schemas: bool = typer.Option(
+            False, "--strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
+            help="Serve input schemas in strict form (every argument required, null for an optional one left out) "
+                 "for clients that make schemas strict, e.g. the OpenAI Agents SDK's convert_schemas_to_strict."),
     ) -> None:
         """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
         from mcp_server.environment import EnvironmentLoadError
@@ -81,6 +86,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--port must be 0-65535, got {port}")
         if admin_token is not None and len(admin_token) < 16:
             raise typer.BadParameter("the admin token must be at least 16 characters")
+        if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
+            os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
         source = source_from_options(spec, python)
         configure_logging(log_level, log_file)
         try:

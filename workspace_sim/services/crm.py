@@ -16,11 +16,13 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import types
+import typing
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError, Unavailable, pydantic_error_message
@@ -820,6 +822,39 @@ DEFAULT_COLUMNS = {"accounts": ["id", "name", "tier", "status", "annual_revenue"
                    "deals": ["id", "name", "account_name", "stage", "amount", "currency", "close_date", "owner"]}
 
 
+class _Filters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = [k for k in data if k not in cls.model_fields]
+            if unknown:
+                raise ValueError(f"unknown filter(s) {', '.join(map(repr, unknown))}; use {', '.join(cls.model_fields)}")
+        return data
+
+
+def _filters_model() -> type[BaseModel]:
+    """The filters of export_report, made from the filter arguments of search_accounts and search_deals (paging
+    and sort aside), each optional; which of them a report takes is checked when it runs."""
+    uses: dict[str, list[tuple[str, Any]]] = {}
+    for tool in ("search_accounts", "search_deals"):
+        for name, info in SERVICE.tools[tool].args_model.model_fields.items():
+            if name not in ("limit", "offset", "sort"):
+                uses.setdefault(name, []).append((tool.removeprefix("search_").capitalize(), info))
+    fields: dict[str, Any] = {}
+    for name, found in uses.items():
+        kinds = tuple(dict.fromkeys(a for _, info in found for a in
+                                    (typing.get_args(info.annotation) if typing.get_origin(info.annotation) in
+                                     (typing.Union, types.UnionType) else (info.annotation,))))
+        texts = dict.fromkeys(info.description or "" for _, info in found)
+        text = next(iter(texts)) if len(texts) == 1 else " ".join(f"{w}: {info.description}" for w, info in found)
+        fields[name] = (typing.Optional[typing.Union[kinds]], Field(None, description=text))  # type: ignore[valid-type]
+    return create_model("ReportFilters", __base__=_Filters, __doc__="Filters of a report, as the search tools take them.",
+                        **fields)  # type: ignore[call-overload]
+
+
 def _report_filters(report: str, filters: dict[str, Any]) -> dict[str, Any]:
     """`filters` checked against the search tool's own arguments (less paging and sort)."""
     tool = SERVICE.tools["search_accounts" if report == "accounts" else "search_deals"]
@@ -835,6 +870,9 @@ def _report_filters(report: str, filters: dict[str, Any]) -> dict[str, Any]:
     return {k: getattr(checked, k) for k in filters}
 
 
+ReportFilters = _filters_model()
+
+
 def _render_report(data: dict) -> str:
     where = f"; saved to {data['path']}" if data.get("path") else ""
     return f"{data['report'].capitalize()} report: {data['rows']} rows, columns {', '.join(data['columns'])}{where}\n" \
@@ -844,7 +882,7 @@ def _render_report(data: dict) -> str:
 @SERVICE.tool(read_only=False, render=_render_report)
 def export_report(
     ctx: ToolContext, report: Literal["accounts", "deals"], columns: list[str] = [],
-    filters: dict[str, Any] = {}, sort: str = "", path: str | None = None,
+    filters: ReportFilters | None = None, sort: str = "", path: str | None = None,
 ) -> dict:
     """Export a report over accounts or deals as CSV text (a header row, then one row per record; money as exact
     decimal text). With path given and the files service present, the CSV is also saved there as a file.
@@ -854,7 +892,8 @@ def export_report(
         columns: Columns in order. Accounts: id, name, domain, industry, tier, annual_revenue, currency, owner, status,
             renewal_date, open_deals, description. Deals: id, name, account_id, account_name, amount, currency, stage,
             probability, close_date, owner, next_step. Empty gives a standard set.
-        filters: The filters search_accounts or search_deals take, e.g. {"status": "renewal_due", "tier": "Enterprise"}.
+        filters: The filters search_accounts or search_deals take, e.g. {"status": "renewal_due", "tier": "Enterprise"};
+            none if omitted.
         sort: Sort field as in search_accounts / search_deals, e.g. -annual_revenue; their default if empty.
         path: File path to save the CSV to, e.g. /reports/renewals.csv; not saved if omitted.
     """
@@ -866,7 +905,8 @@ def export_report(
                               f"use {', '.join(known)}")
     if len(set(cols)) != len(cols):
         raise InvalidArgument("columns lists a column twice")
-    args = _report_filters(report, filters)
+    given = {} if filters is None else {k: v for k in filters.model_fields_set if (v := getattr(filters, k)) is not None}
+    args = _report_filters(report, given)
     if sort.strip():
         args["sort"] = sort
     rows = find_accounts(ctx, **args) if report == "accounts" else find_deals(ctx, **args)
