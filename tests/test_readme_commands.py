@@ -43,6 +43,15 @@ def readme_commands() -> list[str]:
     return commands
 
 
+def test_the_readme_python_runs() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, "README lost its Python example"
+    for code in blocks:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert run.stdout.strip().splitlines()[-1] == "True", run.stdout  # the example's predicate verdict
+
+
 def test_the_readme_lists_the_path_from_requirements_to_training_data() -> None:
     cmds = [c for c in readme_commands() if not c.startswith(SETUP)]
     verbs = [shlex.split(c)[1] for c in cmds]
