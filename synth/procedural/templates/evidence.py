@@ -56,8 +56,10 @@ def crm_account_review(b: SpecBuilder, size: int = 1) -> Act:
             add_activity(b, aid, recent + b.rng.uniform(10, 60) * (extra + 1), colleague, b.rng.choice(("call", "email")))
         latest.append(add_activity(b, aid, recent, me, b.rng.choice(("call", "meeting", "email"))))
         targets.append(aid)
-    # a look-alike of one target, renewal due too but owned by a colleague, and silent for months
-    twin_of = b.rng.randrange(n)
+    # a look-alike of one target, renewal due too but owned by a colleague, and silent for months; not of the
+    # largest or the silent one, so that naming the look-alike never matches those answers' key facts
+    biggest_i = max(range(n), key=lambda i: revenues[i])
+    twin_of = b.rng.choice([i for i in range(n) if i not in (stale_i, biggest_i)])
     twin = add_account(b, f"{names[twin_of]} Holdings", colleague, "renewal_due", revenues[n] * 10_000, 30)
     add_activity(b, twin, b.rng.uniform(90, 160), colleague)
     for j in (n + 1, n + 2):  # the user's accounts in other states
