@@ -139,3 +139,17 @@ def test_meeting_notes_not_shared_with_who_declined() -> None:
     assert not _solve(spec, [*calls[:-1], bad], spec.reference.final_answer).passed
     edit = CallStep(tool="share_note", args={**share.args, "permission": "edit"})
     assert not _solve(spec, [*calls[:-1], edit], spec.reference.final_answer).passed
+
+
+def test_a_judged_answer_is_mutated_like_an_answer_predicate() -> None:
+    """Validation replaces the final answer with filler when a `judged` rubric grades the answer, so a rubric
+    that filler satisfies (only a negative criterion) is reported."""
+    spec = generate("evidence_report", 0, template="crm_account_review")
+    doc = spec.to_document()
+    for p in doc["predicates"]:
+        if p["kind"] == "judged":
+            p["criteria"] = [{"requirement": "Does not mention the look-alike account", "negative": True,
+                              "key_facts": ["Holdings"]}]
+    report = validate_spec(doc, max_mutants=None)
+    assert not report.ok
+    assert any(f.check == "mutants" and f.path == "reference.final_answer" for f in report.feedback), report.text()
