@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any, Callable
 from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator
 
 from .errors import InvalidArgument
+
+
+def as_argument(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call a validation helper with `args`, turning its ValueError into the InvalidArgument a tool returns
+    (same message), so one rule serves both record validators and tool arguments."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        raise InvalidArgument(str(e)) from None
 
 
 def zone(name: object, what: str = "timezone") -> ZoneInfo:

@@ -21,7 +21,7 @@ from ..errors import Conflict, InvalidArgument, NotFound
 from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text
+from ..validation import as_argument, clean_text
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
@@ -175,13 +175,6 @@ SERVICE = Service("kb", {"spaces": Space, "articles": Article}, title="Knowledge
 # --- lookups and argument checks ------------------------------------------------------------------
 
 
-def _arg(fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
-
-
 def _article(ctx: ToolContext, ref: str) -> Article:
     a = ctx.get(ARTICLES, ref.strip())
     if a is not None:
@@ -227,7 +220,7 @@ def _title(value: str) -> str:
 
 
 def _related_items(ctx: ToolContext, values: list[str]) -> list[str]:
-    items = _arg(_unique, values, _related, "related", MAX_RELATED)
+    items = as_argument(_unique, values, _related, "related", MAX_RELATED)
     if ctx.has_service("tickets"):
         missing = [x for x in items if _TICKET.match(x) and ctx.get(TICKETS, x) is None]
         if missing:
@@ -365,7 +358,7 @@ def search_articles(
         raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
     words = list(dict.fromkeys(_WORD.findall(fold(query))))
     in_space = _space(ctx, space).key if space is not None else None
-    want_tag = _arg(_tag, tag) if tag is not None else None
+    want_tag = as_argument(_tag, tag) if tag is not None else None
     who = _person(ctx, owner, "owner") if owner is not None else None
     stale = _date(not_updated_since, "not_updated_since") if not_updated_since is not None else None
     unreviewed = _date(not_reviewed_since, "not_reviewed_since") if not_reviewed_since is not None else None
@@ -437,8 +430,9 @@ def create_article(
     while ctx.get(ARTICLES, key) is not None:  # seeded data may already use an id of the same shape
         key = ctx.new_id("kb")
     a = Article(id=key, space=s.key, title=t, body=clean_text(body, "body", MAX_BODY),
-                tags=_arg(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"), status=status,
-                created=ctx.now, updated=ctx.now, version=1, editor=ctx.user, related=_related_items(ctx, related))
+                tags=as_argument(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"),
+                status=status, created=ctx.now, updated=ctx.now, version=1, editor=ctx.user,
+                related=_related_items(ctx, related))
     ctx.put(ARTICLES, a)
     return {"article": article_json(a)}
 
@@ -495,7 +489,7 @@ def update_article(
         if clash:
             raise InvalidArgument(f"space {a.space} already has an article titled {changes['title']!r} ({clash[0].id})")
     if tags is not None:
-        changes["tags"] = _arg(_unique, tags, _tag, "tags", MAX_TAGS)
+        changes["tags"] = as_argument(_unique, tags, _tag, "tags", MAX_TAGS)
     if related is not None:
         changes["related"] = _related_items(ctx, related)
     if owner is not None:

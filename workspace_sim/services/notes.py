@@ -22,7 +22,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text, tag as valid_tag
+from ..validation import as_argument, clean_text, tag as valid_tag
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -33,14 +33,6 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
-
-
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def _one_line(value: str, what: str, limit: int, required: bool) -> str:
@@ -56,7 +48,7 @@ def _tags(values: list[str], what: str) -> list[str]:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_TAGS} are allowed")
     out: dict[str, str] = {}
     for i, v in enumerate(values):
-        t = _arg(valid_tag, v, f"{what}[{i}]")
+        t = as_argument(valid_tag, v, f"{what}[{i}]")
         out.setdefault(fold(t), t)
     return list(out.values())
 
@@ -363,7 +355,7 @@ def search_notes(
         offset: Number of matching notes to skip (for paging).
     """
     terms = _terms(query)
-    want_tag = fold(_arg(valid_tag, tag, "tag")) if tag is not None else None
+    want_tag = fold(as_argument(valid_tag, tag, "tag")) if tag is not None else None
     nb_id = _notebook(ctx, notebook).id if notebook is not None else None
     hits = []
     for n in _visible(ctx):

@@ -24,7 +24,7 @@ from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
 from ..people import fold, normalize_email, resolve_address
-from ..validation import clean_text
+from ..validation import as_argument, clean_text
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
@@ -59,14 +59,6 @@ def _label(value: object) -> str:
     if not text or len(text) > 100 or not text.isprintable() or odd:
         raise ValueError(f"label {value!r} must be a non-empty word of at most 100 printable characters without spaces")
     return text
-
-
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def priority_rank(priority: str | None) -> int:
@@ -335,7 +327,7 @@ def _labels(values: list[str], what: str) -> list[str]:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
     out: list[str] = []
     for v in values:
-        x = _arg(_label, v)
+        x = as_argument(_label, v)
         if x not in out:
             out.append(x)
     return out

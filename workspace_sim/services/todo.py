@@ -25,7 +25,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text, parse_when, tag, zone
+from ..validation import as_argument, clean_text, parse_when, tag, zone
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -38,14 +38,6 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
-
-
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def _one_line(value: str, what: str, limit: int, required: bool) -> str:
@@ -61,7 +53,7 @@ def _labels(values: list[str], what: str) -> list[str]:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
     out: dict[str, str] = {}
     for i, v in enumerate(values):
-        x = _arg(tag, v, f"{what}[{i}]", False)
+        x = as_argument(tag, v, f"{what}[{i}]", False)
         out.setdefault(fold(x), x)
     return list(out.values())
 
@@ -439,7 +431,7 @@ def list_tasks(
     who: str | None = None
     if assignee is not None:
         who = "" if assignee.strip().lower() == "none" else _assignee(ctx, assignee)
-    want_label = fold(_arg(tag, label, "label", False)) if label is not None else None
+    want_label = fold(as_argument(tag, label, "label", False)) if label is not None else None
     hits = []
     for t in ctx.values(TASKS):
         if (list_id is not None and t.list_id != list_id) or (status != "all" and t.status != status):
