@@ -53,6 +53,14 @@ def clean_text(value: str, what: str, limit: int, required: bool = False) -> str
     return text
 
 
+def one_line(value: str, what: str, limit: int, required: bool = False) -> str:
+    """`clean_text` that must also be a single line: a line break is refused naming `what`."""
+    text = clean_text(value, what, limit, required)
+    if "\n" in text or "\r" in text:
+        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
+    return text
+
+
 def _aware(value: datetime) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("must include a time zone offset, e.g. 2026-03-02T09:00:00+00:00")

@@ -22,7 +22,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, tag as valid_tag
+from ..validation import as_argument, clean_text, one_line, tag as valid_tag
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -33,13 +33,6 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
-
-
-def _one_line(value: str, what: str, limit: int, required: bool) -> str:
-    text = clean_text(value, what, limit, required)
-    if "\n" in text or "\r" in text:
-        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
-    return text
 
 
 def _tags(values: list[str], what: str) -> list[str]:
@@ -401,7 +394,7 @@ def create_note(
         pinned: Pin the note to the top of lists.
         format: How the body is written: markdown or text.
     """
-    t = _one_line(title, "title", MAX_TITLE, required=False)
+    t = one_line(title, "title", MAX_TITLE, required=False)
     b = clean_text(body, "body", MAX_TEXT)
     if not t and not b:
         raise InvalidArgument("title and body are both empty; give at least a title")
@@ -439,7 +432,7 @@ def update_note(
         raise InvalidArgument("give body (to replace the text) or append (to add to it), not both")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _one_line(title, "title", MAX_TITLE, required=False)
+        changes["title"] = one_line(title, "title", MAX_TITLE, required=False)
     if body is not None:
         changes["body"] = clean_text(body, "body", MAX_TEXT)
     if append is not None:
@@ -524,7 +517,7 @@ def create_notebook(ctx: ToolContext, name: str) -> dict:
     Args:
         name: The notebook's name, e.g. Project Atlas.
     """
-    text = " ".join(_one_line(name, "name", MAX_NAME, required=True).split())
+    text = " ".join(one_line(name, "name", MAX_NAME, required=True).split())
     clash = next((nb for nb in _notebooks(ctx) if fold(nb.name) == fold(text)), None)
     if clash is not None:
         raise Conflict(f"you already have a notebook named {clash.name!r} ({clash.id})")

@@ -25,7 +25,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, parse_when, tag, zone
+from ..validation import as_argument, clean_text, one_line, parse_when, tag, zone
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -38,13 +38,6 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
-
-
-def _one_line(value: str, what: str, limit: int, required: bool) -> str:
-    text = clean_text(value, what, limit, required)
-    if "\n" in text or "\r" in text:
-        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
-    return text
 
 
 def _labels(values: list[str], what: str) -> list[str]:
@@ -361,7 +354,7 @@ def create_task_list(ctx: ToolContext, name: str) -> dict:
     Args:
         name: The list's name, e.g. Q2 Launch.
     """
-    text = " ".join(_one_line(name, "name", MAX_NAME, required=True).split())
+    text = " ".join(one_line(name, "name", MAX_NAME, required=True).split())
     clash = next((x for x in ctx.values(LISTS) if fold(x.name) == fold(text)), None)
     if clash is not None:
         raise Conflict(f"a list named {clash.name!r} already exists ({clash.id})")
@@ -486,7 +479,7 @@ def create_task(
         parent: Id of the task this is a subtask of.
         source: Where the task came from, e.g. a mail message id or a ticket key.
     """
-    t_title = _one_line(title, "title", MAX_TITLE, required=True)
+    t_title = one_line(title, "title", MAX_TITLE, required=True)
     up = _task(ctx, parent) if parent is not None else None
     lst = _list(ctx, task_list) if task_list is not None or up is None else ctx.get(LISTS, up.list_id)
     if up is not None:
@@ -500,7 +493,7 @@ def create_task(
              due_date=day, due_at=at, priority=priority,
              assignee=_assignee(ctx, assignee) if assignee is not None else None,
              labels=_labels(labels, "labels"), parent=up.id if up is not None else None,
-             source=_one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
+             source=one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
     ctx.put(TASKS, t)
     return {"task": task_json(ctx, t)}
 
@@ -532,7 +525,7 @@ def update_task(
         raise InvalidArgument("nothing to change; give at least one field such as title, due or priority")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _one_line(title, "title", MAX_TITLE, required=True)
+        changes["title"] = one_line(title, "title", MAX_TITLE, required=True)
     if notes is not None:
         changes["notes"] = clean_text(notes, "notes", MAX_TEXT)
     if due is not None:
@@ -542,7 +535,7 @@ def update_task(
     if assignee is not None:
         changes["assignee"] = _assignee(ctx, assignee) if assignee.strip() else None
     if source is not None:
-        changes["source"] = _one_line(source, "source", MAX_SOURCE, required=False)
+        changes["source"] = one_line(source, "source", MAX_SOURCE, required=False)
     new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
     folded = {fold(x) for x in new_labels}
     new_labels += [x for x in _labels(add_labels, "add_labels") if fold(x) not in folded]
