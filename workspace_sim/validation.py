@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Sequence
 from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator
@@ -98,3 +98,19 @@ def tag(value: object, what: str = "tag", spaces: bool = True) -> str:
         rule = "printable characters" if spaces else "printable characters without spaces"
         raise ValueError(f"{what} {value!r} must be non-empty text of at most 100 {rule}")
     return text
+
+
+def tag_list(values: Sequence[object], what: str, spaces: bool = True, limit: int | None = None,
+             each: str | None = None) -> list[str]:
+    """Each value checked by `tag` (naming it `each`, or `what[i]` by default), then de-duplicated case- and
+    accent-insensitively in order, the first spelling kept; with `limit`, a longer list is refused. Raises
+    ValueError, so a record validator can use it as is and a tool through `as_argument`."""
+    from .people import fold  # here, not at the top: people imports this module
+
+    if limit is not None and len(values) > limit:
+        raise ValueError(f"{what} has {len(values)} entries; at most {limit} are allowed")
+    out: dict[str, str] = {}
+    for i, v in enumerate(values):
+        t = tag(v, each or f"{what}[{i}]", spaces)
+        out.setdefault(fold(t), t)
+    return list(out.values())

@@ -22,7 +22,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, one_line, tag as valid_tag
+from ..validation import as_argument, clean_text, one_line, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -37,13 +37,7 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 def _tags(values: list[str], what: str) -> list[str]:
     """Tags with spaces collapsed, de-duplicated case-insensitively in order."""
-    if len(values) > MAX_TAGS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_TAGS} are allowed")
-    out: dict[str, str] = {}
-    for i, v in enumerate(values):
-        t = as_argument(valid_tag, v, f"{what}[{i}]")
-        out.setdefault(fold(t), t)
-    return list(out.values())
+    return as_argument(tag_list, values, what, True, MAX_TAGS)
 
 
 # --- records --------------------------------------------------------------------------------------
@@ -108,11 +102,7 @@ class Note(Record):
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
-        out: dict[str, str] = {}
-        for x in v:
-            t = valid_tag(x)
-            out.setdefault(fold(t), t)
-        return list(out.values())
+        return tag_list(v, "tags", each="tag")
 
     @model_validator(mode="after")
     def _check(self) -> "Note":

@@ -25,7 +25,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, one_line, parse_when, tag, zone
+from ..validation import as_argument, clean_text, one_line, parse_when, tag, tag_list, zone
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -42,13 +42,7 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 def _labels(values: list[str], what: str) -> list[str]:
     """Labels (single words), de-duplicated case-insensitively in order."""
-    if len(values) > MAX_LABELS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
-    out: dict[str, str] = {}
-    for i, v in enumerate(values):
-        x = as_argument(tag, v, f"{what}[{i}]", False)
-        out.setdefault(fold(x), x)
-    return list(out.values())
+    return as_argument(tag_list, values, what, False, MAX_LABELS)
 
 
 def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetime | None]:
@@ -120,11 +114,7 @@ class Task(Record):
     @field_validator("labels")
     @classmethod
     def _labels(cls, v: list[str]) -> list[str]:
-        out: dict[str, str] = {}
-        for x in v:
-            y = tag(x, "label", False)
-            out.setdefault(fold(y), y)
-        return list(out.values())
+        return tag_list(v, "labels", False, each="label")
 
     @field_validator("due_at")
     @classmethod
