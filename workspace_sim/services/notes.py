@@ -11,7 +11,6 @@ folders. Sharing can also send each new collaborator the note by e-mail, through
 from __future__ import annotations
 
 import difflib
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -22,6 +21,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
+from ..search_terms import matches_all, query_terms
 from ..validation import as_argument, clean_text, one_line, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
@@ -29,7 +29,6 @@ Permission = Literal["view", "edit"]
 Format = Literal["text", "markdown"]
 MAX_TITLE, MAX_TEXT, MAX_NAME = 300, 50_000, 100
 MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE = 50, 50, 500, 5_000
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
@@ -305,20 +304,6 @@ def _render_share(data: dict) -> str:
 # --- search ---------------------------------------------------------------------------------------
 
 
-def _terms(query: str) -> list[str]:
-    """Folded words and "quoted phrases" of a query, each of which must appear."""
-    if len(query) > MAX_QUERY:
-        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
-    if query.count('"') % 2:
-        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
-    out = []
-    for m in _TERM.finditer(query):
-        text = " ".join(fold(m.group(1) if m.group(1) is not None else m.group(2)).split())
-        if text:
-            out.append(text)
-    return out
-
-
 @SERVICE.tool(read_only=True, render=_render_search)
 def search_notes(
     ctx: ToolContext, query: str = "", tag: str | None = None, notebook: str | None = None,
@@ -337,7 +322,7 @@ def search_notes(
         limit: Most notes to return (1-100).
         offset: Number of matching notes to skip (for paging).
     """
-    terms = _terms(query)
+    terms = query_terms(query, MAX_QUERY)
     want_tag = fold(as_argument(valid_tag, tag, "tag")) if tag is not None else None
     nb_id = _notebook(ctx, notebook).id if notebook is not None else None
     hits = []
@@ -348,8 +333,7 @@ def search_notes(
             continue
         if nb_id is not None and n.notebook != nb_id:
             continue
-        hay = " ".join(fold(" ".join([n.title, n.body, *n.tags])).split())
-        if all(t in hay for t in terms):
+        if matches_all(terms, n.title, n.body, *n.tags):
             hits.append(n)
     hits.sort(key=lambda n: (not n.pinned, -(n.updated or ctx.now).timestamp(), n.id))
     page = hits[offset:offset + limit]

@@ -25,6 +25,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
+from ..search_terms import matches_all, query_terms
 from ..validation import as_argument, clean_text, one_line, parse_when, tag, tag_list, zone
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
@@ -34,7 +35,6 @@ Priority = Literal["none", "low", "medium", "high"]
 RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2, "none": 3}
 MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY = 300, 20_000, 500, 100, 50, 500
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
@@ -356,16 +356,6 @@ def create_task_list(ctx: ToolContext, name: str) -> dict:
 # --- listing --------------------------------------------------------------------------------------
 
 
-def _terms(query: str) -> list[str]:
-    if len(query) > MAX_QUERY:
-        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
-    if query.count('"') % 2:
-        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
-    terms = (" ".join(fold(m.group(1) if m.group(1) is not None else m.group(2)).split())
-             for m in _TERM.finditer(query))
-    return [t for t in terms if t]
-
-
 def _within(t: Task, bound: tuple[date | None, datetime | None], before: bool, tz: ZoneInfo) -> bool:
     """Whether `t` is due on or before (or on or after) a bound; a day bound compares local dates."""
     day, at = bound
@@ -405,7 +395,7 @@ def list_tasks(
         offset: Number of matching tasks to skip (for paging).
     """
     tz = _tz(ctx)
-    terms = _terms(query)
+    terms = query_terms(query, MAX_QUERY)
     list_id = _list(ctx, task_list).id if task_list is not None else None
     before = parse_due(due_before, "due_before", tz) if due_before is not None else None
     after = parse_due(due_after, "due_after", tz) if due_after is not None else None
@@ -427,8 +417,7 @@ def list_tasks(
             continue
         if want_label is not None and want_label not in (fold(x) for x in t.labels):
             continue
-        hay = " ".join(fold(" ".join([t.title, t.notes, *t.labels, t.source])).split())
-        if all(w in hay for w in terms):
+        if matches_all(terms, t.title, t.notes, *t.labels, t.source):
             hits.append(t)
     hits.sort(key=sort_key)
     page = hits[offset:offset + limit]
