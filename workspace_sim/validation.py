@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Callable, Sequence
 from zoneinfo import ZoneInfo
 
@@ -87,6 +87,18 @@ def parse_when(value: str, what: str, tz: ZoneInfo) -> datetime:
     if not 1900 <= dt.year <= 2200:
         raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
     return dt.replace(tzinfo=tz) if dt.tzinfo is None else dt
+
+
+def iso_date(value: str, what: str, example: str, required: bool = False) -> date | None:
+    """A date from YYYY-MM-DD text (stripped); empty text is None, or with `required` refused like any other
+    non-date. InvalidArgument names `what` and shows `example`."""
+    text = value.strip()
+    if not text and not required:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. {example})") from None
 
 
 def tag(value: object, what: str = "tag", spaces: bool = True) -> str:

@@ -28,7 +28,7 @@ from ..money import AmountInput, currency_code, format_minor, to_minor
 from ..people import PEOPLE, fold, resolve_address, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text
+from ..validation import as_argument, clean_text, iso_date
 from .crm_view import (
     render_account, render_deal, render_list, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
@@ -146,13 +146,7 @@ def _owner_filter(ctx: ToolContext, owner: str | None) -> Callable[[str | None],
 
 def _date(value: str, what: str) -> date | None:
     """A date from YYYY-MM-DD text; empty text means none."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-06-30)") from None
+    return iso_date(value, what, "2026-06-30")
 
 
 def _moment(value: str, what: str) -> datetime:

@@ -21,7 +21,7 @@ from ..errors import Conflict, InvalidArgument, NotFound
 from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text
+from ..validation import as_argument, clean_text, iso_date
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
@@ -208,11 +208,8 @@ def _person(ctx: ToolContext, value: str, what: str) -> str:
     return email
 
 
-def _date(value: str, what: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-01-31)") from None
+def _date(value: str, what: str) -> date | None:
+    return iso_date(value, what, "2026-01-31", required=True)
 
 
 def _title(value: str) -> str:

@@ -24,7 +24,7 @@ from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
 from ..people import fold, normalize_email, resolve_address
-from ..validation import as_argument, clean_text
+from ..validation import as_argument, clean_text, iso_date
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
@@ -335,13 +335,7 @@ def _labels(values: list[str], what: str) -> list[str]:
 
 def _due(value: str, what: str = "due_date") -> date | None:
     """A date from YYYY-MM-DD text; an empty string means no due date."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-03-20)") from None
+    return iso_date(value, what, "2026-03-20")
 
 
 # --- output ---------------------------------------------------------------------------------------
