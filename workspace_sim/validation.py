@@ -1,7 +1,9 @@
-"""Validation shared by services, configuration and specs: time zones, date-times, stored text and tags."""
+"""Validation shared by services, configuration and specs: time zones, dates and date-times, record ids, stored
+text, tags and tag lists, and the wrapper that turns a rule's ValueError into a tool's InvalidArgument."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Annotated, Any, Callable, Sequence
 from zoneinfo import ZoneInfo
@@ -9,6 +11,8 @@ from zoneinfo import ZoneInfo
 from pydantic import AfterValidator
 
 from .errors import InvalidArgument
+
+_RECORD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 def as_argument(fn: Callable[..., Any], *args: Any) -> Any:
@@ -87,6 +91,14 @@ def parse_when(value: str, what: str, tz: ZoneInfo) -> datetime:
     if not 1900 <= dt.year <= 2200:
         raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
     return dt.replace(tzinfo=tz) if dt.tzinfo is None else dt
+
+
+def record_id(value: str, what: str, example: str) -> str:
+    """A record id: 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit; ValueError names `what`
+    and shows `example`."""
+    if not _RECORD_ID.match(value):
+        raise ValueError(f"{what} {value!r} must be 1-40 letters, digits, '.', '_' or '-' (e.g. {example})")
+    return value
 
 
 def iso_date(value: str, what: str, example: str, required: bool = False) -> date | None:

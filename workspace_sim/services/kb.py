@@ -21,13 +21,12 @@ from ..errors import Conflict, InvalidArgument, NotFound
 from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, iso_date
+from ..validation import as_argument, clean_text, iso_date, record_id
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
 MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY = 200, 100_000, 30, 30, 50, 500
 _SPACE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9._+#-]{0,49}$")
 _TICKET = re.compile(r"^[A-Z][A-Z0-9]{1,9}-[1-9][0-9]{0,8}$")
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s]{0,490}$")
@@ -116,9 +115,7 @@ class Article(Record):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError(f"article id {v!r} must be 1-40 letters, digits, '.', '_' or '-' (e.g. kb-0001)")
-        return v
+        return record_id(v, "article id", "kb-0001")
 
     @field_validator("space", mode="before")
     @classmethod
