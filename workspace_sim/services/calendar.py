@@ -393,10 +393,7 @@ def update_event(
         guests = [a if a.email == ev.organizer else a.model_copy(update={"response": "needs_action"}) for a in guests]
     if guests != ev.attendees:
         changes["attendees"] = guests
-    changed = sorted(k for k, v in changes.items() if getattr(ev, k) != v)
-    if changed:
-        ev = ev.evolve(**changes, updated=ctx.now)
-        ctx.put(EVENTS, ev)
+    ev, changed = ctx.update(EVENTS, ev, changes, updated=ctx.now)
     return {"event": event_json(ev), "changed": changed, "responses_reset": moved,
             "conflicts": _conflicts(ctx, [a.email for a in ev.attendees], ev.start, ev.end, ev.id) if moved else []}
 

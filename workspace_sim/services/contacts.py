@@ -413,10 +413,7 @@ def update_contact(
         changes["working_hours_start"], changes["working_hours_end"] = _hours(working_hours)
     if notes is not None:
         changes["notes"] = clean_text(notes, "notes", MAX_NOTES)
-    changed = sorted(k for k, v in changes.items() if getattr(p, k) != v)
-    if changed:
-        p = p.evolve(**changes)
-        ctx.put(PEOPLE, p)
+    p, changed = ctx.update(PEOPLE, p, changes)
     shown = sorted({"working_hours" if k.startswith("working_hours") else k for k in changed})
     return {"action": "Updated", "contact": _card(ctx, p) | {"notes": p.notes}, "changed": shown}
 

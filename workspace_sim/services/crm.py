@@ -443,10 +443,7 @@ def update_account(
         changes["renewal_date"] = _date(renewal_date, "renewal_date")
     if description is not None:
         changes["description"] = clean_text(description, "description", MAX_DESCRIPTION)
-    changed = sorted(k for k, v in changes.items() if getattr(a, k) != v)
-    if changed:
-        a = a.evolve(**changes, updated=ctx.now)
-        ctx.put(ACCOUNTS, a)
+    a, changed = ctx.update(ACCOUNTS, a, changes, updated=ctx.now)
     return {**account_json(ctx, a), "changed": changed}
 
 
@@ -695,10 +692,7 @@ def update_deal(
         changes["owner"] = _owner(ctx, owner)
     if next_step is not None:
         changes["next_step"] = _text(next_step, "next_step", 500)
-    changed = sorted(k for k, v in changes.items() if getattr(d, k) != v)
-    if changed:
-        d = d.evolve(**changes, updated=ctx.now)
-        ctx.put(DEALS, d)
+    d, changed = ctx.update(DEALS, d, changes, updated=ctx.now)
     return {"deal": _deal_json(ctx, d), "changed": changed}
 
 

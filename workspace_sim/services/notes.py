@@ -431,10 +431,7 @@ def update_note(
     if missing:
         raise InvalidArgument(f"note {n.id} has no tag {', '.join(missing)}; its tags are {', '.join(n.tags) or 'none'}")
     changes["tags"] = [t for t in tags if fold(t) not in gone]
-    changed = sorted(k for k, v in changes.items() if getattr(n, k) != v)
-    if changed:
-        n = n.evolve(**changes, updated=ctx.now)
-        ctx.put(NOTES, n)
+    n, changed = ctx.update(NOTES, n, changes, updated=ctx.now)
     return {"note": note_json(ctx, n), "changed": changed}
 
 

@@ -686,10 +686,7 @@ def update_ticket(
     if len(watchers) > MAX_WATCHERS:
         raise InvalidArgument(f"a ticket may have at most {MAX_WATCHERS} watchers")
     changes["watchers"] = [x for x in watchers if x not in unwatch]
-    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
-    if changed:
-        t = t.evolve(**changes, updated=ctx.now)
-        ctx.put(TICKETS, t)
+    t, changed = ctx.update(TICKETS, t, changes, updated=ctx.now)
     return {"ticket": ticket_json(t, ctx.get(PROJECTS, t.project)), "changed": changed}
 
 

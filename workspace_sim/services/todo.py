@@ -525,10 +525,7 @@ def update_task(
         raise InvalidArgument(f"task {t.id} has no label {', '.join(missing)}; "
                               f"its labels are {', '.join(new_labels) or 'none'}")
     changes["labels"] = [x for x in new_labels if fold(x) not in gone]
-    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
-    if changed:
-        t = t.evolve(**changes, updated=ctx.now)
-        ctx.put(TASKS, t)
+    t, changed = ctx.update(TASKS, t, changes, updated=ctx.now)
     return {"task": task_json(ctx, t), "changed": changed}
 
 
