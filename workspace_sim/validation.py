@@ -138,3 +138,20 @@ def tag_list(values: Sequence[object], what: str, spaces: bool = True, limit: in
         t = tag(v, each or f"{what}[{i}]", spaces)
         out.setdefault(fold(t), t)
     return list(out.values())
+
+
+def edit_tag_list(tags: list[str], add: list[str], remove: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """An add/remove edit of a tag list (entries already checked by `tag_list`), compared by fold: (`tags` with
+    `add` appended where not already on it, that list with `remove` taken out, the entries of `remove` on neither),
+    so the caller can refuse removing what is not there in its own words."""
+    from .people import fold  # here, not at the top: people imports this module
+
+    added = list(tags)
+    folded = {fold(t) for t in added}
+    for t in add:
+        if fold(t) not in folded:
+            added.append(t)
+            folded.add(fold(t))
+    gone = {fold(t): t for t in remove}
+    missing = [t for f, t in gone.items() if f not in folded]
+    return added, [t for t in added if fold(t) not in gone], missing

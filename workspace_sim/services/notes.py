@@ -22,7 +22,7 @@ from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
 from ..search_terms import matches_all, query_terms
-from ..validation import as_argument, clean_text, one_line, tag as valid_tag, tag_list
+from ..validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -420,17 +420,9 @@ def update_note(
     for name, value in (("pinned", pinned), ("archived", archived), ("format", format)):
         if value is not None:
             changes[name] = value
-    tags = list(n.tags)
-    folded = {fold(t) for t in tags}
-    for t in _tags(add_tags, "add_tags"):
-        if fold(t) not in folded:
-            tags.append(t)
-            folded.add(fold(t))
-    gone = {fold(t): t for t in _tags(remove_tags, "remove_tags")}
-    missing = [t for f, t in gone.items() if f not in folded]
+    _, changes["tags"], missing = edit_tag_list(n.tags, _tags(add_tags, "add_tags"), _tags(remove_tags, "remove_tags"))
     if missing:
         raise InvalidArgument(f"note {n.id} has no tag {', '.join(missing)}; its tags are {', '.join(n.tags) or 'none'}")
-    changes["tags"] = [t for t in tags if fold(t) not in gone]
     n, changed = ctx.update(NOTES, n, changes, updated=ctx.now)
     return {"note": note_json(ctx, n), "changed": changed}
 

@@ -26,7 +26,7 @@ from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
 from ..search_terms import matches_all, query_terms
-from ..validation import as_argument, clean_text, one_line, parse_when, tag, tag_list, zone
+from ..validation import as_argument, clean_text, edit_tag_list, one_line, parse_when, tag, tag_list, zone
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -515,16 +515,12 @@ def update_task(
         changes["assignee"] = _assignee(ctx, assignee) if assignee.strip() else None
     if source is not None:
         changes["source"] = one_line(source, "source", MAX_SOURCE, required=False)
-    new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
-    folded = {fold(x) for x in new_labels}
-    new_labels += [x for x in _labels(add_labels, "add_labels") if fold(x) not in folded]
-    folded = {fold(x) for x in new_labels}
-    gone = {fold(x): x for x in _labels(remove_labels, "remove_labels")}
-    missing = [x for f, x in gone.items() if f not in folded]
+    base = _labels(labels, "labels") if labels is not None else t.labels
+    added, changes["labels"], missing = edit_tag_list(base, _labels(add_labels, "add_labels"),
+                                                      _labels(remove_labels, "remove_labels"))
     if missing:
         raise InvalidArgument(f"task {t.id} has no label {', '.join(missing)}; "
-                              f"its labels are {', '.join(new_labels) or 'none'}")
-    changes["labels"] = [x for x in new_labels if fold(x) not in gone]
+                              f"its labels are {', '.join(added) or 'none'}")
     t, changed = ctx.update(TASKS, t, changes, updated=ctx.now)
     return {"task": task_json(ctx, t), "changed": changed}
 
