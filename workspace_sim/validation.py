@@ -57,6 +57,15 @@ def clean_text(value: str, what: str, limit: int, required: bool = False) -> str
     return text
 
 
+def short_name(value: str, what: str, limit: int) -> str:
+    """A record's name or title: `value` with white space collapsed, 1 to `limit` characters; ValueError names
+    `what`."""
+    text = " ".join(value.split())
+    if not text or len(text) > limit:
+        raise ValueError(f"{what} must be 1-{limit} characters")
+    return text
+
+
 def one_line(value: str, what: str, limit: int, required: bool = False) -> str:
     """`clean_text` that must also be a single line: a line break is refused naming `what`."""
     text = clean_text(value, what, limit, required)

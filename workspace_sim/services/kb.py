@@ -21,7 +21,7 @@ from ..errors import Conflict, InvalidArgument, NotFound
 from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import as_argument, clean_text, iso_date, record_id
+from ..validation import as_argument, clean_text, iso_date, record_id, short_name
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
@@ -125,10 +125,7 @@ class Article(Record):
     @field_validator("title")
     @classmethod
     def _title(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_TITLE:
-            raise ValueError(f"title must be 1-{MAX_TITLE} characters")
-        return v
+        return short_name(v, "title", MAX_TITLE)
 
     @field_validator("tags", mode="before")
     @classmethod

@@ -22,7 +22,7 @@ from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
 from ..search_terms import matches_all, query_terms
-from ..validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
+from ..validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -53,10 +53,7 @@ class Notebook(Record):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_NAME:
-            raise ValueError(f"notebook name must be 1-{MAX_NAME} characters")
-        return v
+        return short_name(v, "notebook name", MAX_NAME)
 
     @field_validator("owner", mode="before")
     @classmethod

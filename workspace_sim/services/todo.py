@@ -26,7 +26,8 @@ from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
 from ..search_terms import matches_all, query_terms
-from ..validation import as_argument, clean_text, edit_tag_list, one_line, parse_when, tag, tag_list, zone
+from ..validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
+                          zone)
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -76,10 +77,7 @@ class TaskList(Record):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_NAME:
-            raise ValueError(f"list name must be 1-{MAX_NAME} characters")
-        return v
+        return short_name(v, "list name", MAX_NAME)
 
 
 class Task(Record):
