@@ -28,9 +28,10 @@ from ..money import AmountInput, currency_code, format_minor, to_minor
 from ..people import PEOPLE, fold, resolve_address, resolve_addresses
 from ..records import Record
 from ..registry import Service
+from ..render import render_list
 from ..validation import as_argument, clean_text, iso_date
 from .crm_view import (
-    render_account, render_deal, render_list, account_summary, activity_json, activity_line, account_line,
+    render_account, render_deal, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
 )
 from .crm_records import (

@@ -21,6 +21,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
+from ..render import render_list
 from ..search_terms import matches_all, query_terms
 from ..validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
 
@@ -254,15 +255,12 @@ def _flags(d: dict[str, Any], me: bool) -> str:
     return "; ".join(bits)
 
 
-def _render_search(data: dict) -> str:
-    if not data["notes"]:
-        return "No notes match."
-    first = data["offset"] + 1
-    lines = [f"Notes {first}-{first + len(data['notes']) - 1} of {data['total']}:"]
-    for d in data["notes"]:
-        lines.append(f"- {d['id']} {d['title'] or '(untitled)'} ({_flags(d, True)}), updated {d['updated']}"
-                     + (f": {d['snippet']}" if d["snippet"] else ""))
-    return "\n".join(lines)
+def _search_line(d: dict[str, Any]) -> str:
+    return (f"{d['id']} {d['title'] or '(untitled)'} ({_flags(d, True)}), updated {d['updated']}"
+            + (f": {d['snippet']}" if d["snippet"] else ""))
+
+
+_render_search = render_list("notes", _search_line, "No notes match.")
 
 
 def _render_note(data: dict) -> str:

@@ -23,6 +23,7 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
+from ..render import render_list
 from ..people import fold, normalize_email, resolve_address
 from ..validation import as_argument, clean_text, iso_date
 
@@ -366,12 +367,7 @@ def _reporter(d: dict[str, Any]) -> str:
     return d["reporter_name"] or d["reporter"] or "unknown"
 
 
-def _render_search(data: dict) -> str:
-    if not data["tickets"]:
-        return "No tickets match."
-    first = data["offset"] + 1
-    head = f"Tickets {first}-{first + len(data['tickets']) - 1} of {data['total']}:"
-    return "\n".join([head, *(f"- {_line(d)}" for d in data["tickets"])])
+_render_search = render_list("tickets", _line, "No tickets match.")
 
 
 def _render_ticket(data: dict) -> str:

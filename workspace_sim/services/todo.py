@@ -25,6 +25,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
+from ..render import render_list
 from ..search_terms import matches_all, query_terms
 from ..validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
                           zone)
@@ -285,12 +286,7 @@ def _line(d: dict[str, Any]) -> str:
     return " ".join(bits)
 
 
-def _render_tasks(data: dict) -> str:
-    if not data["tasks"]:
-        return "No tasks match."
-    first = data["offset"] + 1
-    head = f"Tasks {first}-{first + len(data['tasks']) - 1} of {data['total']}:"
-    return "\n".join([head, *(f"- {_line(d)}" for d in data["tasks"])])
+_render_tasks = render_list("tasks", _line, "No tasks match.")
 
 
 def _render_task(data: dict) -> str:
