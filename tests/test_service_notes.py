@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import call_error
+from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
-from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.services import all_services
 
 ME, DANA, OMAR, OUT = "me@acme.com", "dana@acme.com", "omar@acme.com", "pat@partner.org"
@@ -50,10 +49,6 @@ err = call_error
 
 def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [n["id"] for n in result.data["notes"]]
-
-
-def verdict(ws: Workspace, pred: dict) -> bool:
-    return evaluate(parse_predicates([pred]), ws).results[0].passed
 
 
 # --- initial data ---------------------------------------------------------------------------------

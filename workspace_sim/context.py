@@ -250,6 +250,14 @@ class ToolContext:
         self.writes[(table, record.record_key())] = record
         return record
 
+    def update(self, table: str, record: Record, changes: dict[str, Any], **stamp: Any) -> tuple[Any, list[str]]:
+        """A partial update: the record with `changes` and `stamp` (e.g. updated=now) stored when any field in
+        `changes` differs from `record`'s, else `record` as it was; and the sorted names of the fields that differ."""
+        changed = sorted(k for k, v in changes.items() if getattr(record, k) != v)
+        if changed:
+            record = self.put(table, record.evolve(**changes, **stamp))
+        return record, changed
+
     def delete(self, table: str, key: str) -> None:
         """Remove the record under `key` (it must exist)."""
         self.writes[(table, key)] = None

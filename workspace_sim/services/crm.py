@@ -30,9 +30,10 @@ from ..money import AmountInput, currency_code, format_minor, to_minor
 from ..people import PEOPLE, fold, resolve_address, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text
+from ..render import render_list
+from ..validation import as_argument, clean_text, iso_date
 from .crm_view import (
-    render_account, render_deal, render_list, account_summary, activity_json, activity_line, account_line,
+    render_account, render_deal, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
 )
 from .crm_records import (
@@ -43,14 +44,6 @@ from .crm_records import (
 ACCOUNTS, CONTACTS, DEALS, ACTIVITIES = "crm.accounts", "crm.contacts", "crm.deals", "crm.activities"
 MAX_QUERY, MAX_EXPORT_ROWS = 500, 10_000
 DealStatus = Literal["open", "closed", "won", "lost"]
-
-
-def _arg(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -156,13 +149,7 @@ def _owner_filter(ctx: ToolContext, owner: str | None) -> Callable[[str | None],
 
 def _date(value: str, what: str) -> date | None:
     """A date from YYYY-MM-DD text; empty text means none."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-06-30)") from None
+    return iso_date(value, what, "2026-06-30")
 
 
 def _moment(value: str, what: str) -> datetime:
@@ -196,7 +183,7 @@ def _bound(value: AmountInput | None, what: str) -> Decimal | None:
     """A range bound in major units (the currency only decides allowed decimals: 3 are accepted)."""
     if value is None:
         return None
-    return Decimal(format_minor(_arg(to_minor, value, "KWD", what), "KWD"))
+    return Decimal(format_minor(as_argument(to_minor, value, "KWD", what), "KWD"))
 
 
 def _sorter(sort: str, keys: dict[str, Callable[[Any], Any]], what: str) -> tuple[Callable[[Any], Any], bool]:
@@ -247,7 +234,7 @@ def find_accounts(
     """Every account matching the filters of `search_accounts`, in its sort order."""
     words = _query_words(query)
     owned = _owner_filter(ctx, owner)
-    code = _arg(currency_code, currency) if currency is not None else None
+    code = as_argument(currency_code, currency) if currency is not None else None
     lo, hi = _bound(min_revenue, "min_revenue"), _bound(max_revenue, "max_revenue")
     before = _date(renewal_before, "renewal_before") if renewal_before is not None else None
     after = _date(renewal_after, "renewal_after") if renewal_after is not None else None
@@ -350,7 +337,7 @@ def get_account(ctx: ToolContext, account_id: str) -> dict:
 
 
 def _revenue(value: AmountInput | None, code: str) -> int | None:
-    return None if value is None else _arg(to_minor, value, code, "annual_revenue")
+    return None if value is None else as_argument(to_minor, value, code, "annual_revenue")
 
 
 def _text(value: str, what: str, limit: int, required: bool = False) -> str:
@@ -359,7 +346,7 @@ def _text(value: str, what: str, limit: int, required: bool = False) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
-    return _arg(short_text, value, what, limit, required)
+    return as_argument(short_text, value, what, limit, required)
 
 
 @SERVICE.tool(render=render_account)
@@ -386,8 +373,8 @@ def create_account(
     clash = [a for a in ctx.values(ACCOUNTS) if fold(a.name) == fold(a_name)]
     if clash:
         raise InvalidArgument(f"an account named {a_name!r} already exists ({clash[0].id}); update it instead")
-    code = _arg(currency_code, currency)
-    a = Account(id=_new_id(ctx, ACCOUNTS, "acc"), name=a_name, domain=_arg(domain_name, domain),
+    code = as_argument(currency_code, currency)
+    a = Account(id=_new_id(ctx, ACCOUNTS, "acc"), name=a_name, domain=as_argument(domain_name, domain),
                 industry=_text(industry, "industry", MAX_SHORT), tier=_text(tier, "tier", MAX_SHORT),
                 annual_revenue_minor=_revenue(annual_revenue, code), currency=code, owner=_owner(ctx, owner),
                 status=status, renewal_date=_date(renewal_date, "renewal_date"),
@@ -438,12 +425,12 @@ def update_account(
         if clash:
             raise InvalidArgument(f"another account is already named {changes['name']!r} ({clash[0].id})")
     if domain is not None:
-        changes["domain"] = _arg(domain_name, domain)
+        changes["domain"] = as_argument(domain_name, domain)
     if industry is not None:
         changes["industry"] = _text(industry, "industry", MAX_SHORT)
     if tier is not None:
         changes["tier"] = _text(tier, "tier", MAX_SHORT)
-    code = _arg(currency_code, currency) if currency is not None else a.currency
+    code = as_argument(currency_code, currency) if currency is not None else a.currency
     if code != a.currency:
         if annual_revenue is None and a.annual_revenue_minor is not None:
             raise InvalidArgument(f"changing the currency from {a.currency} to {code} needs annual_revenue in {code} "
@@ -459,10 +446,7 @@ def update_account(
         changes["renewal_date"] = _date(renewal_date, "renewal_date")
     if description is not None:
         changes["description"] = clean_text(description, "description", MAX_DESCRIPTION)
-    changed = sorted(k for k, v in changes.items() if getattr(a, k) != v)
-    if changed:
-        a = a.evolve(**changes, updated=ctx.now)
-        ctx.put(ACCOUNTS, a)
+    a, changed = ctx.update(ACCOUNTS, a, changes, updated=ctx.now)
     return {**account_json(ctx, a), "changed": changed}
 
 
@@ -523,7 +507,7 @@ def find_deals(
     words = _query_words(query)
     account = _account(ctx, account_id).id if account_id is not None else None
     owned = _owner_filter(ctx, owner)
-    code = _arg(currency_code, currency) if currency is not None else None
+    code = as_argument(currency_code, currency) if currency is not None else None
     lo, hi = _bound(min_amount, "min_amount"), _bound(max_amount, "max_amount")
     after = _date(closing_after, "closing_after") if closing_after is not None else None
     before = _date(closing_before, "closing_before") if closing_before is not None else None
@@ -641,12 +625,12 @@ def create_deal(
         next_step: The next action, e.g. 'Send revised quote by Friday'.
     """
     a = _account(ctx, account_id)
-    code = _arg(currency_code, currency) if currency is not None else a.currency
+    code = as_argument(currency_code, currency) if currency is not None else a.currency
     closes = _date(close_date, "close_date")
     if closes is None and stage in CLOSED:
         closes = ctx.now.date()
     d = Deal(id=_new_id(ctx, DEALS, "deal"), name=_text(name, "name", MAX_NAME, required=True), account_id=a.id,
-             amount_minor=_arg(to_minor, amount, code, "amount"), currency=code, stage=stage,
+             amount_minor=as_argument(to_minor, amount, code, "amount"), currency=code, stage=stage,
              probability=_probability(probability, stage), close_date=closes, owner=_owner(ctx, owner),
              next_step=_text(next_step, "next_step", 500), created=ctx.now, updated=ctx.now)
     ctx.put(DEALS, d)
@@ -697,24 +681,21 @@ def update_deal(
         changes["probability"] = _probability(probability, target)
     if name is not None:
         changes["name"] = _text(name, "name", MAX_NAME, required=True)
-    code = _arg(currency_code, currency) if currency is not None else d.currency
+    code = as_argument(currency_code, currency) if currency is not None else d.currency
     if code != d.currency:
         if amount is None:
             raise InvalidArgument(f"changing the currency from {d.currency} to {code} needs amount in {code} too "
                                   "(amounts are never converted)")
         changes["currency"] = code
     if amount is not None:
-        changes["amount_minor"] = _arg(to_minor, amount, code, "amount")
+        changes["amount_minor"] = as_argument(to_minor, amount, code, "amount")
     if close_date is not None:
         changes["close_date"] = _date(close_date, "close_date")
     if owner is not None:
         changes["owner"] = _owner(ctx, owner)
     if next_step is not None:
         changes["next_step"] = _text(next_step, "next_step", 500)
-    changed = sorted(k for k, v in changes.items() if getattr(d, k) != v)
-    if changed:
-        d = d.evolve(**changes, updated=ctx.now)
-        ctx.put(DEALS, d)
+    d, changed = ctx.update(DEALS, d, changes, updated=ctx.now)
     return {"deal": _deal_json(ctx, d), "changed": changed}
 
 
