@@ -84,3 +84,16 @@ def test_fault_model_validation() -> None:
     with pytest.raises(ValidationError):
         Fault(tools=["x"], rate=1.5)
     assert Fault(tools=["send_*"]).applies_to("send_email")
+
+
+def test_tool_rules_hold_for_calls_that_change_nothing() -> None:
+    # red team: policies ran only on calls with writes, so a forbidden read-only tool answered normally
+    ws = ws_with([{"type": "forbidden_tools", "tools": ["read_*"]}])
+    r = ws.call("read_text_file", {"path": "/notes.txt"})
+    assert r.error.code == "policy_violation" and r.data is None and "read_text_file" in r.error.message
+    assert ws.events()[-1].policy == "forbidden_tools" and not ws.events()[-1].ok
+    ws = ws_with([{"type": "confirmation_required", "tools": ["list_directory"]}])
+    assert ws.call("list_directory", {"path": "/"}).error.code == "policy_violation"
+    ws.add_message("assistant", "May I list the folder?")
+    ws.add_message("user", "yes")
+    assert ws.call("list_directory", {"path": "/"}).ok

@@ -159,6 +159,19 @@ def test_argument_depth_and_count_are_bounded() -> None:
     assert "argument edits[0].new_text is 2,000,000 characters long; the limit is 1,000,000 (limits.max_record_chars)" in msg
 
 
+def test_a_tool_run_through_invoke_gets_the_same_argument_limits() -> None:
+    # red team: ToolContext.invoke validated the other tool's arguments but skipped check_arguments
+    from workspace_sim.context import ToolContext
+    ws = ws_with(WorkspaceLimits(max_argument_values=10))
+    ctx = ToolContext(ws.state, ws.config, None, ws.tools)
+    with pytest.raises(InvalidArgument, match=r"more than 10 values \(limits.max_argument_values\)"):
+        ctx.invoke("directory_tree", path="/", exclude_patterns=["x"] * 20)
+    assert ctx.invoked == [] and ctx.writes == {}
+    ctx = ToolContext(ws.state, ws.config, None, ws.tools, budget=1e-9)
+    with pytest.raises(Exception, match="limits.call_seconds"):
+        ctx.invoke("write_file", path="/n.txt", content="x")
+    assert ctx.writes == {}
+
 def test_timed_out_call_changes_nothing() -> None:
     ws = ws_with(WorkspaceLimits(call_seconds=1e-9))
     before, counters = ws.content_hash, dict(ws.state.counters)

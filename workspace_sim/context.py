@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 from pydantic import ValidationError
 
 from .errors import CallTimeout, InvalidArgument, NotFound, Unavailable, pydantic_error_message
+from .limits import check_arguments
 from .records import Record
 from .state import EMPTY, State
 
@@ -189,12 +190,16 @@ class ToolContext:
 
         This is how one service acts through another without importing it (a note shared by mail
         calls `send_email`; a CRM report saved as a file calls `write_file`): the other tool's
-        arguments are validated as if the agent had sent them, its writes join this call's, and
-        policies judge the combined change. Its errors propagate unchanged, so the whole call fails.
+        arguments are checked against `config.limits` and validated as if the agent had sent them,
+        its writes join this call's and count against the call's time budget and the growth
+        limits, and policies (including `forbidden_tools` on its name) judge the combined change. Its errors propagate unchanged, so the whole call fails.
         """
         t = self._tools.get(tool) if self._tools is not None else None
         if t is None:
             raise Unavailable(f"this workspace has no {tool} tool")
+        self.check_deadline()
+        # the same argument limits as an agent's call: the values are often the agent's own text passed on
+        check_arguments(args, t.large_arguments, self.config.limits)
         try:
             validated = t.args_model.model_validate(args)
         except ValidationError as e:

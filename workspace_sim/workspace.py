@@ -261,16 +261,18 @@ class Workspace:
                 diff = diff_from_writes(state, ctx.writes.items())
                 if diff:
                     new_size = check_growth(diff, state.tables, self._total_chars(state), limits)
-                if self.config.policies:
-                    pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
-                                          self.config.user, self.config.timezone, self.config,
-                                          tuple(name for name, _ in ctx.invoked))
-                    hit = first_violation(self.config.policies, pending)
-                    if hit is not None:
-                        policy_name = hit[0].type
-                        raise ToolError_policy(hit[0].type, hit[1])
-                if diff:
-                    new_tables_state = state.with_records({(c.table, c.key): c.after for c in diff})
+            # every call, not only those that write: `forbidden_tools` and `confirmation_required` are about
+            # calling a tool, so a read-only call (or one that acts through others) must not slip past them
+            if self.config.policies:
+                pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
+                                      self.config.user, self.config.timezone, self.config,
+                                      tuple(name for name, _ in ctx.invoked))
+                hit = first_violation(self.config.policies, pending)
+                if hit is not None:
+                    policy_name = hit[0].type
+                    raise ToolError_policy(hit[0].type, hit[1])
+            if diff:
+                new_tables_state = state.with_records({(c.table, c.key): c.after for c in diff})
             if not blocking:
                 ctx.check_deadline()  # a call that overran without reaching a check is refused as well
         except ToolError as e:
