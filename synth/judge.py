@@ -89,7 +89,8 @@ def openai_judge(settings: LLMSettings, attempts: int = 2, cache: JudgeCache | N
             raise ValueError(f"the judge refused: {done.refusal}")
         return done.text
 
-    return ModelJudge(settings.model, ask, attempts=attempts, cache=cache if cache is not None else JudgeCache())
+    return ModelJudge(settings.model, ask, attempts=attempts, cache=cache if cache is not None else JudgeCache(),
+                      scope=settings.base_url)
 
 
 __all__ = ["ENV", "JudgeConfig", "openai_judge"]

@@ -28,6 +28,9 @@ class Criterion(BaseModel):
         description="Facts the deterministic fallback looks for: each a string or a list of alternatives. "
                     "Positive: every fact must be stated; negative: none may be.")
     negative: bool = Field(False, description="Met when the text does NOT do what the requirement describes.")
+    excludes: list[str] = Field(default_factory=list, description=(
+        "Wrong candidates (the other names, the other totals): a positive criterion is not met when the text "
+        "states any of them, so an answer listing every candidate does not pass. Not with negative."))
 
     @field_validator("requirement")
     @classmethod
@@ -54,10 +57,22 @@ class Criterion(BaseModel):
                     raise ValueError(f"{where} is blank")
         return v
 
+    @model_validator(mode="after")
+    def _excludes(self) -> "Criterion":
+        if self.excludes and self.negative:
+            raise ValueError("excludes is for positive criteria; a negative one already fails on its key facts")
+        for j, x in enumerate(self.excludes):
+            if not normalise(x):
+                raise ValueError(f"excludes[{j}] is blank")
+            for i, fact in enumerate(self.key_facts):
+                if normalise(x) in {normalise(a) for a in (fact if isinstance(fact, list) else [fact])}:
+                    raise ValueError(f"excludes[{j}] {x!r} is also key_facts[{i}]: a fact cannot be right and wrong")
+        return self
+
     def rule(self) -> Rule:
         """The criterion as judges see it."""
         facts = tuple(tuple(f) if isinstance(f, list) else (f,) for f in self.key_facts)
-        return Rule(self.requirement, facts, self.negative)
+        return Rule(self.requirement, facts, self.negative, tuple(self.excludes))
 
 
 class RecordField(BaseModel):
