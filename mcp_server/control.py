@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 STATUS_URI = "episode://status"
 MAX_TEXT = 20_000
+MAX_ASKS = 200  # ask_user calls per episode: each logs two messages, which no workspace limit counts
 
 
 @runtime_checkable
@@ -163,6 +164,7 @@ class EpisodeControl:
         self.conversation = conversation
         self.submitted = False
         self.final_answer: str | None = None
+        self.asked = 0  # ask_user calls answered so far (bounded by MAX_ASKS)
 
     def tool_names(self) -> list[str]:
         """The control tools offered: ask_user only when someone can answer."""
@@ -176,6 +178,10 @@ class EpisodeControl:
         args = check_arguments(ASK_USER.name, arguments)
         if not args["question"].strip():
             raise ControlError("invalid_argument", f"{ASK_USER.name}: question is blank; say something to the user")
+        if self.asked >= MAX_ASKS:
+            raise ControlError("limit_exceeded", f"{ASK_USER.name} was called {MAX_ASKS} times, the most an episode "
+                                                 f"allows; finish with what you have and call {SUBMIT_ANSWER.name}")
+        self.asked += 1
         return self.conversation.ask(args["question"])
 
     def submission(self, arguments: Any) -> str | None:

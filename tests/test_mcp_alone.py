@@ -348,3 +348,21 @@ def test_an_llm_user_answers_ask_user_when_the_server_is_given_one(tmp_path: Pat
     (seg,) = read_record_file(tmp_path / "llm-user.jsonl").segments
     assert seg.settings["control"]["user"] == {"kind": "llm", "model": "user-model", "base_url": server.base_url}
     assert "sk-test" not in (tmp_path / "llm-user.jsonl").read_text()
+
+
+def test_ask_user_flooding_is_bounded_and_status_keeps_the_score_until_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    # red team: every ask_user logged two messages that no workspace limit counted
+    import mcp_server.control as control
+    monkeypatch.setattr(control, "MAX_ASKS", 3)
+    ep = serve_mcp_only(multi_turn_spec(), "flood")
+
+    async def go() -> tuple[list[Any], dict[str, Any]]:
+        async with Client(build_server(ep)) as c:
+            replies = [await c.call_tool("ask_user", {"question": f"question {i}"}) for i in range(5)]
+            return replies, await status_of(c)
+
+    replies, status = anyio.run(go)
+    assert [r.is_error for r in replies] == [False, False, False, True, True]
+    assert text_of(replies[3]).startswith("Error (limit_exceeded)") and "submit_answer" in text_of(replies[3])
+    assert sum(e.kind == "message" for e in ep.workspace.events()) == 1 + 2 * 3  # the request, three exchanges
+    assert not ep.ended and "score" not in json.dumps(status) and "passed" not in status
