@@ -93,3 +93,16 @@ def test_action_format() -> None:
                        ('{"tool": ""}', "must name a tool"), (3, "JSON text, a dict or a list")]:
         with pytest.raises(ActionError, match=match):
             parse_action(bad)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"tool": "x", "arguments": ' * 5000 + "1" + "}" * 5000, "nested deeper than 64 levels"),
+    ("[" * 100_000, "nested deeper than 64 levels"),
+    ('{"tool": "a", "arguments": {"n": ' + "9" * 10_000 + "}}", "not acceptable JSON"),
+    ('{"tool": "a", "arguments": {"x": "\\ud800"}}', "surrogate"),
+    ('{"tool": "a", "arguments": [1, 2]}', "arguments must be a JSON object"),
+])
+def test_hostile_action_text_is_a_clear_action_error(text: str, says: str) -> None:
+    # red team: deep nesting raised RecursionError and a 10,000-digit number a bare ValueError
+    with pytest.raises(ActionError, match=says):
+        parse_action(text)

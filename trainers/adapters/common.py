@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_server.jsoncheck import MAX_DEPTH, JsonProblem, parse_client_json
 from synth.spec import EnvironmentSpec
 
 from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec, Transport
@@ -182,6 +183,15 @@ def parse_action(action: Any) -> AgentTurn:
             action = json.loads(text)
         except json.JSONDecodeError:
             return AgentTurn(content=action)  # not JSON: words to the user, as a model's plain reply is
+        except RecursionError:
+            raise ActionError(f"the action is nested deeper than {MAX_DEPTH} levels") from None
+        except ValueError as e:  # e.g. an integer longer than Python converts
+            raise ActionError(f"the action is not acceptable JSON: {e}") from None
+        if text.count("[") + text.count("{") > MAX_DEPTH or "\\u" in text:
+            try:  # the same bounds as an MCP client's JSON: nesting and lone surrogates
+                parse_client_json(text)
+            except JsonProblem as e:
+                raise ActionError(f"the action is {e}") from None
     for key, final in (("message", None), ("answer", False)):
         if isinstance(action, dict) and key in action:
             if set(action) != {key} or not isinstance(action[key], str):
