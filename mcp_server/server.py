@@ -28,7 +28,7 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
 
-from workspace_sim import all_tools
+from workspace_sim.services import tools_named
 
 from .episode import Episode
 from .results import PAGER, PAGER_TOOL
@@ -62,7 +62,7 @@ def mcp_tools(episode: Episode) -> list[MCPTool]:
 
 @lru_cache(maxsize=64)
 def _mcp_tools(names: tuple[str, ...]) -> tuple[MCPTool, ...]:
-    registry = all_tools()
+    registry = tools_named(names)
     tools = [
         MCPTool(name=n, title=n.replace("_", " ").capitalize(), description=registry[n].description,
                 input_schema=registry[n].input_schema, annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
