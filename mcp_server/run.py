@@ -32,6 +32,29 @@ def configure_logging(level: str = "WARNING", log_file: str | Path | None = None
     root.setLevel(level.upper())
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def accept_stop_signals() -> None:
+    """Unblock the stop signals, which a server inherits blocked when a threaded parent (a Ray worker) starts
+    it; blocked, SIGINT and SIGTERM would stay pending and the server could only be killed, unrecorded."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def own_sdk_logging() -> None:
+    """Keep the SDK's `MCPServer()` from setting up logging: this process set it up (`configure_logging`).
+
+    Each `MCPServer()` calls the SDK's `configure_logging`, which imports `rich` (25 ms or more of a
+    cold start) and builds a rich handler that `logging.basicConfig` then ignores, since the root
+    logger already has ours. Serving processes call this once; in-process use of `build_server`
+    keeps the SDK's behaviour.
+    """
+    import mcp.server.mcpserver.server as sdk_server
+
+    if hasattr(sdk_server, "configure_logging"):
+        sdk_server.configure_logging = lambda level: None  # type: ignore[attr-defined]
+
+
 async def _serve_until_signal(episode: Episode, log_level: str) -> None:
     server = build_server(episode, log_level=log_level)
     async with anyio.create_task_group() as tg:
@@ -55,6 +78,8 @@ def run_stdio(
     episode_id: str | None = None, log_level: str = "WARNING",
 ) -> dict[str, Any]:
     """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation."""
+    own_sdk_logging()
+    accept_stop_signals()
     episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio")
     log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
     try:
@@ -132,6 +157,8 @@ def serve_socket(
     from .http import build_app
     from .hub import EpisodeHub
 
+    own_sdk_logging()
+    accept_stop_signals()
     hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots)
     app = build_app(hub, token, default_episode)
     config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False)
@@ -187,8 +214,9 @@ def run_http_workers(
                 if p.poll() is None:
                     p.send_signal(signal.SIGTERM)
 
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for sig in STOP_SIGNALS:
             signal.signal(sig, stop)
+        accept_stop_signals()
         for i, p in enumerate(procs):
             code = p.wait()
             if code not in (0, -signal.SIGTERM, -signal.SIGINT):
