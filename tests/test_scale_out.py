@@ -175,3 +175,32 @@ def test_serve_workers_spread_by_connect(tmp_path: Path) -> None:
     finals = [read_record_file(p).segments[-1].final for p in record_dir.glob("*.jsonl")]
     assert all(f is not None for f in finals)
     assert len(finals) == 2 + 4, [(f["episode_id"], f["stop_reason"], f.get("stop_detail")) for f in finals]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--workers", "2"], "--workers applies to --http only"),
+    (["--http", "--workers", "2", "--default-episode", "ep-x"], "--default-episode needs one worker"),
+    (["--http", "--port", "65535", "--workers", "2"], "--port must be 0-65535 (with --workers 2: at most 65534)"),
+])
+def test_serve_workers_refuses_what_cannot_work(args: list[str], message: str, tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["serve", "--python", "mcp_server.demo:environment", "--record-dir", str(tmp_path),
+                                   *args], terminal_width=300)
+    assert res.exit_code == 2 and message in res.output, res.output
+
+
+def test_serve_workers_with_a_taken_port_fails_before_starting(tmp_path: Path) -> None:
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:  # the second worker's port (port + 1 of a free one below it) is taken
+        res = CliRunner().invoke(app, ["serve", "--python", "mcp_server.demo:environment", "--http", "--port",
+                                       str(port - 1), "--workers", "2", "--record-dir", str(tmp_path)],
+                                 env={"COWORKENV_ADMIN_TOKEN": TOKEN}, terminal_width=300)
+    finally:
+        taken.close()
+    assert res.exit_code == 2, res.output
+    assert f"cannot listen on 127.0.0.1:{port}" in res.output or f"127.0.0.1:{port - 1}" in res.output, res.output
+    assert "Traceback" not in res.output
