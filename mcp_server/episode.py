@@ -3,6 +3,8 @@
 The episode knows nothing of transports: the MCP server (stdio or HTTP) calls `call`, the admin
 API calls `reset`, `snapshot`, `restore`, `fork`, `evaluate` and `end`. Every workspace event is
 written to the record as soon as it happens; `end` evaluates and appends the `final` line.
+With control on (`ControlOptions`, see `mcp_server.control`) the agent itself can ask the user,
+meets the world's events and ends the episode with `submit_answer`, so MCP alone is enough.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 from workspace_sim import State, Workspace
 from workspace_sim.errors import SpecError
 
+from .control import CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, EpisodeControl, \
+    STATUS_URI, open_conversation, submit_reply
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .recording import RecordWriter, event_line, final_line, header_line, now_iso
 from .results import PAGER_TOOL, Answer, ResultPager
@@ -50,6 +54,8 @@ class Episode:
         workspace: Workspace | None = None,
         start: dict[str, Any] | None = None,
         env_hash: str | None = None,
+        control: ControlOptions | None = None,
+        conversation: Conversation | None = None,
     ) -> None:
         episode_id = episode_id or new_episode_id()
         if not EPISODE_ID.match(episode_id):
@@ -65,6 +71,16 @@ class Episode:
         self.snapshots: dict[str, State] = {}
         self.ended = False
         self.evaluation: dict[str, Any] | None = None
+        self.stop_reason: str | None = None
+        self.control: EpisodeControl | None = None
+        self._checkpoints: dict[str, Any] = {}
+        if control is not None and control.enabled:
+            fresh = conversation is None
+            if fresh:
+                conversation = open_conversation(env, self.workspace, control)
+            self.control = EpisodeControl(control, conversation)
+            if fresh and conversation is not None:
+                conversation.start()  # the request opens turn 0, as in the direct runner
         self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
         self._segment = -1
         self._segment_events: list[dict[str, Any]] = []
@@ -100,9 +116,18 @@ class Episode:
     # --- acting --------------------------------------------------------------------------------
 
     def call(self, name: str, arguments: Any) -> Answer:
-        """Run one tool call (or page through a long result) and record it; never raises."""
+        """Run one tool call (or page through a long result, or a control call) and record it; never raises."""
         if self.ended:
+            if self.control is not None and self.control.submitted:
+                return Answer(f"Error (episode_ended): the answer was submitted and the episode has ended; no more "
+                              f"calls are accepted ({name} did not run). The outcome is in {STATUS_URI}.", None, True)
             return Answer("Error (episode_ended): this episode has ended; no more calls are accepted.", None, True)
+        if self.control is not None:
+            if name in CONTROL_TOOLS:
+                return self._control_call(name, arguments)
+            failed = self._world_turn()
+            if failed is not None:
+                return failed
         if name == PAGER_TOOL:
             args = arguments if isinstance(arguments, dict) else {}
             extra = sorted(set(args) - {"result_id", "page"})
@@ -115,6 +140,83 @@ class Episode:
         self._tool_seconds += time.perf_counter() - t0
         self._record(result.event)
         return self.pager.shape(result)
+
+    # --- MCP alone: the control tools ------------------------------------------------------------
+
+    def _world_turn(self) -> Answer | None:
+        """Apply the world events due before a call; an event that does not apply ends the episode."""
+        conv = self.control.conversation if self.control is not None else None
+        if conv is None:
+            return None
+        try:
+            conv.before_call()
+        except Exception as e:  # a broken environment ends the episode, as it does in the runner
+            return self._environment_failed(e)
+        finally:
+            self._sync_record()
+        return None
+
+    def _environment_failed(self, e: Exception) -> Answer:
+        self._sync_record()
+        self.end(None, "error")
+        return Answer(f"Error (environment_failed): the environment failed and the episode has ended: {e}", None, True)
+
+    def _control_call(self, name: str, arguments: Any) -> Answer:
+        assert self.control is not None
+        try:
+            if name == SUBMIT_ANSWER.name:
+                answer = self.control.submission(arguments)
+                if answer is not None:
+                    self.workspace.add_message("assistant", answer)
+                self.control.submitted, self.control.final_answer = True, answer
+                self._sync_record()
+                evaluation = self.end(answer, "answered")
+                reveal = self.control.options.reveal_score
+                structured: dict[str, Any] = {"ended": True}
+                if reveal:
+                    structured.update(score=evaluation.get("score"), passed=evaluation.get("passed"),
+                                      checks=[bool(r.get("passed")) for r in evaluation.get("results") or []])
+                return Answer(submit_reply(evaluation, reveal), structured, False)
+            failed = self._world_turn()
+            if failed is not None:
+                return failed
+            try:
+                reply = self.control.ask(arguments)
+            except ControlError:
+                raise
+            except SpecError as e:  # a world event of the new turn that does not apply
+                return self._environment_failed(e)
+            except Exception as e:  # the simulated user's model failed: the agent may try again
+                self._sync_record()
+                return Answer(f"Error (user_unavailable): the simulated user could not answer: {e}", None, True)
+            self._sync_record()
+            return Answer(reply, {"reply": reply}, False)
+        except ControlError as e:
+            return Answer(f"Error ({e.code}): {e.message}", None, True)
+
+    def status(self) -> dict[str, Any]:
+        """The episode as the agent may see it (`episode://status`): turn, calls, clock, ended, and the score
+        once ended; never the predicates, hidden facts or state."""
+        events = self.workspace.events()
+        out: dict[str, Any] = {
+            "episode_id": self.id, "env_id": str(self.env.id), "segment": self.segment_id,
+            "mcp_only": self.control is not None,
+            "calls": sum(1 for e in events if e.kind == "call"), "sim_time": self.workspace.state.now.isoformat(),
+            "ended": self.ended, "stop_reason": self.stop_reason,
+        }
+        if self.control is not None:
+            out.update(self.control.status())
+            out["final_answer"] = self.control.final_answer
+        if self.ended and self.evaluation is not None:
+            out["score"] = self.evaluation.get("score")
+            out["passed"] = self.evaluation.get("passed")
+        return out
+
+    def _sync_record(self) -> None:
+        """Record the workspace events not yet recorded (messages and world events the conversation logged)."""
+        events = self.workspace.events()
+        for event in events[len(self._segment_events):]:
+            self._record(event)
 
     # --- the harness's side of the conversation (admin API; never offered to the agent) ---------
 
@@ -161,6 +263,13 @@ class Episode:
         self.workspace.close()
         self.workspace = self.env.build_workspace()
         self.pager = ResultPager(self.workspace.config.max_result_chars)
+        self._checkpoints = {}
+        if self.control is not None:
+            options = self.control.options
+            conversation = open_conversation(self.env, self.workspace, options)
+            self.control = EpisodeControl(options, conversation)
+            if conversation is not None:
+                conversation.start()
         self._begin_segment({"kind": "reset"})
 
     def snapshot(self) -> str:
@@ -168,6 +277,8 @@ class Episode:
         self._require_live()
         sid = f"s{len(self.snapshots) + 1}"
         self.snapshots[sid] = self.workspace.snapshot()
+        if self.control is not None and self.control.conversation is not None:
+            self._checkpoints[sid] = self.control.conversation.checkpoint()
         return sid
 
     def restore(self, snapshot_id: str) -> None:
@@ -178,15 +289,21 @@ class Episode:
             raise EpisodeError(f"episode {self.id} has no snapshot {snapshot_id!r} (snapshots: {known})")
         self._finish_segment(None, "user_ended")
         self.workspace.restore(self.snapshots[snapshot_id])
+        if snapshot_id in self._checkpoints and self.control is not None and self.control.conversation is not None:
+            self.control.conversation.resume(self._checkpoints[snapshot_id], self.workspace)
         self._begin_segment({"kind": "restore", "snapshot": snapshot_id})
 
     def fork(self, new_id: str | None = None, record_dir: str | Path | None = None) -> "Episode":
         """A new, independent episode starting from this one's current state (and history)."""
         self._require_live()
         rd = record_dir if record_dir is not None else (self._writer.path.parent if self._writer else None)
+        workspace = self.workspace.fork()
+        control = self.control.options if self.control is not None else None
+        conv = self.control.conversation if self.control is not None else None
         return Episode(self.env, new_id, source=self.source, record_dir=rd, transport=self.transport,
-                       workspace=self.workspace.fork(), start={"kind": "fork", "from": self.segment_id},
-                       env_hash=self.env_hash)
+                       workspace=workspace, start={"kind": "fork", "from": self.segment_id},
+                       env_hash=self.env_hash, control=control,
+                       conversation=conv.fork(workspace) if conv is not None else None)
 
     def evaluate(self, final_answer: str | None = None) -> dict[str, Any]:
         """The evaluation of the current state (does not end the episode)."""
@@ -201,7 +318,7 @@ class Episode:
         stop = reason or ("answered" if final_answer is not None else "user_ended")
         try:
             self.evaluation = self._finish_segment(final_answer, stop)
-            self.ended = True
+            self.ended, self.stop_reason = True, stop
             if self._writer is not None:
                 self._writer.close()
         finally:
@@ -227,7 +344,14 @@ class Episode:
         if self._writer is not None:
             settings = {"transport": self.transport, "source": self.source.to_json() if self.source else None,
                         "episode": self.id, "segment": self._segment, "start": start, "started_at": now_iso()}
-            self._writer.write(header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings))
+            if self.control is not None:
+                conv = self.control.conversation
+                settings["control"] = {**self.control.options.to_json(),
+                                       "user": conv.describe() if conv is not None else None}
+            header = header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings)
+            if self.control is not None:  # the control tools are offered too
+                header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in self.control.tool_names()]
+            self._writer.write(header)
         for event in self.workspace.events():  # the history a restore or fork starts from
             self._record(event)
 

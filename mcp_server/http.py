@@ -4,7 +4,8 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
 
     GET    /admin/episodes                       live episodes
     POST   /admin/episodes                       create {"spec"?: path | "spec_document"?: spec object,
-                                                 "episode_id"?: id} -> 201
+                                                 "episode_id"?: id, "mcp_only"?: bool,
+                                                 "reveal_score"?: bool} -> 201
     GET    /admin/episodes/{id}                  one episode
     POST   /admin/episodes/{id}/reset            start again from a fresh workspace
     POST   /admin/episodes/{id}/snapshot         -> {"snapshot_id"}
@@ -46,6 +47,7 @@ from starlette.types import Receive, Scope, Send
 
 from workspace_sim.errors import SpecError
 
+from .control import ControlOptions
 from .environment import EnvironmentLoadError, environment_from_document
 from .episode import EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
@@ -97,12 +99,25 @@ def describe(live: LiveEpisode, request: Request | None = None) -> dict[str, Any
     ep = live.episode
     path = f"/episodes/{ep.id}/mcp"
     out = {"episode_id": ep.id, "env_id": ep.env.id, "title": ep.env.title, "mcp_path": path,
+           "mcp_only": ep.control is not None,
            "env_hash": ep.env_hash, "segment": ep.segment_id, "calls": len(ep.workspace.events()),
            "snapshots": list(ep.snapshots),
            "record": str(ep.record_path) if ep.record_path else None}
     if request is not None:
         out["mcp_url"] = str(request.base_url).rstrip("/") + path
     return out
+
+
+def episode_control(hub: EpisodeHub, body: dict[str, Any]) -> ControlOptions | None:
+    """The MCP-only options of a create request: the server's default with `mcp_only`/`reveal_score` applied."""
+    if body.get("mcp_only") is None and body.get("reveal_score") is None:
+        return None
+    base = hub.control
+    enabled = base.enabled if body.get("mcp_only") is None else body["mcp_only"]
+    reveal = base.reveal_score if body.get("reveal_score") is None else body["reveal_score"]
+    if reveal and not enabled:
+        raise HubError(400, "malformed_body", "reveal_score applies to MCP-only episodes: give mcp_only true too")
+    return ControlOptions(enabled, reveal, base.user)
 
 
 class AdminApi:
@@ -167,7 +182,8 @@ class AdminApi:
         return JSONResponse({"episodes": [describe(live, request) for live in self.hub.live.values()]})
 
     async def create(self, request: Request) -> Response:
-        body = await read_body(request, {"spec": str, "spec_document": dict, "episode_id": str})
+        body = await read_body(request, {"spec": str, "spec_document": dict, "episode_id": str, "mcp_only": bool,
+                                         "reveal_score": bool})
         if body.get("spec") and body.get("spec_document") is not None:
             raise HubError(400, "malformed_body", "give either spec (a path on the server) or spec_document, not both")
         source = self.hub.spec_source(body["spec"]) if body.get("spec") else None
@@ -179,7 +195,7 @@ class AdminApi:
                 log.warning("admin: spec %s did not load: %s", source.ref, e)
                 raise HubError(400, "bad_environment", f"spec {body['spec']!r} is not a loadable environment "
                                                        "spec (the server log says why)") from None
-        live = await self.hub.create(source, body.get("episode_id"), env=env)
+        live = await self.hub.create(source, body.get("episode_id"), env=env, control=episode_control(self.hub, body))
         return JSONResponse(describe(live, request), status_code=201)
 
     async def show(self, request: Request) -> Response:

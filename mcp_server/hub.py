@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
+from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .server import EpisodeServer, build_server
@@ -62,8 +63,10 @@ class EpisodeHub:
     def __init__(
         self, env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
         host: str = "127.0.0.1", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
+        control: ControlOptions | None = None,
     ) -> None:
         self.env, self.source = env, source
+        self.control = control or ControlOptions()
         roots = list(spec_roots)
         if not roots and source is not None and source.kind == "spec":
             roots = [Path(source.ref).parent]
@@ -108,8 +111,9 @@ class EpisodeHub:
     # --- lifecycle -----------------------------------------------------------------------------
 
     async def create(self, source: EnvironmentSource | None = None, episode_id: str | None = None,
-                     env: ServedEnvironment | None = None) -> LiveEpisode:
-        """A new episode of the served environment, of the given source, or of an environment given inline."""
+                     env: ServedEnvironment | None = None, control: ControlOptions | None = None) -> LiveEpisode:
+        """A new episode of the served environment, of the given source, or of an environment given inline;
+        `control` overrides the server's MCP-only default for this episode."""
         if env is None and source is not None:
             env = source.load()
         elif env is None and self.env is not None:
@@ -120,7 +124,7 @@ class EpisodeHub:
         self._check_free(eid)
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
-                              env_hash=self._env_hash(env))
+                              env_hash=self._env_hash(env), control=control or self.control)
         except RecordExistsError as e:
             raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:

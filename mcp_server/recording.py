@@ -99,6 +99,8 @@ def transcript(task: str, events: Iterable[dict[str, Any]], renders: dict[str, A
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
     for ev in events:
         if ev.get("kind") == "message":
+            if len(messages) == 1 and ev.get("role") == "user" and ev.get("content") == task:
+                continue  # the request, logged as turn 0 by an MCP-only episode: already the first message
             if ev.get("role") in ("user", "assistant") and ev.get("content") is not None:
                 messages.append({"role": ev["role"], "content": ev["content"]})
             continue
@@ -118,8 +120,10 @@ def transcript(task: str, events: Iterable[dict[str, Any]], renders: dict[str, A
             err = ev.get("error") or {}
             text = f"Error ({err.get('code')}): {err.get('message')}"
         messages.append({"role": "tool", "name": ev["tool"], "tool_call_id": call_id, "content": text})
-    if final_answer is not None:
-        messages.append({"role": "assistant", "content": final_answer})
+    last = messages[-1]
+    if final_answer is not None and not (last["role"] == "assistant" and last.get("content") == final_answer
+                                         and not last.get("tool_calls")):
+        messages.append({"role": "assistant", "content": final_answer})  # unless already logged as the last message
     return messages
 
 

@@ -1,7 +1,8 @@
 """Judging recorded episodes: rebuild the environment, replay the recorded calls, evaluate, append.
 
 A record segment says where its environment came from and starts from a fresh workspace, so
-replaying its events reproduces its final state exactly (the workspace is deterministic). Each
+replaying its events (calls, messages, world events, with the clock moved to each event's recorded
+time) reproduces its final state exactly (the workspace is deterministic). Each
 replayed call is checked against the recorded outcome; a difference (the environment was edited
 since) is reported rather than hidden.
 """
@@ -9,10 +10,13 @@ since) is reported rather than hidden.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from workspace_sim import Workspace
+from workspace_sim.diff import changes_from_diff
+from workspace_sim.errors import SpecError
 from workspace_sim.predicates import Judge
 
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
@@ -52,16 +56,34 @@ def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tu
         warnings.append(f"the environment's start state changed since recording ({expected} -> {ws.content_hash})")
     for ev in segment.events:
         kind = ev.get("kind")
+        _catch_up_clock(ws, ev)  # an MCP-only episode's follow-ups move the clock between events
         if kind == "call":
             result = ws.call(ev.get("tool"), ev.get("args"))
             if result.ok != bool(ev.get("ok")) or (result.ok and result.data != ev.get("result")):
                 warnings.append(f"event {ev.get('index')} ({ev.get('tool')}) replays differently from the record")
         elif kind == "message":
             ws.add_message(str(ev.get("role")), str(ev.get("content")))
+        elif kind == "world":
+            args = ev.get("args")
+            note = str(args.get("note", "")) if isinstance(args, dict) else ""
+            try:
+                ws.apply_world_change(changes_from_diff(ev.get("diff") or []), note=note)
+            except (SpecError, KeyError, TypeError) as e:
+                raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: the recorded "
+                                  f"world change does not apply: {e}") from None
         else:
             raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: "
                               f"{kind} events cannot be replayed")
     return env, ws, warnings
+
+
+def _catch_up_clock(ws: Workspace, ev: dict[str, Any]) -> None:
+    try:
+        when = datetime.fromisoformat(str(ev.get("sim_time")))
+    except ValueError:
+        return
+    if when > ws.state.now:
+        ws.advance_clock((when - ws.state.now).total_seconds())
 
 
 def judge_record(

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import anyio
 
+from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment
 from .episode import Episode
 from .server import build_server
@@ -75,12 +76,14 @@ async def _serve_until_signal(episode: Episode, log_level: str) -> None:
 
 def run_stdio(
     env: ServedEnvironment, source: EnvironmentSource | None, record_dir: str | Path | None,
-    episode_id: str | None = None, log_level: str = "WARNING",
+    episode_id: str | None = None, log_level: str = "WARNING", control: ControlOptions | None = None,
 ) -> dict[str, Any]:
-    """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation."""
+    """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation.
+
+    With `control` enabled the episode is MCP-only: the agent asks the user and submits its answer itself."""
     own_sdk_logging()
     accept_stop_signals()
-    episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio")
+    episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio", control=control)
     log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
     try:
         anyio.run(_serve_until_signal, episode, log_level)
@@ -121,12 +124,14 @@ def run_http(
     env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
     host: str = "127.0.0.1", port: int = 8765, token: str | None = None, default_episode: str | None = None,
     log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
-    workers: int = 1, log_file: str | Path | None = None,
+    control: ControlOptions | None = None, workers: int = 1, log_file: str | Path | None = None,
 ) -> None:
     """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out.
 
-    `workers` > 1 serves from that many processes, each a whole server on its own port (`port`,
-    `port + 1`, ...; free ones with 0) sharing the token and record folder; see `run_http_workers`.
+    `control` is the default for created episodes (an admin create may turn MCP-only on or off per
+    episode). `workers` > 1 serves from that many processes, each a whole server on its own port
+    (`port`, `port + 1`, ...; free ones with 0) sharing the token and record folder; see
+    `run_http_workers`.
     """
     if token is None:
         token = secrets.token_urlsafe(24)
@@ -136,20 +141,24 @@ def run_http(
             raise ValueError("several workers need an environment source (a spec or --python) each can load")
         if default_episode:
             raise ValueError("--default-episode needs a single worker: an episode id lives on one server")
+        if control is not None and control.user is not None:
+            raise ValueError("--user llm needs a single worker (each worker would need its own user endpoint)")
         run_http_workers(source, record_dir, host, port, token, log_level, json_response, spec_roots, workers,
-                         log_file)
+                         log_file, control)
         return
     sock = listen(host, port)
     base = base_url(host, sock)
     print(f"coworkenv: listening on {base} (MCP at {base}/episodes/<id>/mcp, admin at {base}/admin/episodes)",
           file=sys.stderr, flush=True)
-    serve_socket(sock, env, source, record_dir, host, token, default_episode, log_level, json_response, spec_roots)
+    serve_socket(sock, env, source, record_dir, host, token, default_episode, log_level, json_response, spec_roots,
+                 control)
 
 
 def serve_socket(
     sock: socket.socket, env: ServedEnvironment | None, source: EnvironmentSource | None,
     record_dir: str | Path | None, host: str, token: str, default_episode: str | None = None,
     log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
+    control: ControlOptions | None = None,
 ) -> None:
     """Serve the HTTP app on an already listening socket until interrupted (SIGINT or SIGTERM)."""
     import uvicorn
@@ -159,7 +168,8 @@ def serve_socket(
 
     own_sdk_logging()
     accept_stop_signals()
-    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots)
+    hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots,
+                     control=control)
     app = build_app(hub, token, default_episode)
     config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])
@@ -168,7 +178,7 @@ def serve_socket(
 def run_http_workers(
     source: EnvironmentSource, record_dir: str | Path | None, host: str, port: int, token: str,
     log_level: str, json_response: bool, spec_roots: Sequence[str | Path], workers: int,
-    log_file: str | Path | None = None,
+    log_file: str | Path | None = None, control: ControlOptions | None = None,
 ) -> None:
     """Serve from `workers` processes, one port each, and wait for them; SIGINT/SIGTERM stop them all.
 
@@ -177,8 +187,9 @@ def run_http_workers(
     environment and serves a whole hub on it. Episodes are not shared between workers: a client
     spreads them by id over the URLs printed here (`coworkenv run --connect URL1,URL2,...`), which
     keeps every MCP request of an episode on the process that holds its workspace. Workers share
-    the admin token and the record folder (episode ids are unique per record folder: the hubs
-    refuse an id whose record exists, and generated ids are random).
+    the admin token, the record folder (episode ids are unique per record folder: the hubs refuse
+    an id whose record exists, and generated ids are random) and the MCP-only defaults (`control`;
+    an LLM user is refused before this, since its endpoint settings do not travel).
     """
     import subprocess
 
@@ -193,7 +204,8 @@ def run_http_workers(
     urls = [base_url(host, s) for s in socks]
     config = {"source": source.to_json(), "record_dir": str(record_dir) if record_dir is not None else None,
               "host": host, "log_level": log_level, "json_response": json_response,
-              "spec_roots": [str(r) for r in spec_roots], "log_file": str(log_file) if log_file else None}
+              "spec_roots": [str(r) for r in spec_roots], "log_file": str(log_file) if log_file else None,
+              "control": (control or ControlOptions()).to_json()}
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for i, sock in enumerate(socks):

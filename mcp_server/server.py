@@ -4,12 +4,16 @@ Tools are not re-declared here: every MCP tool is generated from the workspace's
 (name, description, input schema, annotations), plus the pager tool for long results. A call
 goes straight to the episode, so a workspace error reaches the model as `isError` with the
 workspace's own message. The task is served as the `workspace://task` resource and the
-`start_task` prompt; nothing else about the environment is served.
+`start_task` prompt; nothing else about the environment is served. An MCP-only episode (see
+`mcp_server.control`) adds the `ask_user` and `submit_answer` tools and the read-only
+`episode://status` resource.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -30,6 +34,7 @@ from mcp_types import Tool as MCPTool
 
 from workspace_sim.services import tools_named
 
+from .control import CONTROL_TOOLS, STATUS_URI
 from .episode import Episode
 from .results import PAGER, PAGER_TOOL
 
@@ -50,27 +55,58 @@ def _version() -> str:
 
 def _instructions(episode: Episode) -> str:
     user = episode.workspace.config.user
-    return (f"You are working for {user} in a simulated workspace ({episode.env.title}). The request is in the "
+    text = (f"You are working for {user} in a simulated workspace ({episode.env.title}). The request is in the "
             f"{TASK_URI} resource and the {START_PROMPT} prompt. Act only through these tools; when a result is "
             f"long, it ends with a note telling how to read the rest with {PAGER_TOOL}.")
+    if episode.control is not None:
+        ask = "ask_user" in episode.control.tool_names()
+        text += ((" If you need information only they have, ask them with ask_user." if ask else "")
+                 + f" When you are done, call submit_answer with your final reply: it ends the episode. The "
+                   f"{STATUS_URI} resource shows the episode's progress, and its score once it has ended.")
+    return text
 
 
-def mcp_tools(episode: Episode) -> list[MCPTool]:
-    """The MCP tools of an episode: one per workspace tool, from the registry, then the pager."""
-    return list(_mcp_tools(tuple(episode.workspace.tools)))
+def control_tools(episode: Episode) -> list[MCPTool]:
+    """The MCP-only episode's control tools (none without control), from their registry definitions."""
+    if episode.control is None:
+        return []
+    return [_control_tool(n) for n in episode.control.tool_names()]
+
+
+@lru_cache(maxsize=None)
+def _control_tool(name: str) -> MCPTool:
+    t = CONTROL_TOOLS[name]
+    return MCPTool(name=t.name, title=t.name.replace("_", " ").capitalize(), description=t.description,
+                   input_schema=t.input_schema, annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
+
+
+STRICT_SCHEMAS_ENV = "COWORKENV_STRICT_SCHEMAS"
+
+
+def strict_schemas_requested() -> bool:
+    """Whether this process serves tools' input schemas in strict form (`COWORKENV_STRICT_SCHEMAS=1`): for
+    clients that make schemas strict (the OpenAI Agents SDK's `convert_schemas_to_strict=True`), whose
+    callers then send null for an optional argument they leave out; the tools accept both forms."""
+    value = os.environ.get(STRICT_SCHEMAS_ENV, "").strip().lower()
+    if value not in ("", "0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"{STRICT_SCHEMAS_ENV} must be 1 or 0, got {value!r}")
+    return value in ("1", "true", "yes")
+
+
+def mcp_tools(episode: Episode, strict: bool | None = None) -> list[MCPTool]:
+    """The MCP tools of an episode: one per workspace tool, from the registry, then the pager; input schemas
+    in strict form with `strict` (by default as `COWORKENV_STRICT_SCHEMAS` says)."""
+    return list(_mcp_tools(tuple(episode.workspace.tools), strict_schemas_requested() if strict is None else strict))
 
 
 @lru_cache(maxsize=64)
-def _mcp_tools(names: tuple[str, ...]) -> tuple[MCPTool, ...]:
+def _mcp_tools(names: tuple[str, ...], strict: bool = False) -> tuple[MCPTool, ...]:
     registry = tools_named(names)
-    tools = [
-        MCPTool(name=n, title=n.replace("_", " ").capitalize(), description=registry[n].description,
-                input_schema=registry[n].input_schema, annotations=ToolAnnotations.model_validate(registry[n].mcp_annotations()))
-        for n in names
-    ]
-    tools.append(MCPTool(name=PAGER.name, title="Read result page", description=PAGER.description,
-                         input_schema=PAGER.input_schema, annotations=ToolAnnotations.model_validate(PAGER.mcp_annotations())))
-    return tuple(tools)
+    tools = [(n, n.replace("_", " ").capitalize(), registry[n]) for n in names] + [(PAGER.name, "Read result page", PAGER)]
+    return tuple(MCPTool(name=n, title=title, description=t.description,
+                         input_schema=t.strict_input_schema if strict else t.input_schema,
+                         annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
+                 for n, title, t in tools)
 
 
 def _problems(e: ValidationError) -> str:
@@ -99,6 +135,9 @@ async def explain_invalid_params(ctx: ServerRequestContext[Any, Any], call_next:
 
 _TASK_RESOURCE = MCPResource(uri=TASK_URI, name="task", title="The task", mime_type="text/plain",
                              description="The request from the person you work for, as they wrote it.")
+_STATUS_RESOURCE = MCPResource(uri=STATUS_URI, name="status", title="Episode status", mime_type="application/json",
+                               description="The episode's progress: turn, calls, simulated time, whether it has "
+                                           "ended, and its score once it has.")
 _START_PROMPT = MCPPrompt(name=START_PROMPT, title="Start the task", arguments=[],
                           description="Begin working on the request in this workspace.")
 
@@ -111,7 +150,7 @@ class EpisodeServer(MCPServer):
                          version=_version(), log_level=log_level, subscriptions=False)  # type: ignore[arg-type]
         self.episode = episode
         self._lock = anyio.Lock()
-        self._tools = mcp_tools(episode)
+        self._tools = mcp_tools(episode) + control_tools(episode)
         self.middleware.insert(0, explain_invalid_params)
 
 
@@ -128,13 +167,18 @@ class EpisodeServer(MCPServer):
     # decorators: those build a pydantic model per registration, i.e. per episode (time and memory).
 
     async def list_resources(self) -> list[MCPResource]:
-        """The one resource: the task."""
-        return [_TASK_RESOURCE]
+        """The task, and for an MCP-only episode its status."""
+        return [_TASK_RESOURCE, _STATUS_RESOURCE] if self.episode.control is not None else [_TASK_RESOURCE]
 
     async def read_resource(self, uri: Any, context: Context[Any, Any] | None = None) -> list[ReadResourceContents]:
-        """The task text for `workspace://task`; any other URI is not found."""
+        """The task text for `workspace://task`, the status JSON for `episode://status`; any other URI is not found."""
+        if str(uri) == STATUS_URI and self.episode.control is not None:
+            async with self._lock:  # never between a call and its record
+                status = self.episode.status()
+            return [ReadResourceContents(content=json.dumps(status, ensure_ascii=False), mime_type="application/json")]
         if str(uri) != TASK_URI:
-            raise ResourceNotFoundError(f"Unknown resource: {str(uri)[:200]} (this server has only {TASK_URI})")
+            known = " and ".join(r.uri for r in await self.list_resources())
+            raise ResourceNotFoundError(f"Unknown resource: {str(uri)[:200]} (this server has only {known})")
         return [ReadResourceContents(content=self.episode.task_text(), mime_type="text/plain")]
 
     async def list_prompts(self) -> list[MCPPrompt]:
@@ -147,8 +191,9 @@ class EpisodeServer(MCPServer):
         if name != START_PROMPT:
             raise ValueError(f"Unknown prompt: {name[:200]} (this server has only {START_PROMPT})")
         user = self.episode.workspace.config.user
-        text = (f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this, then "
-                "reply with a short summary of what you did.)")
+        finish = ("call submit_answer with a short summary of what you did (it ends the episode)"
+                  if self.episode.control is not None else "reply with a short summary of what you did")
+        text = f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this, then {finish}.)"
         return GetPromptResult(description=_START_PROMPT.description,
                                messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 

@@ -2,7 +2,8 @@
 
 The parent (`run.run_http_workers`) passes the listening socket's descriptor in
 COWORKENV_WORKER_FD, the admin token in COWORKENV_ADMIN_TOKEN and the rest as JSON in
-COWORKENV_WORKER: environment source, record folder, host, log level, spec roots.
+COWORKENV_WORKER: environment source, record folder, host, log level, spec roots, MCP-only
+defaults. Strict schemas travel as COWORKENV_STRICT_SCHEMAS, which the worker inherits.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import socket
 import sys
 
+from .control import ControlOptions
 from .environment import EnvironmentLoadError, EnvironmentSource
 from .run import configure_logging, serve_socket
 
@@ -32,10 +34,12 @@ def main() -> int:
     except EnvironmentLoadError as e:
         print(f"coworkenv worker {config.get('index')}: {e}", file=sys.stderr)
         return 2
+    control = config.get("control") or {}
     sock = socket.socket(fileno=fd)
     serve_socket(sock, env, source, config.get("record_dir"), config.get("host", "127.0.0.1"), token,
                  log_level=config.get("log_level", "WARNING"), json_response=config.get("json_response", True),
-                 spec_roots=config.get("spec_roots", ()))
+                 spec_roots=config.get("spec_roots", ()),
+                 control=ControlOptions(bool(control.get("mcp_only")), bool(control.get("reveal_score"))))
     return 0
 
 

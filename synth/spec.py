@@ -298,6 +298,13 @@ class EnvironmentSpec(_Model):
         """A fresh workspace in the spec's start state (world events not yet applied)."""
         return Workspace.create(self.config(), self._records if self._records is not None else self.initial)
 
+    def conversation(self, workspace: Workspace, user: Any = None) -> Any:
+        """The episode's conversation for an MCP-only server (`synth.conversation.SpecConversation`):
+        the simulated user (`user`, else the scripted one) and the world events, by `SpecDriver`."""
+        from .conversation import SpecConversation
+
+        return SpecConversation(self, workspace, user)
+
     def parsed_predicates(self) -> list[Any]:
         """The predicates as workspace_sim predicate objects (parsed once)."""
         if self._parsed is None:

@@ -216,7 +216,7 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     diff = run.workspace.diff()
     touched = {(c.table, c.key) for c in diff}
     changed = [o.index for o in run.outcomes if o.changed_state]
-    answer_checked = any(p.get("kind") == "answer" for p in spec.predicates)
+    answer_checked = any(_reads_answer(p) for p in spec.predicates)
     tools = enabled_tools(spec)
     mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root)
     _count(report, "mutants_total", len(mutants))
@@ -290,6 +290,13 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
                 report.add("mutants", f"predicates[{i}].maintain", f"no change can break this maintained predicate: {why}",
                            "maintain a ticket / record_exists / event_exists / mail_sent / file predicate on the field "
                            "that must stay as it is, or use unchanged / only_changed for whole records")
+
+
+def _reads_answer(predicate: dict[str, Any]) -> bool:
+    """Whether a predicate grades the final answer (`answer`, or `judged` with the answer as its target)."""
+    if predicate.get("kind") == "answer":
+        return True
+    return predicate.get("kind") == "judged" and predicate.get("target", "answer") in ("answer", {"answer": True})
 
 
 def _count(report: ValidationReport, key: str, n: int) -> None:

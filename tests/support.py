@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from workspace_sim.predicates import evaluate, parse_predicates
+
 
 def need(condition: bool, reason: str) -> None:
     """Skip when `condition` is false, saying why; under COWORKENV_NO_SKIP=1 (CI) fail instead."""
@@ -82,3 +84,8 @@ def call_error(ws: Any, tool: str, args: dict) -> str:
     assert not r.ok, r.text
     assert ws.content_hash == before, "a failed call changed state"
     return r.error.code + ": " + r.error.message
+
+
+def verdict(ws: Any, pred: dict) -> bool:
+    """Whether the one predicate `pred` (spec JSON) passes on the workspace `ws` as it is now."""
+    return evaluate(parse_predicates([pred]), ws).results[0].passed

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,16 +61,18 @@ def corpus() -> list[EpisodeRecord]:
 # --- documented shapes -------------------------------------------------------------------------------
 
 
-def check_tools(tools: Any) -> set[str]:
-    """Both formats: `tools` is a list of {"type": "function", "function": {name, description, parameters}}."""
+def check_tools(tools: Any, strict: bool = False) -> set[str]:
+    """Both formats: `tools` is a list of {"type": "function", "function": {name, description, parameters}}
+    (the openai format's in strict form, with `strict: true`)."""
     assert isinstance(tools, list) and tools
     names = set()
     for t in tools:
         assert set(t) == {"type", "function"} and t["type"] == "function"
         fn = t["function"]
-        assert set(fn) == {"name", "description", "parameters"}
+        assert set(fn) == {"name", "description", "parameters"} | ({"strict"} if strict else set())
         assert fn["parameters"]["type"] == "object"
-        assert t == all_tools()[fn["name"]].openai_schema()  # taken from the registry, not copied by hand
+        # taken from the registry, not copied by hand
+        assert t == all_tools()[fn["name"]].openai_schema(strict)
         names.add(fn["name"])
     return names
 
@@ -91,7 +94,8 @@ def check_hf(example: dict[str, Any]) -> None:
 def check_openai(example: dict[str, Any]) -> None:
     """OpenAI fine-tuning: string arguments; each call has an id; each tool message a matching tool_call_id."""
     assert set(example) == {"messages", "tools"}
-    names = check_tools(example["tools"])
+    names = check_tools(example["tools"], strict=True)
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in example["tools"]}
     open_ids: list[str] = []
     for m in example["messages"]:
         assert m["role"] in {"system", "user", "assistant", "tool"}
@@ -101,6 +105,8 @@ def check_openai(example: dict[str, Any]) -> None:
                 assert isinstance(call["function"]["arguments"], str)
                 assert isinstance(json.loads(call["function"]["arguments"]), dict)
                 assert call["function"]["name"] in names
+                # as a strict caller sends them: valid against the strict schema, every argument there
+                jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[call["function"]["name"]])
                 open_ids.append(call["id"])
         elif m["role"] == "tool":
             assert set(m) == {"role", "tool_call_id", "content"}
@@ -145,7 +151,12 @@ def test_hf_and_openai_carry_the_same_calls() -> None:
     hf_calls = [c["function"] for m in hf["messages"] for c in m.get("tool_calls", [])]
     oa_calls = [c["function"] for m in oa["messages"] for c in m.get("tool_calls", [])]
     assert [c["name"] for c in hf_calls] == [c["name"] for c in oa_calls] == ["list_directory", "move_file"]
-    assert [json.loads(c["arguments"]) for c in oa_calls] == [c["arguments"] for c in hf_calls]
+    # the same calls, the openai format's with every optional argument there as null
+    strict = [json.loads(c["arguments"]) for c in oa_calls]
+    assert [{k: v for k, v in a.items() if k in h["arguments"]} for a, h in zip(strict, hf_calls)] \
+        == [c["arguments"] for c in hf_calls]
+    assert all(v is None for a, h in zip(strict, hf_calls) for k, v in a.items() if k not in h["arguments"])
+    assert all(set(a) == set(all_tools()[c["name"]].strict_input_schema["properties"]) for a, c in zip(strict, oa_calls))
 
 
 def test_openai_fills_missing_ids_by_order() -> None:

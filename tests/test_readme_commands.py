@@ -1,20 +1,28 @@
 """Every command in README.md runs as written, in order, from an empty folder (as a newcomer would).
 
 The README's `bash` blocks are read, continuation lines joined and comments dropped; each
-`coworkenv` line runs through the real console script. Three things are changed, each named
-here so that a README edit that drops them fails this test instead of passing silently:
-the model endpoint line points at a local scripted OpenAI-compatible server, and the two
-multi-minute commands (`demo`, `bench`) get their documented quick flags.
+`coworkenv` line runs through the real console script, in a fresh folder holding only a copy of
+`examples/`. What a person does between the lines is done here too: the Claude Desktop step is
+played by a real MCP client that starts the server exactly as the printed configuration says, and
+`ep-XXXX` becomes that episode's record. Three things are changed, each named here so that a README
+edit that drops them fails this test instead of passing silently: the model endpoint line points
+at a local scripted OpenAI-compatible server, and the two multi-minute commands (`demo`, `bench`)
+get their documented quick flags (`tests/test_demo.py` runs the demo end to end).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+from mcp import Client, StdioServerParameters
 from scripted_openai import Message, ScriptedOpenAI
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +43,15 @@ def readme_commands() -> list[str]:
     return commands
 
 
+def test_the_readme_python_runs() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, "README lost its Python example"
+    for code in blocks:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert run.stdout.strip().splitlines()[-1] == "True", run.stdout  # the example's predicate verdict
+
+
 def test_the_readme_lists_the_path_from_requirements_to_training_data() -> None:
     cmds = [c for c in readme_commands() if not c.startswith(SETUP)]
     verbs = [shlex.split(c)[1] for c in cmds]
@@ -44,19 +61,40 @@ def test_the_readme_lists_the_path_from_requirements_to_training_data() -> None:
     assert verbs.index("train") > verbs.index("export")  # data before the model that learns from it
 
 
+def play_claude_desktop(config: str) -> None:
+    """What a person does in Claude Desktop: start the server as configured, use a tool, quit."""
+    (entry,) = json.loads(config)["mcpServers"].values()
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env={**os.environ, **entry["env"]})
+
+    async def session() -> None:
+        async with Client(params) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert "list_directory" in tools
+            assert not (await client.call_tool("list_directory", {"path": "/"})).is_error
+
+    anyio.run(session)
+
+
 def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
     cmds = [c for c in readme_commands() if not c.startswith(SETUP)]
     cmds = [c for c in cmds if not c.startswith("coworkenv demo")]  # test_demo.py runs the demo end to end
     endpoint_lines = [c for c in cmds if "--base-url http://localhost:8000/v1" in c]
     assert endpoint_lines, "README's model-endpoint line changed; update this test"
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {**os.environ, "OPENAI_API_KEY": "readme-test"}
     with ScriptedOpenAI(default=Message("I looked, but I cannot finish this task."), models=("M",)) as server:
         for line in cmds:
+            if "ep-XXXX" in line:
+                (record,) = (tmp_path / "runs" / "episodes").glob("*.jsonl")
+                line = line.replace("ep-XXXX.jsonl", record.name)
             args = shlex.split(line.replace("http://localhost:8000/v1", server.base_url))[1:]
             args += QUICK.get(args[0], [])
             run = subprocess.run([str(COWORKENV), *args], capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                                 env={**__import__("os").environ, "OPENAI_API_KEY": "readme-test"})
+                                 env=env)
             assert run.returncode == 0, f"`{line}` failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
             assert "Traceback" not in run.stderr, f"`{line}` printed a traceback:\n{run.stderr[-3000:]}"
+            if args[0] == "claude-config":
+                play_claude_desktop(run.stdout)
     for made in ("envs", "runs/teacher.jsonl", "runs/student.jsonl", "report/index.html", "data/sft/train.jsonl",
-                 "data/rl.jsonl", "tiny-model", "sft-model"):
+                 "data/rl.jsonl", "tiny-model", "sft-model", "runs/episodes"):
         assert (tmp_path / made).exists(), f"the README's commands did not make {made}"

@@ -173,9 +173,15 @@ def test_memory_limit() -> None:
 
 def test_disk_limit_and_a_workspace_larger_than_it() -> None:
     big = {"files": {"files": [{"path": "/big.txt", "content": "x" * (3 << 20)}]}}
+    code = "import os\nprint(os.path.getsize('/big.txt'))\nopen('/more.bin', 'wb').write(b'y' * (4 << 20))"
+    # Under the default workspace limits the partly written 2 MB file is itself too large a record:
+    # the call is refused whole, naming the limit, and nothing changes.
     ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"work_mb": 1}), big)
-    r = ws.call("run_python", {"code": "import os\nprint(os.path.getsize('/big.txt'))\n"
-                                        "open('/more.bin', 'wb').write(b'y' * (4 << 20))"})
+    r = ws.call("run_python", {"code": code})
+    assert r.error is not None and r.error.code == "limit_exceeded" and "max_record_chars" in r.error.message
+    ws = Workspace.create(WorkspaceConfig(services=["files", "python"], sandbox={"work_mb": 1},
+                                          limits={"max_record_chars": 20_000_000}), big)
+    r = ws.call("run_python", {"code": code})
     assert r.data["stdout"] == f"{3 << 20}\n" and r.data["status"] == "error", r.text  # the whole workspace is there
     assert "No space left on device" in r.data["error"]
     r = ws.call("run_python", {"code": "open('/tmp/scratch', 'wb').write(b'z' * (2 << 20))"})

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import call_error
+from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
-from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.services import all_services
 
 ME, DANA, OMAR, OUT = "me@acme.com", "dana@acme.com", "omar@acme.com", "pat@partner.org"
@@ -50,10 +49,6 @@ err = call_error
 
 def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [n["id"] for n in result.data["notes"]]
-
-
-def verdict(ws: Workspace, pred: dict) -> bool:
-    return evaluate(parse_predicates([pred]), ws).results[0].passed
 
 
 # --- initial data ---------------------------------------------------------------------------------
@@ -295,6 +290,11 @@ def test_share_by_mail_sends_each_new_collaborator_the_note(ws: Workspace) -> No
     assert verdict(ws, {"kind": "mail_sent", "to": [OMAR], "body": {"contains": "Budget: 1.2M"}})
     assert verdict(ws, {"kind": "record_exists", "table": "notes.notes",
                         "where": {"id": "n1", "collaborators.email": {"includes": [OMAR]}}})
+    # a mail sent through a share is a call of send_email for the transcript predicates too
+    assert r.event.via and r.event.via[0][0] == "send_email" and r.event.to_json()["via"][0]["tool"] == "send_email"
+    assert not verdict(ws, {"kind": "tool_not_called", "tool": "send_email"})
+    assert verdict(ws, {"kind": "tool_called", "tool": "send_*", "args": {"to": {"includes": [OMAR]}}})
+    assert verdict(ws, {"kind": "tool_not_called", "tool": "send_email", "args": {"to": {"includes": [DANA]}}})
 
 
 def test_a_share_by_mail_outside_the_allowed_domains_is_blocked_and_changes_nothing() -> None:

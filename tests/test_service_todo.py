@@ -7,11 +7,10 @@ from datetime import date, datetime, timezone
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import call_error
+from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
-from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.services import all_services
 
 ME, DANA = "me@acme.com", "dana@acme.com"
@@ -50,10 +49,6 @@ err = call_error
 
 def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [t["id"] for t in result.data["tasks"]]
-
-
-def verdict(ws: Workspace, pred: dict) -> bool:
-    return evaluate(parse_predicates([pred]), ws).results[0].passed
 
 
 # --- initial data ---------------------------------------------------------------------------------

@@ -91,10 +91,11 @@ def test_long_horizon_and_multi_turn_shapes() -> None:
 
 
 def test_plan_is_balanced_and_synthesize_counts() -> None:
-    jobs = plan(None, 24, seed=5)
+    n = 2 * len(CAPABILITIES)
+    jobs = plan(None, n, seed=5)
     caps = [c for c, _ in jobs]
     assert all(caps.count(c) == 2 for c in CAPABILITIES)
-    assert len(set(jobs)) == 24
+    assert len(set(jobs)) == n
     with pytest.raises(ValueError):
         plan(["juggling"], 3, 0)
     result = synthesize(["scheduling", "policy_compliance"], 4, seed=2)

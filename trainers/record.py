@@ -138,6 +138,8 @@ class EventLine(_Strict):
     error: ErrorLine | None = None
     policy: str | None = Field(None, description="The policy a blocked call violated.")
     read: dict[str, list[str]] | None = Field(None, description="Records the call showed the agent: {table: [keys]}.")
+    via: list[dict[str, Any]] | None = Field(None, description="Other tools the call ran through, as {tool, args} "
+                                             "(a note shared by mail runs send_email).")
     diff: list[dict[str, Any]] = Field(default_factory=list, description="Diff.to_json() of the event.")
     role: str | None = None
     content: str | None = None

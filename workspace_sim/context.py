@@ -145,7 +145,9 @@ class ToolContext:
         self.writes: dict[tuple[str, str], Record | None] = {}
         self.counters: dict[str, int] = {}
         self.now: datetime = state.now
-        self.invoked: list[str] = []  # tools this call ran through `invoke`, for policies that judge tool names
+        # tools this call ran through `invoke`, with their arguments: policies and predicates that judge
+        # tool names see them as calls too (sharing a note by mail is sending mail)
+        self.invoked: list[tuple[str, dict[str, Any]]] = []
         self._resources = resources  # or a function making them on first use
         self._tools = tools
         # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
@@ -197,7 +199,7 @@ class ToolContext:
             validated = t.args_model.model_validate(args)
         except ValidationError as e:
             raise InvalidArgument(f"invalid arguments for {tool}: {pydantic_error_message(e)}") from None
-        self.invoked.append(tool)
+        self.invoked.append((tool, validated.model_dump(mode="json")))
         return t.fn(self, **validated.__dict__)
 
     def get(self, table: str, key: str) -> Any:
@@ -247,6 +249,14 @@ class ToolContext:
         """Store a record under its own key (insert or replace)."""
         self.writes[(table, record.record_key())] = record
         return record
+
+    def update(self, table: str, record: Record, changes: dict[str, Any], **stamp: Any) -> tuple[Any, list[str]]:
+        """A partial update: the record with `changes` and `stamp` (e.g. updated=now) stored when any field in
+        `changes` differs from `record`'s, else `record` as it was; and the sorted names of the fields that differ."""
+        changed = sorted(k for k, v in changes.items() if getattr(record, k) != v)
+        if changed:
+            record = self.put(table, record.evolve(**changes, **stamp))
+        return record, changed
 
     def delete(self, table: str, key: str) -> None:
         """Remove the record under `key` (it must exist)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
 
@@ -160,3 +160,20 @@ def diff_from_writes(before: State, writes: Iterable[tuple[tuple[str, str], Reco
         if ch is not None:
             changes.append(ch)
     return Diff(tuple(changes))
+
+
+def changes_from_diff(diff: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The `Workspace.apply_world_change` operations that redo a recorded diff (its `to_json()` form):
+    added records put whole, changed ones patched by field, removed ones deleted; replays use it to
+    re-apply a recorded world event."""
+    out: list[dict[str, Any]] = []
+    for ch in diff:
+        kind = ch.get("kind")
+        if kind == "removed":
+            out.append({"op": "delete", "table": ch["table"], "key": ch["key"]})
+        elif kind == "changed":
+            fields = {name: v["new"] for name, v in (ch.get("fields") or {}).items()}
+            out.append({"op": "patch", "table": ch["table"], "key": ch["key"], "fields": fields})
+        else:
+            out.append({"op": "put", "table": ch["table"], "record": ch["after"]})
+    return out

@@ -42,6 +42,9 @@ class Event:
     # (table, key) of the records the call showed the agent, or the ReadTrace (context.py) that works them
     # out from `data` on first use: calls stay fast when nobody asks
     reads: Any = None
+    # other tools the call ran through `ToolContext.invoke`, as (tool, arguments): sharing a note by mail
+    # runs send_email, and tool_called / tool_not_called count it as a call of send_email
+    via: tuple[tuple[str, Any], ...] = ()
 
     @property
     def read(self) -> tuple[tuple[str, str], ...]:
@@ -79,6 +82,8 @@ class Event:
                 out["policy"] = self.policy
             if self.read:
                 out["read"] = self.read_json()
+            if self.via:
+                out["via"] = [{"tool": t, "args": a} for t, a in self.via]
             out["diff"] = self.diff.to_json()
         if include_wall:
             out["wall_ms"] = round(self.wall_ms, 4)

@@ -4,18 +4,27 @@ A tool is a plain function `fn(ctx, **args)` with type hints and a Google-style 
 come the argument validator (a pydantic model), the JSON Schema (used by MCP and written into SFT
 data), the OpenAI function format, and the MCP annotations. Nothing else in the project writes a
 tool schema.
+
+Every schema also has a *strict* form (`strict_schema`, `Tool.strict_input_schema`), the subset of
+JSON Schema that OpenAI's strict function calling accepts: no `$ref`, every object closed, every
+property required, an optional property nullable and described instead of defaulted. A strict caller
+sends `null` for an optional argument it does not want; the arguments model reads that `null` as "not
+given" (the default) wherever the argument's type does not itself accept null, so the strict and the
+ordinary form of a call mean the same thing.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
 from functools import cached_property
 import re
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
 
 from .records import Record
 
@@ -52,8 +61,15 @@ class Tool:
             prop.pop("title", None)
         return schema
 
-    def openai_schema(self) -> dict[str, Any]:
-        """The tool in OpenAI's function-calling format."""
+    @cached_property
+    def strict_input_schema(self) -> dict[str, Any]:
+        """The strict form of `input_schema` (see `strict_schema`; built once, shared: do not mutate)."""
+        return strict_schema(self.input_schema, self.name)
+
+    def openai_schema(self, strict: bool = False) -> dict[str, Any]:
+        """The tool in OpenAI's function-calling format; `strict` gives the strict form, marked `strict: true`."""
+        if strict:
+            return strict_openai_tool(self.openai_schema())
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.input_schema},
@@ -116,6 +132,163 @@ class Service:
         return register
 
 
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments model: unknown arguments are refused, and `null` for an optional
+    argument whose type does not accept it means "not given" (the strict form's way to leave it out)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+    null_means_default: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_not_given(cls, data: Any) -> Any:
+        names = cls.null_means_default
+        if names and isinstance(data, Mapping) and any(data.get(n, 0) is None for n in names):
+            return {k: v for k, v in data.items() if not (v is None and k in names)}
+        return data
+
+
+def _accepts_none(annotation: Any, metadata: list[Any]) -> bool:
+    try:
+        TypeAdapter(typing.Annotated[(annotation, *metadata)] if metadata else annotation).validate_python(None)
+    except ValidationError:
+        return False
+    return True
+
+
+# Keywords the strict form keeps as they are; `default`, `minLength` and `maxLength` are turned into words
+# of the description; any other keyword makes the conversion fail, naming it.
+_STRICT_KEEP = frozenset({"type", "description", "properties", "required", "additionalProperties", "items", "anyOf",
+                          "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                          "multipleOf", "pattern", "minItems", "maxItems"})
+_STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+
+
+class StrictSchemaError(TypeError):
+    """A schema that has no strict form (an open object, a recursive or unknown reference, an unknown keyword)."""
+
+
+def _nullable(node: dict[str, Any]) -> bool:
+    t = node.get("type")
+    return t == "null" or (isinstance(t, list) and "null" in t) or any(_nullable(v) for v in node.get("anyOf", ()))
+
+
+def _strict_node(node: Any, defs: Mapping[str, Any], where: str, seen: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(node, dict):
+        raise StrictSchemaError(f"{where}: a schema must be an object, got {node!r}")
+    if "$ref" in node:
+        ref = node["$ref"]
+        name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else None
+        if name is None or name == ref or name not in defs:
+            raise StrictSchemaError(f"{where}: reference {ref!r} is not to this schema's $defs")
+        if name in seen:
+            raise StrictSchemaError(f"{where}: {name} refers to itself; a recursive type has no strict form")
+        target = _strict_node(defs[name], defs, where, seen + (name,))
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        return _strict_node({**target, **siblings}, defs, where, seen) if siblings else target
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in node.items():
+        if key in ("title", "$defs", "default"):
+            continue
+        if key == "minLength":
+            notes.append(f"At least {value} character{'s' * (value != 1)}.")
+        elif key == "maxLength":
+            notes.append(f"At most {value} characters.")
+        elif key == "format":
+            if value in _STRICT_FORMATS:
+                out[key] = value
+            else:
+                notes.append(f"Format: {value}.")
+        elif key not in _STRICT_KEEP:
+            raise StrictSchemaError(f"{where}: keyword {key!r} has no strict form")
+        elif key == "items":
+            out[key] = _strict_node(value, defs, f"{where}[]", seen)
+        elif key == "anyOf":
+            out[key] = [_strict_node(v, defs, where, seen) for v in value]
+        elif key == "properties":
+            out[key] = {}
+        else:
+            out[key] = copy.deepcopy(value)
+    if "properties" in node or out.get("type") == "object":
+        if node.get("additionalProperties", False) is not False:
+            raise StrictSchemaError(f"{where}: an object open to any property has no strict form; give it a typed model")
+        required = set(node.get("required", ()))
+        props = {}
+        for name, prop in node.get("properties", {}).items():
+            p = _strict_node(prop, defs, f"{where}.{name}" if where else name, seen)
+            if name not in required:
+                if "default" in prop and prop["default"] is not None:
+                    hint = f"Optional: null means the default ({json.dumps(prop['default'], ensure_ascii=False)})."
+                else:
+                    hint = "Optional: null to leave it out."
+                if not _nullable(p):
+                    desc = p.pop("description", None)
+                    p = {"anyOf": [p, {"type": "null"}], **({"description": desc} if desc else {})}
+                p["description"] = f"{p['description']} {hint}" if p.get("description") else hint
+            props[name] = p
+        out["type"] = "object"
+        out["properties"] = props
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    if notes:
+        out["description"] = " ".join([out.get("description", ""), *notes]).strip()
+    if not any(k in out for k in ("type", "anyOf", "enum", "const")):
+        raise StrictSchemaError(f"{where or 'the arguments'}: a value of any type has no strict form; give it a type")
+    return out
+
+
+def strict_schema(schema: Mapping[str, Any], name: str = "tool") -> dict[str, Any]:
+    """The strict form of an object schema made by the registry: references inlined, every object closed
+    (`additionalProperties: false`) with all its properties required, each optional property made
+    nullable (its default told in its description), titles and defaults dropped, length limits put in
+    words; the result is what OpenAI's strict function calling (and the Agents SDK's
+    `ensure_strict_json_schema`) accepts unchanged. Raises StrictSchemaError naming the place when the
+    schema has no strict form."""
+    try:
+        out = _strict_node(dict(schema), schema.get("$defs", {}), "", ())
+    except StrictSchemaError as e:
+        raise StrictSchemaError(f"tool {name}: {e}") from None
+    if out.get("type") != "object":
+        raise StrictSchemaError(f"tool {name}: the arguments schema must be an object")
+    return out
+
+
+def strict_openai_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI function tool (`{"type": "function", "function": {...}}`, as `Tool.openai_schema` makes)
+    with its parameters in strict form and `strict: true`."""
+    fn = tool["function"]
+    return {"type": "function", "function": {**fn, "parameters": strict_schema(fn.get("parameters") or {
+        "type": "object", "properties": {}}, str(fn.get("name"))), "strict": True}}
+
+
+def strict_arguments(schema: Mapping[str, Any], args: Any, root: Mapping[str, Any] | None = None) -> Any:
+    """Arguments as a strict caller sends them: every optional property left out is there as null, at every
+    level of `schema` (the tool's ordinary `input_schema`, whose `required` tells the optional ones apart).
+    Anything that is not an object of the schema's shape is returned as it is."""
+    root = schema if root is None else root
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        schema = root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    if isinstance(args, list) and isinstance(schema.get("items"), Mapping):
+        return [strict_arguments(schema["items"], a, root) for a in args]
+    if not isinstance(args, dict):
+        return args
+    objects = [schema] if "properties" in schema else [
+        v for v in schema.get("anyOf", ()) if isinstance(v, Mapping) and ("properties" in v or "$ref" in v)]
+    if not objects:
+        return args
+    obj = objects[0]
+    if "$ref" in obj:
+        return strict_arguments(obj, args, root)
+    props = obj["properties"]
+    out = {k: strict_arguments(props[k], v, root) if k in props else v for k, v in args.items()}
+    for k in props:
+        if k not in obj.get("required", ()):
+            out.setdefault(k, None)
+    return out
+
+
 # Arguments with these names carry text of a record's size (a file's content, a mail's body), so the
 # per-argument string limit does not apply to them; every other string is an id, a name, a path, a query.
 TEXT_ARGUMENTS = frozenset({"content", "body", "description", "comment", "code", "command", "edits", "notes", "note",
@@ -162,6 +335,7 @@ def make_tool(
     if not description:
         raise TypeError(f"tool {fn.__name__} has no docstring")
     fields: dict[str, Any] = {}
+    null_default: set[str] = set()
     params = list(sig.parameters.values())[1:]  # first is the context
     for p in params:
         if p.name not in hints_map:
@@ -170,14 +344,25 @@ def make_tool(
             raise TypeError(f"tool {fn.__name__}: argument {p.name} is not documented in Args:")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints_map[p.name], Field(default, description=arg_docs[p.name]))
-    model = create_model(  # type: ignore[call-overload]
-        f"{fn.__name__}_args",
-        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
-        **fields,
-    )
+    model = create_model(f"{fn.__name__}_args", __base__=ToolArgs, **fields)  # type: ignore[call-overload]
+    for name, info in model.model_fields.items():
+        if info.is_required():
+            continue
+        if not _accepts_none(info.annotation, info.metadata):
+            null_default.add(name)
+        elif info.default is not None:  # null must mean the default in the strict form, so it must be the default
+            raise TypeError(f"tool {fn.__name__}: argument {name} accepts None, so its default must be None "
+                            f"(got {info.default!r})")
+    model.null_means_default = frozenset(null_default)
     names = {p.name for p in params}
     unknown = set(large) - names
     if unknown:
         raise TypeError(f"tool {fn.__name__}: large names unknown argument(s) {sorted(unknown)}")
-    return Tool(fn.__name__, service, fn, description, hints, model, render,
+    tool = Tool(fn.__name__, service, fn, description, hints, model, render,
                 frozenset(names & (TEXT_ARGUMENTS | set(large))))
+    for dname, d in tool.input_schema.get("$defs", {}).items():  # nested models: null is None, not a default
+        for pname, prop in d.get("properties", {}).items():
+            if pname not in d.get("required", ()) and (prop.get("default") is not None or not _nullable(prop)):
+                raise TypeError(f"tool {fn.__name__}: {dname}.{pname} is optional inside a nested model, so it "
+                                "must accept None and default to None")
+    return tool

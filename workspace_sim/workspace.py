@@ -231,6 +231,7 @@ class Workspace:
         new_tables_state = state
         new_size: int | None = None
         before_run: dict[str, int] = {}
+        ctx: ToolContext | None = None
         try:
             if t is None:
                 raise UnknownTool(self._unknown_tool_message(tool))
@@ -262,7 +263,8 @@ class Workspace:
                     new_size = check_growth(diff, state.tables, self._total_chars(state), limits)
                 if self.config.policies:
                     pending = PendingCall(tool, validated.model_dump(mode="json"), diff, state,
-                                          self.config.user, self.config.timezone, self.config, tuple(ctx.invoked))
+                                          self.config.user, self.config.timezone, self.config,
+                                          tuple(name for name, _ in ctx.invoked))
                     hit = first_violation(self.config.policies, pending)
                     if hit is not None:
                         policy_name = hit[0].type
@@ -288,6 +290,7 @@ class Workspace:
         event = Event(
             index=state.log_len, kind="call", sim_time=state.now, tool=tool if isinstance(tool, str) else repr(tool),
             args=safe_args, ok=error is None, data=data, error=error, diff=diff, policy=policy_name, reads=reads,
+            via=tuple(ctx.invoked) if ctx is not None and ctx.invoked else (),
         )
         self._state = self._append(new_tables_state, event, counters)
         if new_size is not None:

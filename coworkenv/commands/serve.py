@@ -2,12 +2,43 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from ._environment import fail, source_from_options
+
+
+def control_options(mcp_only: bool, reveal_score: bool, user: str, model: Optional[str], base_url: Optional[str],
+                    api_key: Optional[str]):  # -> mcp_server.ControlOptions
+    """The MCP-only options of `serve`, with the simulated user built from trainers' user settings; a usage
+    error names a bad combination (the user options without --mcp-only, an unknown user kind)."""
+    from mcp_server.control import ControlOptions
+
+    llm = {k: v for k, v in {"model": model, "base_url": base_url, "api_key": api_key}.items() if v is not None}
+    if user not in ("scripted", "llm"):
+        raise typer.BadParameter(f"--user must be scripted or llm, got {user!r}")
+    if not mcp_only and (reveal_score or user != "scripted" or llm):
+        raise typer.BadParameter("--reveal-score and --user* apply to MCP-only episodes: add --mcp-only")
+    if llm and user != "llm":
+        raise typer.BadParameter("--user-model/--user-base-url/--user-api-key need --user llm")
+    if user == "scripted":
+        return ControlOptions(mcp_only, reveal_score)
+    from trainers.episodes.batch import UserSpec
+
+    try:
+        build = UserSpec("llm", llm).factory()
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+    def make_user(env: object) -> object:
+        if not hasattr(env, "user_simulator"):
+            raise ValueError(f"the llm user needs a spec environment; {getattr(env, 'id', env)!r} has no user simulator")
+        return build(env, int(getattr(env, "seed", 0)))  # type: ignore[arg-type]
+
+    return ControlOptions(True, reveal_score, make_user)
 
 
 def register(app: typer.Typer) -> None:
@@ -29,8 +60,24 @@ def register(app: typer.Typer) -> None:
         default_episode: Optional[str] = typer.Option(None, help="HTTP: open an episode with this id at start."),
         admin_token: Optional[str] = typer.Option(None, envvar="COWORKENV_ADMIN_TOKEN",
                                                   help="HTTP admin token (default: generated and printed on stderr)."),
+        mcp_only: bool = typer.Option(
+            False, "--mcp-only", help="Let an MCP client finish an episode by itself: adds the ask_user and "
+                                      "submit_answer tools, world events as the episode goes, and the episode://status "
+                                      "resource (HTTP: the default for created episodes)."),
+        reveal_score: bool = typer.Option(False, "--reveal-score",
+                                          help="--mcp-only: submit_answer tells the agent its score and checks."),
+        user: str = typer.Option("scripted", "--user", help="--mcp-only: who answers ask_user, scripted or llm."),
+        user_model: Optional[str] = typer.Option(None, "--user-model", help="llm user: model name."),
+        user_base_url: Optional[str] = typer.Option(None, "--user-base-url", help="llm user: endpoint base URL."),
+        user_api_key: Optional[str] = typer.Option(None, "--user-api-key", help="llm user: API key (else "
+                                                                                 "COWORKENV_OPENAI_API_KEY, or "
+                                                                                 "OPENAI_API_KEY)."),
         log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
         log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
+        strict_schemas: bool = typer.Option(
+            False, "--strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
+            help="Serve input schemas in strict form (every argument required, null for an optional one left out) "
+                 "for clients that make schemas strict, e.g. the OpenAI Agents SDK's convert_schemas_to_strict."),
     ) -> None:
         """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
         from mcp_server.environment import EnvironmentLoadError
@@ -45,14 +92,21 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("--workers applies to --http only (stdio serves one episode)")
         if workers > 1 and default_episode:
             raise typer.BadParameter("--default-episode needs one worker: an episode id lives on one server")
+        if workers > 1 and user == "llm":
+            raise typer.BadParameter("--user llm needs one worker (each worker would need its own user endpoint)")
         if admin_token is not None and len(admin_token) < 16:
             raise typer.BadParameter("the admin token must be at least 16 characters")
+        if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
+            os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
         source = source_from_options(spec, python)
         configure_logging(log_level, log_file)
         try:
             env = source.load()
         except EnvironmentLoadError as e:
             raise fail(str(e)) from None
+        control = control_options(mcp_only, reveal_score, user, user_model, user_base_url, user_api_key)
+        if control.user is not None and not hasattr(env, "user_simulator"):
+            raise fail(f"--user llm needs a spec environment; {env.id!r} has no simulated user to play")
         record = record_dir.expanduser().resolve()
         roots = [r.expanduser().resolve() for r in spec_root or []]
         for r in roots:
@@ -61,11 +115,11 @@ def register(app: typer.Typer) -> None:
         if http:
             try:
                 run_http(env, source, record, host, port, admin_token, default_episode, log_level, spec_roots=roots,
-                         workers=workers, log_file=log_file)
+                         control=control, workers=workers, log_file=log_file)
             except ListenError as e:  # the port (or one of the workers' ports) is taken or not ours to bind
                 raise fail(str(e)) from None
         else:
             try:
-                run_stdio(env, source, record, episode_id, log_level)
+                run_stdio(env, source, record, episode_id, log_level, control=control)
             except ValueError as e:  # a bad episode id
                 raise fail(str(e)) from None

@@ -12,7 +12,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def tools(
         service: Optional[list[str]] = typer.Option(None, "--service", help="Only these services."),
-        fmt: str = typer.Option("table", "--format", "-f", help="table | json | openai | markdown"),
+        fmt: str = typer.Option("table", "--format", "-f", help="table | json | openai | openai-strict (strict "
+                                                                    "schemas: optional arguments nullable) | markdown"),
     ) -> None:
         """List every workspace tool, generated from the one registry."""
         from rich.console import Console
@@ -26,15 +27,15 @@ def register(app: typer.Typer) -> None:
         if unknown:
             raise typer.BadParameter(f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}",
                                      param_hint="--service")
-        if fmt not in ("table", "json", "openai", "markdown"):
-            raise typer.BadParameter("must be table, json, openai or markdown", param_hint="--format")
+        if fmt not in ("table", "json", "openai", "openai-strict", "markdown"):
+            raise typer.BadParameter("must be table, json, openai, openai-strict or markdown", param_hint="--format")
         items = [(s, t) for s in chosen for t in services[s].tools.values()]
         if fmt == "json":
             typer.echo(json.dumps([{"name": t.name, "service": s, "description": t.description,
                                     "annotations": t.mcp_annotations(), "inputSchema": t.input_schema}
                                    for s, t in items], indent=2))
-        elif fmt == "openai":
-            typer.echo(json.dumps([t.openai_schema() for _, t in items], indent=2))
+        elif fmt in ("openai", "openai-strict"):
+            typer.echo(json.dumps([t.openai_schema(fmt == "openai-strict") for _, t in items], indent=2))
         elif fmt == "markdown":
             typer.echo(tools_markdown(items))
         else:

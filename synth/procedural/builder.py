@@ -147,17 +147,19 @@ class SpecBuilder:
             return {k: self._fill(v) for k, v in value.items()}
         return value
 
-    def call(self, tool: str, **args: Any) -> Any:
+    def call(self, tool: str, _free: tuple[str, ...] = (), **args: Any) -> Any:
         """Record a reference call and run it live (placeholders filled); returns its data. A tool error
-        is a template bug, except injected faults, which are recorded as expected and retried."""
+        is a template bug, except injected faults, which are recorded as expected and retried. `_free`
+        names arguments whose value the task does not care about (the step's `free`: no mutant changes them)."""
         live = self._fill(args)
+        extra: dict[str, Any] = {"free": list(_free)} if _free else {}
         for _ in range(10):
             res: ToolResult = self.ws.call(tool, live)
             if res.ok:
-                self.steps.append({"kind": "call", "tool": tool, "args": args})
+                self.steps.append({"kind": "call", "tool": tool, "args": args, **extra})
                 return res.data
             if res.error is not None and res.error.code == "fault":
-                self.steps.append({"kind": "call", "tool": tool, "args": args, "expect_error": "fault"})
+                self.steps.append({"kind": "call", "tool": tool, "args": args, "expect_error": "fault", **extra})
                 continue
             raise TemplateError(f"{tool}({args}) failed: {res.text}")
         raise TemplateError(f"{tool} kept failing with faults")

@@ -1,4 +1,6 @@
-"""The demo's front page: the verdict, before/after figures per capability, stage timings, and links.
+"""The demo's front page: the verdict, a plot and figures of the student before/after training per
+capability, stage timings, and links. Every table has a legend for each column (a tooltip on the
+header and a visible line under it); the plot is `before_after.png` beside the page (matplotlib).
 
 Like the episode reports it links to, the page is well-formed XHTML (it parses as XML) with every
 value escaped, no scripts and no external resources.
@@ -14,17 +16,60 @@ if TYPE_CHECKING:
     from .pipeline import DemoSummary
 
 STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:60em;color:#222}table{border-collapse:collapse;"
-         "margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#f3f3f3}")
+         "margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#f3f3f3}"
+         "th[title]{cursor:help;text-decoration:underline dotted}.legend{font-size:.85em;color:#555;margin:-.6em 0 1.2em}"
+         ".legend strong{color:#222}img{max-width:100%}")
+PLOT = "before_after.png"
 
 
 def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+def _table(header: list[tuple[str, str]], rows: list[list[Any]]) -> str:
+    """A table whose every column has a legend: a tooltip on its header and a line under the table."""
+    head = "".join(f'<th title="{_e(legend)}">{_e(h)}</th>' for h, legend in header)
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    legend = "; ".join(f"<strong>{_e(h)}</strong>: {_e(text)}" for h, text in header)
+    return f'<table><tr>{head}</tr>{body}</table><p class="legend">{legend}</p>'
+
+
+def plot_before_after(summary: DemoSummary, path: Path) -> bool:
+    """Draw success per capability before and after training (grouped bars, episodes passed on each) into
+    the PNG `path`; False (and nothing written) when the summary has no before/after evaluation."""
+    b, a = summary.before, summary.after
+    if b is None or a is None or not b.per_capability:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    after = {c.capability: c for c in a.per_capability}
+    caps = [c.capability for c in b.per_capability]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(caps) + 2), 3.6), dpi=100)
+    try:
+        for k, (label, rows, color) in enumerate((("before training", {c.capability: c for c in b.per_capability},
+                                                   "#9aa5b1"), ("after training", after, "#2f7d4f"))):
+            xs = [i + (k - 0.5) * 0.38 for i in range(len(caps))]
+            ys = [100 * rows[c].success_rate if c in rows else 0.0 for c in caps]
+            ax.bar(xs, ys, width=0.38, label=label, color=color)
+            for x, c in zip(xs, caps):
+                if c in rows:
+                    ax.annotate(f"{rows[c].passed}/{rows[c].episodes}", (x, 100 * rows[c].success_rate), ha="center",
+                                va="bottom", fontsize=7)
+        ax.set_xticks(range(len(caps)), caps)
+        ax.set_ylim(0, 115)
+        ax.set_ylabel("success on held-out (%)")
+        ax.set_title("Student success per capability, before and after training")
+        ax.tick_params(axis="x", labelrotation=20)
+        ax.legend(fontsize=8, loc="upper left")
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="png", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    return True
 
 
 def _pct(x: float) -> str:
@@ -53,16 +98,25 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
             per_cap.append([c.capability, c.episodes, _pct(c.success_rate), _pct(ac.success_rate) if ac else "-",
                             f"{c.mean_reward:.3f}", f"{ac.mean_reward:.3f}" if ac else "-"])
     t = summary.training
+    plot = (f'<p><img src="{PLOT}" alt="bar chart: success per capability before and after training" /></p>'
+            if plot_before_after(summary, path.parent / PLOT) else "")
     links = "".join(f'<li><a href="{_e(p.as_posix())}">{_e(name)}</a></li>' for name, p in pages.items())
     body = (
         "<h1>coworkenv demo</h1>"
         f"<p>{_e(summary.verdict())}</p>"
         "<h2>Student on held-out environments</h2>"
-        + _table(["figure", "before training", "after training"], overall)
-        + _table(["capability", "episodes", "success before", "success after", "reward before", "reward after"],
-                 per_cap)
+        + plot
+        + _table([("figure", "What is measured, over every held-out episode"),
+                  ("before training", "The student as built, before any training step"),
+                  ("after training", "The same student after SFT on the teacher's episodes")], overall)
+        + _table([("capability", "A capability tag of the held-out environments ('all': every episode once)"),
+                  ("episodes", "Held-out episodes with this capability"),
+                  ("success before", "Share of them passed (every predicate held) before training"),
+                  ("success after", "The same after training"),
+                  ("reward before", "Mean episode reward before training"),
+                  ("reward after", "Mean episode reward after training")], per_cap)
         + "<h2>Run</h2>"
-        + _table(["what", "value"], [
+        + _table([("what", "A fact of this run"), ("value", "Its value")], [
             ["environments (train / held-out)", (f"{summary.environments.get('train')} / "
                                                 f"{summary.environments.get('heldout')}")],
             ["teacher pass rate", _pct(summary.teacher.get("pass_rate", 0.0))],
@@ -72,7 +126,8 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
             ["training steps", f"{t.get('steps')} (stopped by {t.get('stopped_by')}, {t.get('seconds')} s)"],
             ["training loss (first / last step)", f"{_loss(t.get('first_loss'))} / {_loss(t.get('last_loss'))}"],
         ])
-        + _table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in summary.timings.items()])
+        + _table([("stage", "A step of the demo pipeline, in order"), ("seconds", "Wall time it took")],
+                 [[k, f"{v:.1f}"] for k, v in summary.timings.items()])
         + f"<h2>Episode reports</h2><ul>{links}</ul>"
     )
     page = ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'

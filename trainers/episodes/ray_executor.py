@@ -8,6 +8,8 @@ so a Ray batch gives the same records as a local one for the same seeds.
 
 from __future__ import annotations
 
+import logging
+
 import socket
 from collections.abc import Sequence
 from typing import Any
@@ -56,7 +58,14 @@ def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str 
         _reachable(address)
         try:
             if address == "local":
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+                # Ray announces on stderr that the private cluster it starts uses token authentication
+                # (it does; the token stays in ~/.ray). Our users did not start a cluster, so keep it quiet.
+                auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
+                level, auth_log.level = auth_log.level, logging.ERROR
+                try:
+                    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+                finally:
+                    auth_log.setLevel(level)
             else:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
         except Exception as e:  # connection refused, bad address, ...

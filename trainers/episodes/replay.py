@@ -16,6 +16,7 @@ from typing import Any
 
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
+from workspace_sim.diff import changes_from_diff
 from workspace_sim.errors import SpecError
 
 from ..record import EpisodeRecord, EventLine
@@ -46,17 +47,7 @@ class ReplayReport:
 
 def _world_changes(ev: EventLine) -> list[dict[str, Any]]:
     """The world event's changes, rebuilt from its recorded diff (added records whole, changed ones by field)."""
-    out: list[dict[str, Any]] = []
-    for ch in ev.diff:
-        kind = ch.get("kind")
-        if kind == "removed":
-            out.append({"op": "delete", "table": ch["table"], "key": ch["key"]})
-        elif kind == "changed":
-            fields = {name: v["new"] for name, v in ch.get("fields", {}).items()}
-            out.append({"op": "patch", "table": ch["table"], "key": ch["key"], "fields": fields})
-        else:
-            out.append({"op": "put", "table": ch["table"], "record": ch["after"]})
-    return out
+    return changes_from_diff(ev.diff)
 
 
 def _replay_event(ws: Workspace, ev: EventLine, report: ReplayReport) -> None:

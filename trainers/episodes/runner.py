@@ -15,7 +15,8 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +30,7 @@ from workspace_sim.predicates import Judge
 
 from ..record import (
     ChatMessage,
+    PolicyInfo,
     EpisodeRecord,
     EventLine,
     FinalLine,
@@ -223,6 +225,173 @@ class _Unopened:
         raise RemoteError(f"no episode was created on {self.target.base}")
 
 
+def _backend(prepared: PreparedSpec, transport: Transport, portal: Any, connect: RemoteTarget | None,
+             eid: str) -> _LocalBackend | _RemoteBackend:
+    return _RemoteBackend(prepared, connect, eid, portal) if connect is not None else _LocalBackend(prepared, transport, portal)
+
+
+class EpisodeSession:
+    """One episode driven a turn at a time from outside: the caller hands in each `AgentTurn`.
+
+    This is the runner's turn semantics with the loop turned inside out, for trainers that own the
+    loop (Gymnasium's `step`, OpenEnv's `step`, verifiers' `env_response`): `messages` is the
+    transcript the agent sees, `step(turn)` applies one turn (tool calls through the channel, a
+    message answered by the simulated user or taken as the final answer, world events as the spec
+    says, a judgement after the turn) and the limits, `done` says whether the episode has stopped,
+    and `finish()` returns the `EpisodeRecord`, identical to `run_episode`'s for the same turns
+    (timings aside; "policy" time is the time between steps). Problems stop the episode with a
+    reason, never raise; `close()` releases the workspace of an episode abandoned before `finish`.
+    """
+
+    def __init__(self, spec: EnvironmentSpec | PreparedSpec, policy: PolicyInfo, *, seed: int = 0,
+                 episode_id: str | None = None, limits: EpisodeLimits = EpisodeLimits(),
+                 user: Callable[[EnvironmentSpec, int], SimulatedUser] | None = None, transport: Transport = "direct",
+                 group: str | None = None, reward: RewardConfig = RewardConfig(), portal: Any = None,
+                 connect: RemoteTarget | RemoteServers | None = None, judge: Judge | None = None) -> None:
+        self.started = time.perf_counter()
+        self.prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
+        self.spec = spec = self.prepared.spec
+        self.seed, self.limits, self.reward = seed, limits, reward
+        eid = episode_id or f"{spec.id}.s{seed}"
+        if isinstance(connect, RemoteServers):  # several servers: the one this episode's id routes to
+            connect = connect.pick(eid)
+        self.backend = _backend(self.prepared, transport, portal, connect, eid)
+        self.driver = driver = SpecDriver(spec, self.backend.ws)
+        driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
+        settings = {**policy.settings, "limits": limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
+                    **self.backend.settings(),
+                    **({"judge": self.prepared.judge.name} if self.prepared.judge is not None else {})}
+        header = HeaderLine(
+            episode_id=eid, env_id=spec.id, env_hash=self.prepared.env_hash,
+            initial_state_hash=self.prepared.start.content_hash, initial_predicates=self.prepared.initial.vector(),
+            initial_score=self.prepared.initial.score, capabilities=list(spec.capabilities),
+            policy=policy.model_copy(update={"settings": settings}), seed=seed, group=group, tools=self.prepared.tools,
+        )
+        self.run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": system_prompt(spec)}])
+        self.turn = 0
+        self.channel: ToolChannel | None = None
+        self._closed = False
+        with self.guard():
+            self.channel = self.backend.open()
+            driver.ws = self.backend.ws
+            self.run.messages.append({"role": "user", "content": driver.start()})
+        self._check_limits()
+        self._asked = time.perf_counter()
+
+    @property
+    def episode_id(self) -> str:
+        """The episode's id, as in its record."""
+        return self.run.record.header.episode_id
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The transcript so far (Hugging Face chat dicts): system prompt, request, turns, replies."""
+        return self.run.messages
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The OpenAI-format schemas of the tools offered."""
+        return self.prepared.tools
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode has stopped (answered, a limit, an error)."""
+        return self.run.stop is not None
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        """Why the episode stopped, or None while it goes on."""
+        return self.run.stop
+
+    @property
+    def last_evaluation(self) -> Any:
+        """The judgement after the latest turn (an Evaluation), or the initial one before any turn."""
+        return self.run.last_evaluation if self.run.last_evaluation is not None else self.prepared.initial
+
+    @property
+    def state_hash(self) -> str:
+        """The workspace's content hash now."""
+        return self.run.record.steps[-1].state_hash if self.run.record.steps else self.prepared.start.content_hash
+
+    def context(self) -> EpisodeContext:
+        """What a runner-style policy is told at the start (`Policy.start`)."""
+        return EpisodeContext(self.episode_id, self.seed, self.spec, self.prepared.tools, self.driver.fill)
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Turn the failures an episode can meet (a world event that does not apply, a user simulator or remote
+        server that fails) into a stop with the reason, as the runner does."""
+        try:
+            yield
+        except SpecError as e:  # a world event of the spec that does not apply
+            _stop(self.run, "error", f"the environment failed: {e}")
+        except UserSimError as e:
+            _stop(self.run, "error", str(e))
+        except RemoteError as e:
+            _stop(self.run, "error", f"the remote server failed: {e}")
+
+    def _check_limits(self) -> None:
+        if self.run.stop is not None:
+            return
+        if self.turn >= self.limits.max_turns:
+            _stop(self.run, "max_turns", f"the turn limit ({self.limits.max_turns}) was reached")
+        elif time.perf_counter() - self.started > self.limits.max_seconds:
+            _stop(self.run, "timeout", f"the time limit ({self.limits.max_seconds:g}s) was reached")
+
+    def step(self, action: AgentTurn) -> list[dict[str, Any]]:
+        """Apply one agent turn and return the messages it added (the assistant turn, tool results, the user's
+        reply); a finished episode refuses with RuntimeError."""
+        if self.run.stop is not None:
+            raise RuntimeError(f"episode {self.episode_id} has ended ({self.run.stop}); start a new one")
+        run = self.run
+        run.timings["policy"] += time.perf_counter() - self._asked
+        before = len(run.messages)
+        with self.guard():
+            if action.error is not None:
+                _stop(run, "policy_error", action.error)
+            else:
+                if action.tokens is not None:
+                    tok = action.tokens
+                    run.tokens.append(RecordTokens(turn=self.turn, prompt_ids=tok.prompt_ids,
+                                                   completion_ids=tok.completion_ids, logprobs=tok.logprobs))
+                if action.calls:
+                    _tool_turn(run, self.driver, self.channel, action, self.limits)  # type: ignore[arg-type]
+                else:
+                    _message_turn(run, self.driver, action)
+                _step(run, self.backend, self.driver, self.turn)
+                if action.truncated and run.stop is None:
+                    _stop(run, "max_tokens", "the model's output was cut off at its token limit")
+                self.turn += 1
+        self._check_limits()
+        self._asked = time.perf_counter()
+        return run.messages[before:]
+
+    def finish(self) -> EpisodeRecord:
+        """Stop the episode if it goes on (stop reason "error" unless a limit applies), judge it, release its
+        workspace and return its record with the reward under the session's `RewardConfig`."""
+        if self._closed:
+            raise RuntimeError(f"episode {self.episode_id} was already finished or closed")
+        try:
+            if self.channel is not None:
+                self.channel.close()
+                self.channel = None
+            return _finish(self.run, self.backend, self.driver, self.reward, self.started)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Release the episode's workspace (or end the remote episode) without a record; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.channel is not None:
+                self.channel.close()
+                self.channel = None
+        finally:
+            self.backend.close()
+
+
 def run_episode(
     spec: EnvironmentSpec | PreparedSpec,
     policy: Policy,
@@ -247,91 +416,30 @@ def run_episode(
     records equal the local ones apart from timings and the `remote` setting, and a server that
     cannot be reached or dies ends the episode with stop reason "error" saying so. The reward is
     `trainers.rewards.episode_reward` under `reward`. `judge` decides `judged` predicates of a spec
-    not yet prepared (a PreparedSpec brings its own; a remote server judges with its own).
+    not yet prepared (a PreparedSpec brings its own; a remote server judges with its own). The loop is
+    `EpisodeSession`'s, driven by `policy`.
     """
-    prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
-    spec = prepared.spec
-    started = time.perf_counter()
-    eid = episode_id or f"{spec.id}.s{seed}"
-    if isinstance(connect, RemoteServers):
-        connect = connect.pick(eid)
-    backend: _LocalBackend | _RemoteBackend = (
-        _RemoteBackend(prepared, connect, eid, portal) if connect is not None else _LocalBackend(prepared, transport, portal))
+    session = EpisodeSession(spec, policy.info(), seed=seed, episode_id=episode_id, limits=limits, user=user,
+                             transport=transport, group=group, reward=reward, portal=portal, connect=connect,
+                             judge=judge)
     try:
-        return _run(prepared, backend, policy, seed, eid, limits, user, group, reward, started)
+        if not session.done:
+            with session.guard():
+                policy.start(session.context())
+        while not session.done:
+            try:
+                action = policy.act([dict(m) for m in session.messages], session.tools)
+            except Exception as e:  # a policy bug ends the episode, it does not end the batch
+                action = AgentTurn(error=f"the policy raised {type(e).__name__}: {e}")
+            session.step(action)
+        return session.finish()
     finally:
-        backend.close()
-
-
-def _run(prepared: PreparedSpec, backend: _LocalBackend | _RemoteBackend, policy: Policy, seed: int, eid: str,
-         limits: EpisodeLimits, user: Callable[[EnvironmentSpec, int], SimulatedUser] | None, group: str | None,
-         reward: RewardConfig, started: float) -> EpisodeRecord:
-    spec = prepared.spec
-    driver = SpecDriver(spec, backend.ws)
-    driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
-    info = policy.info()
-    settings = {**info.settings, "limits": limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
-                **backend.settings(), **({"judge": prepared.judge.name} if prepared.judge is not None else {})}
-    header = HeaderLine(
-        episode_id=eid, env_id=spec.id, env_hash=prepared.env_hash, initial_state_hash=prepared.start.content_hash,
-        initial_predicates=prepared.initial.vector(), initial_score=prepared.initial.score,
-        capabilities=list(spec.capabilities), policy=info.model_copy(update={"settings": settings}), seed=seed,
-        group=group, tools=prepared.tools,
-    )
-    run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": system_prompt(spec)}])
-    channel: ToolChannel | None = None
-    try:
-        channel = backend.open()
-        driver.ws = backend.ws
-        run.messages.append({"role": "user", "content": driver.start()})
-        policy.start(EpisodeContext(eid, seed, spec, prepared.tools, driver.fill))
-        _loop(run, backend, driver, policy, channel, limits, started)
-    except SpecError as e:  # a world event of the spec that does not apply
-        _stop(run, "error", f"the environment failed: {e}")
-    except UserSimError as e:
-        _stop(run, "error", str(e))
-    except RemoteError as e:
-        _stop(run, "error", f"the remote server failed: {e}")
-    finally:
-        if channel is not None:
-            channel.close()
-    return _finish(run, backend, driver, reward, started)
+        session.close()
 
 
 def _stop(run: _Run, reason: StopReason, detail: str | None = None) -> None:
     if run.stop is None:
         run.stop, run.detail = reason, detail
-
-
-def _loop(run: _Run, backend: _LocalBackend | _RemoteBackend, driver: SpecDriver, policy: Policy,
-          channel: ToolChannel, limits: EpisodeLimits, started: float) -> None:
-    prepared = backend.prepared
-    turn = 0
-    while run.stop is None:
-        if turn >= limits.max_turns:
-            return _stop(run, "max_turns", f"the turn limit ({limits.max_turns}) was reached")
-        if time.perf_counter() - started > limits.max_seconds:
-            return _stop(run, "timeout", f"the time limit ({limits.max_seconds:g}s) was reached")
-        t0 = time.perf_counter()
-        try:
-            action = policy.act([dict(m) for m in run.messages], prepared.tools)
-        except Exception as e:  # a policy bug ends the episode, it does not end the batch
-            action = AgentTurn(error=f"the policy raised {type(e).__name__}: {e}")
-        run.timings["policy"] += time.perf_counter() - t0
-        if action.error is not None:
-            return _stop(run, "policy_error", action.error)
-        if action.tokens is not None:
-            tok = action.tokens
-            run.tokens.append(RecordTokens(turn=turn, prompt_ids=tok.prompt_ids, completion_ids=tok.completion_ids,
-                                           logprobs=tok.logprobs))
-        if action.calls:
-            _tool_turn(run, driver, channel, action, limits)
-        else:
-            _message_turn(run, driver, action)
-        _step(run, backend, driver, turn)
-        if action.truncated and run.stop is None:
-            _stop(run, "max_tokens", "the model's output was cut off at its token limit")
-        turn += 1
 
 
 def _tool_turn(run: _Run, driver: SpecDriver, channel: ToolChannel, action: AgentTurn, limits: EpisodeLimits) -> None:

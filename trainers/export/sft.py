@@ -5,7 +5,10 @@ Two output formats, one JSON object per line, each `{"messages": [...], "tools":
 - `hf`: the Hugging Face chat format; tool call arguments are JSON objects (dicts), as chat
   templates (`tokenizer.apply_chat_template(messages, tools=tools)`) and TRL expect.
 - `openai`: the OpenAI fine-tuning format; tool call arguments are JSON *strings*, every tool call
-  has an `id` and every tool message the `tool_call_id` of the call it answers.
+  has an `id` and every tool message the `tool_call_id` of the call it answers. The tools are in
+  their strict form (`strict: true`, see `workspace_sim.registry.strict_schema`) and each call's
+  arguments as a strict caller sends them (an optional argument left out is there as `null`), so
+  the data matches what a model decoding strictly produces.
 
 Tool schemas always come from the registry the runtime uses (`workspace_sim.all_tools()`).
 """
@@ -20,11 +23,10 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
 from mcp_server.results import PAGER, PAGER_TOOL
+from workspace_sim.registry import Tool, strict_arguments
 
 from ..record import EpisodeRecord, RecordError, read_records
 
-# The MCP layer's pager for long results is offered with every episode's tools but is not a service tool.
-_PAGER = PAGER.openai_schema()
 
 Format = Literal["hf", "openai"]
 
@@ -97,20 +99,26 @@ def split_by_environment(env_ids: Iterable[str], validation_fraction: float = 0.
     return set(envs[n_val:]), set(envs[:n_val])
 
 
-def registry_tools(rec: EpisodeRecord) -> list[dict[str, Any]]:
-    """The OpenAI-format schemas, from the registry, of the tools the episode offered and called."""
+def _registry() -> dict[str, Tool]:
     from workspace_sim import all_tools
 
-    registry = all_tools()
+    # the MCP layer's pager for long results is offered with every episode's tools but is not a service tool
+    return {**all_tools(), PAGER_TOOL: PAGER}
+
+
+def registry_tools(rec: EpisodeRecord, strict: bool = False) -> list[dict[str, Any]]:
+    """The OpenAI-format schemas, from the registry, of the tools the episode offered and called (in strict
+    form with `strict`)."""
+    registry = _registry()
     names = [t["function"]["name"] for t in rec.header.tools]
     for m in rec.final.messages if rec.final else []:
         for call in m.tool_calls or []:
             if call.function.name not in names:
                 names.append(call.function.name)
-    unknown = [n for n in names if n not in registry and n != PAGER_TOOL]
+    unknown = [n for n in names if n not in registry]
     if unknown:
         raise ExportError(f"episode {rec.episode_id!r}: tool(s) {unknown} are not in the tool registry")
-    return [_PAGER if n == PAGER_TOOL else registry[n].openai_schema() for n in names]
+    return [registry[n].openai_schema(strict) for n in names]
 
 
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:
@@ -119,12 +127,15 @@ def to_hf(rec: EpisodeRecord) -> dict[str, Any]:
 
 
 def to_openai(rec: EpisodeRecord) -> dict[str, Any]:
-    """One SFT example in the OpenAI fine-tuning format: string arguments, call ids and tool_call_ids.
+    """One SFT example in the OpenAI fine-tuning format: strict tools, string arguments (every optional one
+    there, null when left out), call ids and tool_call_ids.
 
     Missing call ids are filled in as `call_<n>` (n counts the episode's calls); a tool message
     without a `tool_call_id` answers the oldest unanswered call of the same tool name, or of any
     name when it has none.
     """
+    tools = registry_tools(rec, strict=True)
+    registry = _registry()
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []  # (call id, tool name) not yet answered
     n = 0
@@ -138,8 +149,9 @@ def to_openai(rec: EpisodeRecord) -> dict[str, Any]:
                 cid = c.id or f"call_{n}"
                 n += 1
                 pending.append((cid, c.function.name))
+                args = strict_arguments(registry[c.function.name].input_schema, c.function.arguments)
                 calls.append({"id": cid, "type": "function", "function": {
-                    "name": c.function.name, "arguments": json.dumps(c.function.arguments, ensure_ascii=False)}})
+                    "name": c.function.name, "arguments": json.dumps(args, ensure_ascii=False)}})
             msg["tool_calls"] = calls
         elif m.role == "tool":
             cid = m.tool_call_id
@@ -152,7 +164,7 @@ def to_openai(rec: EpisodeRecord) -> dict[str, Any]:
             pending = [p for p in pending if p[0] != cid]
             msg["tool_call_id"] = cid
         out.append(msg)
-    return {"messages": out, "tools": registry_tools(rec)}
+    return {"messages": out, "tools": tools}
 
 
 @dataclass

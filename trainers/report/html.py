@@ -2,10 +2,13 @@
 
 `index.html` has the per-capability summary table, a bar chart of success per capability
 (`success.png`, drawn with matplotlib's Agg backend) and a table of episodes linking to
-`episodes/<n>.html`: the transcript, every tool call with its result or error, the state diffs
-of calls and world events, each step's predicate vector, and each predicate's outcome with the
-expected and observed values. Every piece of text from a record is HTML-escaped; the pages are
-well-formed XHTML (they parse as XML), with no scripts and no external resources.
+`episodes/<n>.html`: each predicate's outcome with the expected and observed values and its
+value after every step, then one timeline of the episode: the transcript's turns with each tool
+call in place, its result (what the agent saw), error and state diff in expandable `<details>`
+(never cut), and world changes where they happened. Every table has a legend for each column (a
+tooltip on the header and a visible line under the table). Every piece of text from a record is
+HTML-escaped; the pages are well-formed XHTML (they parse as XML), with no scripts and no external
+resources.
 """
 
 from __future__ import annotations
@@ -23,10 +26,19 @@ STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.pass{color:#17702a;font-weight:bold}.fail{color:#b3261e;font-weight:bold}
-pre{white-space:pre-wrap;background:#f7f7f7;padding:.5em;margin:.2em 0;max-height:30em;overflow:auto}
+th[title]{cursor:help;text-decoration:underline dotted}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.2em 0}
+.legend{font-size:.85em;color:#555;margin:-.6em 0 1.2em}.legend strong{color:#222}
 .msg{border-left:4px solid #ccc;padding:.2em .8em;margin:.6em 0}.system{border-color:#999}.user{border-color:#3b6fd1}
-.assistant{border-color:#17702a}.tool{border-color:#b36b00}.role{font-weight:bold;font-size:.9em}
+.assistant{border-color:#17702a}.world{border-color:#7a3fb3}.role{font-weight:bold;font-size:.9em}
+.call{border:1px solid #ddd;border-radius:4px;margin:.5em 0;padding:.3em .6em;background:#fcfcfc}
+details{margin:.3em 0}summary{cursor:pointer;color:#333}summary .peek{color:#777;font-family:monospace}
+td.steps{white-space:nowrap}.steps span{display:inline-block;width:.85em;text-align:center;font:.75em monospace;
+border-radius:2px;margin-right:1px}.steps span:nth-child(5n){margin-right:.4em}
+.steps .s1{background:#cfe9d4;color:#17702a}.steps .s0{background:#f6d3cf;color:#b3261e}
 """
+
+SHOWN_OPEN = 600  # results up to this many characters (and 12 lines) start expanded; longer ones start folded
 
 
 class ReportError(ValueError):
@@ -45,6 +57,14 @@ def _page(title: str, body: str) -> str:
     return ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
             '<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><meta charset="utf-8" />'
             f'<title>{_e(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n')
+
+
+def _table(columns: Sequence[tuple[str, str]], rows: Iterable[str], caption: str = "") -> str:
+    """A table whose every column has a legend: a tooltip on its header and a line under the table."""
+    head = "".join(f'<th title="{_e(legend)}">{_e(name)}</th>' for name, legend in columns)
+    legend = "; ".join(f"<strong>{_e(name)}</strong>: {_e(legend)}" for name, legend in columns)
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return f'<table>{cap}<tr>{head}</tr>{"".join(rows)}</table><p class="legend">{legend}</p>'
 
 
 def _verdict(passed: bool) -> str:
@@ -85,14 +105,32 @@ def _plot(by_policy: dict[str, Sequence[CapabilityRow]], path: Path) -> None:
         plt.close(fig)
 
 
+SUMMARY_COLUMNS = [
+    ("capability", "A capability tag of the environments; 'all' counts each episode once (an environment with "
+                   "two capabilities is counted in both of their rows)"),
+    ("episodes", "Episodes of environments with this capability"),
+    ("passed", "Episodes whose every predicate passed"),
+    ("success", "passed / episodes"),
+    ("mean reward", "Mean episode reward (score less penalties)"),
+    ("policy violations", "Calls that workplace policies blocked, summed over the episodes"),
+    ("failed calls", "Tool calls that returned an error, summed over the episodes"),
+    ("errors", "Episodes that stopped on an error (the policy or the runner failed)"),
+]
+
+
 def _summary_table(rows: Sequence[CapabilityRow]) -> str:
-    head = ("<tr><th>capability</th><th>episodes</th><th>passed</th><th>success</th><th>mean reward</th>"
-            "<th>policy violations</th><th>failed calls</th><th>errors</th></tr>")
-    body = "".join(
+    return _table(SUMMARY_COLUMNS, (
         f"<tr><td>{_e(r.capability)}</td><td>{r.episodes}</td><td>{r.passed}</td><td>{100 * r.success_rate:.1f}%</td>"
         f"<td>{r.mean_reward:.3f}</td><td>{r.violations}</td><td>{r.tool_errors}</td><td>{r.errors}</td></tr>"
-        for r in rows)
-    return f"<table>{head}{body}</table>"
+        for r in rows))
+
+
+EPISODE_COLUMNS = [
+    ("episode", "The episode's id; opens its page"), ("environment", "The environment's id"),
+    ("policy", "Who acted: teacher, noop, a model"), ("seed", "The episode's seed (reproduces it)"),
+    ("result", "passed when every predicate held at the end"), ("reward", "The episode's reward"),
+    ("stop", "Why the episode ended"), ("calls", "Tool calls made"),
+]
 
 
 def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[CapabilityRow]], title: str) -> str:
@@ -105,8 +143,7 @@ def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[Capab
             f"<td>{_verdict(rec.passed) if f else 'unfinished'}</td>"
             f"<td>{f'{f.reward:.3f}' if f else '-'}</td><td>{_e(f.stop_reason) if f else '-'}</td>"
             f"<td>{sum(1 for e in rec.events if e.kind == 'call')}</td></tr>")
-    episodes = ("<table><tr><th>episode</th><th>environment</th><th>policy</th><th>seed</th><th>result</th>"
-                f"<th>reward</th><th>stop</th><th>calls</th></tr>{''.join(lines)}</table>")
+    episodes = _table(EPISODE_COLUMNS, lines)
     body = (f"<h1>{_e(title)}</h1><h2>Success per capability</h2>"
             '<p><img src="success.png" alt="bar chart of success rate per capability and policy" /></p>'
             + "".join(f"<h3>policy: {_e(p)}</h3>{_summary_table(rows)}" for p, rows in by_policy.items())
@@ -114,51 +151,141 @@ def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[Capab
     return _page(title, body)
 
 
-def _message(m: Any) -> str:
-    parts = [f'<div class="msg {_e(m.role)}"><div class="role">{_e(m.role)}'
-             f"{' · ' + _e(m.name) if m.name else ''}{' · ' + _e(m.tool_call_id) if m.tool_call_id else ''}</div>"]
-    if m.content is not None:
-        parts.append(f"<pre>{_e(m.content)}</pre>")
-    for c in m.tool_calls or []:
-        parts.append(f"<div>calls <code>{_e(c.function.name)}</code>{' (' + _e(c.id) + ')' if c.id else ''}</div>"
-                     f"<pre>{_json(c.function.arguments)}</pre>")
-    parts.append("</div>")
-    return "".join(parts)
+def _size(text: str) -> str:
+    lines = text.count("\n") + 1
+    return f"{len(text):,} characters" + (f", {lines} lines" if lines > 1 else "")
 
 
-def _diff(changes: list[dict[str, Any]]) -> str:
+def _fold(label: str, text: str, cls: str = "") -> str:
+    """`text` in full inside <details>: open when short, folded (with a peek at its start) when long."""
+    short = len(text) <= SHOWN_OPEN and text.count("\n") < 12
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    peek = "" if short else f' <span class="peek">{_e(first[:100] + ("…" if len(first) > 100 else ""))}</span>'
+    opened = ' open="open"' if short else ""
+    klass = f' class="{cls}"' if cls else ""
+    return f"<details{opened}><summary>{label} ({_size(text)}){peek}</summary><pre{klass}>{_e(text)}</pre></details>"
+
+
+def _diff(changes: list[dict[str, Any]], shown: str = "") -> str:
+    """The state diff, folded; a file diff the result already showed (`shown`) is named, not repeated."""
     if not changes:
         return ""
     out = []
     for ch in changes:
         text = ch.get("unified_diff")
+        where = f"<div>{_e(ch.get('kind'))} <code>{_e(ch.get('table'))}</code> <code>{_e(ch.get('key'))}</code>"
+        if text and text.strip() and text.strip() in shown:
+            out.append(f"{where} (the diff shown in the result)</div>")
+            continue
         detail = _e(text) if text else _json({k: v for k, v in ch.items() if k in ("after", "before", "fields")})
-        out.append(f"<div>{_e(ch.get('kind'))} <code>{_e(ch.get('table'))}</code> <code>{_e(ch.get('key'))}</code>"
-                   f"</div><pre>{detail}</pre>")
+        out.append(f"{where}</div><pre>{detail}</pre>")
+    n = len(changes)
+    return f"<details><summary>state change: {n} record{'s' * (n != 1)}</summary>{''.join(out)}</details>"
+
+
+def _call(call: Any, event: Any, answer: Any) -> str:
+    """One tool call: its arguments, then what the agent got back (once), its error and its state diff."""
+    name = call.function.name if call is not None else event.tool
+    args = call.function.arguments if call is not None else event.args
+    status = ""
+    if event is not None:
+        status = ('<span class="pass">ok</span>' if event.ok else
+                  f'<span class="fail">{_e(event.error.code if event.error else "error")}</span>')
+        if event.policy:
+            status += f" · blocked by policy <code>{_e(event.policy)}</code>"
+        status = f" · {status} · event {event.index} · {_e(event.sim_time)}"
+    parts = [f'<div class="call"><div>calls <code>{_e(name)}</code>{status}</div><pre>{_json(args)}</pre>']
+    if answer is not None and answer.content is not None:
+        shown = answer.content
+        label = "result the agent saw" if event is None or event.ok else "error the agent saw"
+    elif event is not None:
+        shown = (json.dumps(event.result, ensure_ascii=False, indent=2, sort_keys=True) if event.ok
+                 else (event.error.message if event.error else ""))
+        label = "result" if event.ok else "error"
+    else:
+        shown, label = "", ""
+    if label:
+        parts.append(_fold(label, shown))
+    if event is not None:
+        parts.append(_diff(event.diff, shown))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _world(e: Any) -> str:
+    return (f'<div class="msg world"><div class="role">world change · event {e.index} · {_e(e.sim_time)}</div>'
+            f"{_diff(e.diff) or '<p>(no change to the state)</p>'}</div>")
+
+
+def _timeline(rec: EpisodeRecord) -> str:
+    """The transcript with every call in place (result, error and diff once each) and world changes where
+    they happened; events that match no message are shown where their turn ends."""
+    if rec.final is None:
+        return "<p>No transcript (unfinished).</p>"
+    calls_by_turn: dict[int, list[Any]] = {}
+    worlds = [e for e in rec.events if e.kind == "world"]
+    for e in rec.events:
+        if e.kind == "call":
+            calls_by_turn.setdefault(e.turn, []).append(e)
+    answers: dict[str, Any] = {}
+    pending: list[tuple[str, str]] = []
+    msgs = rec.final.messages
+    keys: list[str | None] = [None] * len(msgs)  # which call each tool message answers
+    for i, m in enumerate(msgs):
+        if m.role == "assistant":
+            for j, c in enumerate(m.tool_calls or []):
+                pending.append((c.id or f"#{i}.{j}", c.function.name))
+        elif m.role == "tool":
+            match = [p for p in pending if p[0] == m.tool_call_id] or \
+                [p for p in pending if m.name is None or p[1] == m.name] or pending[:1]
+            if match:
+                keys[i] = match[0][0]
+                answers[match[0][0]] = m
+                pending.remove(match[0])
+    out: list[str] = []
+
+    def flush_worlds(before: int | None) -> None:
+        while worlds and (before is None or worlds[0].index < before):
+            out.append(_world(worlds.pop(0)))
+
+    turn = -1
+    for i, m in enumerate(msgs):
+        if m.role == "tool" and keys[i] is not None:
+            continue  # shown with its call
+        if m.role == "assistant":
+            turn += 1
+        where = f" · turn {turn}" if m.role == "assistant" else ""
+        parts = [f'<div class="msg {_e(m.role)}"><div class="role">{_e(m.role)}{where}</div>']
+        if m.content:
+            parts.append(f"<pre>{_e(m.content)}</pre>")
+        if m.role == "assistant":
+            events = calls_by_turn.pop(turn, [])
+            calls = []
+            for j, c in enumerate(m.tool_calls or []):
+                ev = events.pop(0) if events and events[0].tool == c.function.name else None
+                if ev is not None:
+                    flush_worlds(ev.index)
+                calls.append(_call(c, ev, answers.get(c.id or f"#{i}.{j}")))
+            calls += [_call(None, ev, None) for ev in events]  # logged calls no message names
+            parts += calls
+        parts.append("</div>")
+        out.append("".join(parts))
+    for turn_events in calls_by_turn.values():
+        out += [_call(None, ev, None) for ev in turn_events]
+    flush_worlds(None)
     return "".join(out)
 
 
-def _events(rec: EpisodeRecord) -> str:
-    rows = []
-    for e in rec.events:
-        if e.kind == "message":
-            what, outcome = f"{_e(e.role)} message", f"<pre>{_e(e.content)}</pre>"
-        elif e.kind == "world":
-            what, outcome = "world change", ""
-        else:
-            what = f"<code>{_e(e.tool)}</code><pre>{_json(e.args)}</pre>"
-            if e.ok:
-                outcome = f"ok<pre>{_json(e.result)}</pre>"
-            else:
-                err = e.error
-                outcome = (f'<span class="fail">{_e(err.code if err else "error")}</span>'
-                           f"<pre>{_e(err.message if err else '')}</pre>")
-                if e.policy:
-                    outcome += f"<div>blocked by policy {_e(e.policy)}</div>"
-        rows.append(f"<tr><td>{e.index}</td><td>{e.turn}</td><td>{_e(e.sim_time)}</td><td>{_e(e.kind)}</td>"
-                    f"<td>{what}</td><td>{outcome}</td><td>{_diff(e.diff)}</td></tr>")
-    return ("<table><tr><th>#</th><th>turn</th><th>time</th><th>kind</th><th>what</th><th>outcome</th>"
-            f"<th>state diff</th></tr>{''.join(rows)}</table>")
+PREDICATE_COLUMNS = [
+    ("#", "The predicate's position in the environment's list"),
+    ("kind", "What the predicate checks (state, diff, answer, transcript, ...)"),
+    ("description", "The check in words"),
+    ("outcome", "Whether it held at the end of the episode"),
+    ("expected", "What it wanted ('as described' when the description says it all)"),
+    ("observed", "What the final state or transcript showed (or why it failed)"),
+    ("by step", "Its value after each step (assistant turn), left to right: 1 held, 0 did not; shows when the "
+                "agent got it right (or undid it)"),
+]
 
 
 def _predicates(rec: EpisodeRecord) -> str:
@@ -168,13 +295,16 @@ def _predicates(rec: EpisodeRecord) -> str:
     rows = []
     for i, r in enumerate(results):
         r = r if isinstance(r, dict) else {}
-        trace = "".join("1" if s.predicates[i] else "0" for s in rec.steps if i < len(s.predicates))
+        trace = "".join(
+            f'<span class="s{int(s.predicates[i])}" title="after step {s.turn}: '
+            f'{"held" if s.predicates[i] else "did not hold"}">{int(s.predicates[i])}</span>'
+            for s in rec.steps if i < len(s.predicates))
         rows.append(f"<tr><td>{i}</td><td>{_e(r.get('kind'))}</td><td>{_e(r.get('description'))}</td>"
-                    f"<td>{_verdict(bool(r.get('passed')))}</td><td>{_e(r.get('expected'))}</td>"
+                    f"<td>{_verdict(bool(r.get('passed')))}</td>"
+                    f"<td>{'(as described)' if r.get('expected') == r.get('description') else _e(r.get('expected'))}</td>"
                     f"<td>{_e(r.get('observed') if 'observed' in r else r.get('reason'))}</td>"
-                    f"<td><code>{_e(trace)}</code></td></tr>")
-    return ("<table><tr><th>#</th><th>kind</th><th>description</th><th>outcome</th><th>expected</th><th>observed</th>"
-            f"<th>by step</th></tr>{''.join(rows)}</table>")
+                    f'<td class="steps">{trace}</td></tr>')
+    return _table(PREDICATE_COLUMNS, rows)
 
 
 def _episode(rec: EpisodeRecord) -> str:
@@ -189,10 +319,12 @@ def _episode(rec: EpisodeRecord) -> str:
                   ("fault errors", len(f.fault_errors)),
                   ("timings", ", ".join(f"{k} {v:.4f}s" for k, v in sorted(f.timings.items())))]
     table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts)
-    transcript = "".join(_message(m) for m in f.messages) if f else "<p>No transcript (unfinished).</p>"
     body = (f'<p><a href="../index.html">back to the index</a></p><h1>{_e(rec.episode_id)}</h1><table>{table}</table>'
-            f"<h2>Predicates</h2>{_predicates(rec)}<h2>Transcript</h2>{transcript}"
-            f"<h2>Tool calls, messages and world changes</h2>{_events(rec)}")
+            f"<h2>Predicates</h2>{_predicates(rec)}"
+            "<h2>Timeline</h2><p class=\"legend\">The conversation in order; each tool call shows its arguments, "
+            "then what the agent got back, its error and the change it made to the state (click to unfold). "
+            "World changes are the environment acting on its own.</p>"
+            f"{_timeline(rec)}")
     return _page(f"episode {rec.episode_id}", body)
 
 

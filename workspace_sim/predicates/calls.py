@@ -12,15 +12,19 @@ from .conditions import Condition, field_value
 
 
 def _calls(ctx: EvalContext, tool: str, args: dict[str, Condition], successful: bool) -> list:
+    """Events with a call of `tool` meeting `args`: the agent's own calls and the tools a call ran
+    through (`Event.via`: a note shared by mail is a call of send_email too)."""
     out = []
     for ev in ctx.events:
-        if ev.kind != "call" or not isinstance(ev.tool, str) or not fnmatch.fnmatchcase(ev.tool, tool):
+        if ev.kind != "call" or not isinstance(ev.tool, str) or (successful and not ev.ok):
             continue
-        if successful and not ev.ok:
-            continue
-        a = ev.args if isinstance(ev.args, dict) else {}
-        if all(c.check(field_value(a, k)) for k, c in args.items()):
-            out.append(ev)
+        for name, a in ((ev.tool, ev.args), *getattr(ev, "via", ())):
+            if not fnmatch.fnmatchcase(name, tool):
+                continue
+            a = a if isinstance(a, dict) else {}
+            if all(c.check(field_value(a, k)) for k, c in args.items()):
+                out.append(ev)
+                break
     return out
 
 

@@ -111,7 +111,9 @@ def main(answer_fd):
     # without /proc, the host's figure: the probe's interpreter plus room for this request's data
     cap = (vm if vm is not None else req["vm_base"]) + req["memory_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    cpu = int(req["timeout_s"]) + 2
+    # CPU time is a backstop for code that escapes the wall-time stop; it is longer than the host's
+    # hard wall deadline, so a single busy thread is always stopped as a timeout, not killed for CPU.
+    cpu = int(req["cpu_s"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     random.seed(req["seed"])

@@ -77,6 +77,7 @@ def _request(tree: Tree, code: str, settings: SandboxSettings, seed: int, mounts
     data = 4 * (sum(len(b) for b in files.values()) + len(code))
     return json.dumps({
         "code": code, "files": files, "dirs": sorted(tree.dirs), "timeout_s": settings.python_timeout_s,
+        "cpu_s": int(settings.python_timeout_s + _HARD_GRACE_S) + 3,
         "memory_mb": settings.python_memory_mb, "seed": seed, "mounts": mounts, "vm_base": vm + data,
     }).encode()
 

@@ -22,7 +22,7 @@ from ..records import Record
 from ..registry import Service
 from ..people import (DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email,
                       resolve_address, resolve_addresses)
-from ..validation import TimeZoneName, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
+from ..validation import TimeZoneName, as_argument, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
 
 CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
 UTC = dt_timezone.utc
@@ -32,14 +32,6 @@ MAX_WINDOW_DAYS = 92
 
 
 # --- validation helpers (shared by records and tools) ---------------------------------------------
-
-
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 # --- records --------------------------------------------------------------------------------------
@@ -153,7 +145,7 @@ def _user_zone(ctx: ToolContext) -> ZoneInfo:
 
 def _arg_zone(ctx: ToolContext, name: str | None) -> ZoneInfo:
     """The zone a tool argument names, or the user's own when it is None."""
-    return _user_zone(ctx) if name is None else _arg(zone, name)
+    return _user_zone(ctx) if name is None else as_argument(zone, name)
 
 
 def _emails(ctx: ToolContext, values: list[str], what: str) -> list[str]:
@@ -280,7 +272,7 @@ def list_events(
     if not 1 <= max_results <= 500:
         raise InvalidArgument("max_results must be between 1 and 500")
     owner = ctx.user if calendar is None else resolve_address(ctx, calendar, "calendar")
-    show = _arg(zone, timezone) if timezone is not None else availability(ctx, owner).tz
+    show = as_argument(zone, timezone) if timezone is not None else availability(ctx, owner).tz
     read = _arg_zone(ctx, timezone)
     lo = parse_when(start, "start", read) if start is not None else ctx.now
     hi = parse_when(end, "end", read) if end is not None else lo + timedelta(days=7)
@@ -310,7 +302,7 @@ def get_event(ctx: ToolContext, id: str, timezone: str | None = None) -> dict:
         timezone: IANA time zone to show times in; default the event's own.
     """
     ev = _event(ctx, id)
-    return event_json(ev, _arg(zone, timezone) if timezone is not None else None)
+    return event_json(ev, as_argument(zone, timezone) if timezone is not None else None)
 
 
 @SERVICE.tool(render=_render_event)
@@ -387,7 +379,7 @@ def update_event(
     if description is not None:
         changes["description"] = clean_text(description, "description", MAX_TEXT)
     if timezone is not None:
-        changes["timezone"] = _arg(zone, timezone).key
+        changes["timezone"] = as_argument(zone, timezone).key
     read = _arg_zone(ctx, timezone)
     s = parse_when(start, "start", read) if start is not None else ev.start
     e = parse_when(end, "end", read) if end is not None else (s + (ev.end - ev.start) if start is not None else ev.end)
@@ -401,10 +393,7 @@ def update_event(
         guests = [a if a.email == ev.organizer else a.model_copy(update={"response": "needs_action"}) for a in guests]
     if guests != ev.attendees:
         changes["attendees"] = guests
-    changed = sorted(k for k, v in changes.items() if getattr(ev, k) != v)
-    if changed:
-        ev = ev.evolve(**changes, updated=ctx.now)
-        ctx.put(EVENTS, ev)
+    ev, changed = ctx.update(EVENTS, ev, changes, updated=ctx.now)
     return {"event": event_json(ev), "changed": changed, "responses_reset": moved,
             "conflicts": _conflicts(ctx, [a.email for a in ev.attendees], ev.start, ev.end, ev.id) if moved else []}
 

@@ -19,7 +19,7 @@ from ..records import Record
 from ..people import (PEOPLE, email_problem, fold, normalize_email, person_summary,  # noqa: F401 (re-exported)
                       resolve_address)
 from ..registry import Service
-from ..validation import TimeZoneName, clean_text, zone
+from ..validation import TimeZoneName, as_argument, clean_text, zone
 
 MAX_QUERY = 500
 MAX_FIELD, MAX_NOTES, MAX_NOTE = 200, 20_000, 2_000
@@ -298,10 +298,7 @@ def _hours(value: str) -> tuple[time, time]:
 
 
 def _zone_arg(value: str) -> str:
-    try:
-        return zone(value.strip()).key
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
+    return as_argument(zone, value.strip()).key
 
 
 def _manager(ctx: ToolContext, value: str, email: str) -> str | None:
@@ -416,10 +413,7 @@ def update_contact(
         changes["working_hours_start"], changes["working_hours_end"] = _hours(working_hours)
     if notes is not None:
         changes["notes"] = clean_text(notes, "notes", MAX_NOTES)
-    changed = sorted(k for k, v in changes.items() if getattr(p, k) != v)
-    if changed:
-        p = p.evolve(**changes)
-        ctx.put(PEOPLE, p)
+    p, changed = ctx.update(PEOPLE, p, changes)
     shown = sorted({"working_hours" if k.startswith("working_hours") else k for k in changed})
     return {"action": "Updated", "contact": _card(ctx, p) | {"notes": p.notes}, "changed": shown}
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import types
+import typing
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError, Unavailable, pydantic_error_message
@@ -28,9 +30,10 @@ from ..money import AmountInput, currency_code, format_minor, to_minor
 from ..people import PEOPLE, fold, resolve_address, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text
+from ..render import render_list
+from ..validation import as_argument, clean_text, iso_date
 from .crm_view import (
-    render_account, render_deal, render_list, account_summary, activity_json, activity_line, account_line,
+    render_account, render_deal, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
 )
 from .crm_records import (
@@ -41,14 +44,6 @@ from .crm_records import (
 ACCOUNTS, CONTACTS, DEALS, ACTIVITIES = "crm.accounts", "crm.contacts", "crm.deals", "crm.activities"
 MAX_QUERY, MAX_EXPORT_ROWS = 500, 10_000
 DealStatus = Literal["open", "closed", "won", "lost"]
-
-
-def _arg(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -154,13 +149,7 @@ def _owner_filter(ctx: ToolContext, owner: str | None) -> Callable[[str | None],
 
 def _date(value: str, what: str) -> date | None:
     """A date from YYYY-MM-DD text; empty text means none."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-06-30)") from None
+    return iso_date(value, what, "2026-06-30")
 
 
 def _moment(value: str, what: str) -> datetime:
@@ -194,7 +183,7 @@ def _bound(value: AmountInput | None, what: str) -> Decimal | None:
     """A range bound in major units (the currency only decides allowed decimals: 3 are accepted)."""
     if value is None:
         return None
-    return Decimal(format_minor(_arg(to_minor, value, "KWD", what), "KWD"))
+    return Decimal(format_minor(as_argument(to_minor, value, "KWD", what), "KWD"))
 
 
 def _sorter(sort: str, keys: dict[str, Callable[[Any], Any]], what: str) -> tuple[Callable[[Any], Any], bool]:
@@ -245,7 +234,7 @@ def find_accounts(
     """Every account matching the filters of `search_accounts`, in its sort order."""
     words = _query_words(query)
     owned = _owner_filter(ctx, owner)
-    code = _arg(currency_code, currency) if currency is not None else None
+    code = as_argument(currency_code, currency) if currency is not None else None
     lo, hi = _bound(min_revenue, "min_revenue"), _bound(max_revenue, "max_revenue")
     before = _date(renewal_before, "renewal_before") if renewal_before is not None else None
     after = _date(renewal_after, "renewal_after") if renewal_after is not None else None
@@ -348,7 +337,7 @@ def get_account(ctx: ToolContext, account_id: str) -> dict:
 
 
 def _revenue(value: AmountInput | None, code: str) -> int | None:
-    return None if value is None else _arg(to_minor, value, code, "annual_revenue")
+    return None if value is None else as_argument(to_minor, value, code, "annual_revenue")
 
 
 def _text(value: str, what: str, limit: int, required: bool = False) -> str:
@@ -357,7 +346,7 @@ def _text(value: str, what: str, limit: int, required: bool = False) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidArgument(f"{what} contains characters that are not valid Unicode (lone surrogates)") from None
-    return _arg(short_text, value, what, limit, required)
+    return as_argument(short_text, value, what, limit, required)
 
 
 @SERVICE.tool(render=render_account)
@@ -384,8 +373,8 @@ def create_account(
     clash = [a for a in ctx.values(ACCOUNTS) if fold(a.name) == fold(a_name)]
     if clash:
         raise InvalidArgument(f"an account named {a_name!r} already exists ({clash[0].id}); update it instead")
-    code = _arg(currency_code, currency)
-    a = Account(id=_new_id(ctx, ACCOUNTS, "acc"), name=a_name, domain=_arg(domain_name, domain),
+    code = as_argument(currency_code, currency)
+    a = Account(id=_new_id(ctx, ACCOUNTS, "acc"), name=a_name, domain=as_argument(domain_name, domain),
                 industry=_text(industry, "industry", MAX_SHORT), tier=_text(tier, "tier", MAX_SHORT),
                 annual_revenue_minor=_revenue(annual_revenue, code), currency=code, owner=_owner(ctx, owner),
                 status=status, renewal_date=_date(renewal_date, "renewal_date"),
@@ -436,12 +425,12 @@ def update_account(
         if clash:
             raise InvalidArgument(f"another account is already named {changes['name']!r} ({clash[0].id})")
     if domain is not None:
-        changes["domain"] = _arg(domain_name, domain)
+        changes["domain"] = as_argument(domain_name, domain)
     if industry is not None:
         changes["industry"] = _text(industry, "industry", MAX_SHORT)
     if tier is not None:
         changes["tier"] = _text(tier, "tier", MAX_SHORT)
-    code = _arg(currency_code, currency) if currency is not None else a.currency
+    code = as_argument(currency_code, currency) if currency is not None else a.currency
     if code != a.currency:
         if annual_revenue is None and a.annual_revenue_minor is not None:
             raise InvalidArgument(f"changing the currency from {a.currency} to {code} needs annual_revenue in {code} "
@@ -457,10 +446,7 @@ def update_account(
         changes["renewal_date"] = _date(renewal_date, "renewal_date")
     if description is not None:
         changes["description"] = clean_text(description, "description", MAX_DESCRIPTION)
-    changed = sorted(k for k, v in changes.items() if getattr(a, k) != v)
-    if changed:
-        a = a.evolve(**changes, updated=ctx.now)
-        ctx.put(ACCOUNTS, a)
+    a, changed = ctx.update(ACCOUNTS, a, changes, updated=ctx.now)
     return {**account_json(ctx, a), "changed": changed}
 
 
@@ -521,7 +507,7 @@ def find_deals(
     words = _query_words(query)
     account = _account(ctx, account_id).id if account_id is not None else None
     owned = _owner_filter(ctx, owner)
-    code = _arg(currency_code, currency) if currency is not None else None
+    code = as_argument(currency_code, currency) if currency is not None else None
     lo, hi = _bound(min_amount, "min_amount"), _bound(max_amount, "max_amount")
     after = _date(closing_after, "closing_after") if closing_after is not None else None
     before = _date(closing_before, "closing_before") if closing_before is not None else None
@@ -639,12 +625,12 @@ def create_deal(
         next_step: The next action, e.g. 'Send revised quote by Friday'.
     """
     a = _account(ctx, account_id)
-    code = _arg(currency_code, currency) if currency is not None else a.currency
+    code = as_argument(currency_code, currency) if currency is not None else a.currency
     closes = _date(close_date, "close_date")
     if closes is None and stage in CLOSED:
         closes = ctx.now.date()
     d = Deal(id=_new_id(ctx, DEALS, "deal"), name=_text(name, "name", MAX_NAME, required=True), account_id=a.id,
-             amount_minor=_arg(to_minor, amount, code, "amount"), currency=code, stage=stage,
+             amount_minor=as_argument(to_minor, amount, code, "amount"), currency=code, stage=stage,
              probability=_probability(probability, stage), close_date=closes, owner=_owner(ctx, owner),
              next_step=_text(next_step, "next_step", 500), created=ctx.now, updated=ctx.now)
     ctx.put(DEALS, d)
@@ -695,24 +681,21 @@ def update_deal(
         changes["probability"] = _probability(probability, target)
     if name is not None:
         changes["name"] = _text(name, "name", MAX_NAME, required=True)
-    code = _arg(currency_code, currency) if currency is not None else d.currency
+    code = as_argument(currency_code, currency) if currency is not None else d.currency
     if code != d.currency:
         if amount is None:
             raise InvalidArgument(f"changing the currency from {d.currency} to {code} needs amount in {code} too "
                                   "(amounts are never converted)")
         changes["currency"] = code
     if amount is not None:
-        changes["amount_minor"] = _arg(to_minor, amount, code, "amount")
+        changes["amount_minor"] = as_argument(to_minor, amount, code, "amount")
     if close_date is not None:
         changes["close_date"] = _date(close_date, "close_date")
     if owner is not None:
         changes["owner"] = _owner(ctx, owner)
     if next_step is not None:
         changes["next_step"] = _text(next_step, "next_step", 500)
-    changed = sorted(k for k, v in changes.items() if getattr(d, k) != v)
-    if changed:
-        d = d.evolve(**changes, updated=ctx.now)
-        ctx.put(DEALS, d)
+    d, changed = ctx.update(DEALS, d, changes, updated=ctx.now)
     return {"deal": _deal_json(ctx, d), "changed": changed}
 
 
@@ -820,6 +803,39 @@ DEFAULT_COLUMNS = {"accounts": ["id", "name", "tier", "status", "annual_revenue"
                    "deals": ["id", "name", "account_name", "stage", "amount", "currency", "close_date", "owner"]}
 
 
+class _Filters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = [k for k in data if k not in cls.model_fields]
+            if unknown:
+                raise ValueError(f"unknown filter(s) {', '.join(map(repr, unknown))}; use {', '.join(cls.model_fields)}")
+        return data
+
+
+def _filters_model() -> type[BaseModel]:
+    """The filters of export_report, made from the filter arguments of search_accounts and search_deals (paging
+    and sort aside), each optional; which of them a report takes is checked when it runs."""
+    uses: dict[str, list[tuple[str, Any]]] = {}
+    for tool in ("search_accounts", "search_deals"):
+        for name, info in SERVICE.tools[tool].args_model.model_fields.items():
+            if name not in ("limit", "offset", "sort"):
+                uses.setdefault(name, []).append((tool.removeprefix("search_").capitalize(), info))
+    fields: dict[str, Any] = {}
+    for name, found in uses.items():
+        kinds = tuple(dict.fromkeys(a for _, info in found for a in
+                                    (typing.get_args(info.annotation) if typing.get_origin(info.annotation) in
+                                     (typing.Union, types.UnionType) else (info.annotation,))))
+        texts = dict.fromkeys(info.description or "" for _, info in found)
+        text = next(iter(texts)) if len(texts) == 1 else " ".join(f"{w}: {info.description}" for w, info in found)
+        fields[name] = (typing.Optional[typing.Union[kinds]], Field(None, description=text))  # type: ignore[valid-type]
+    return create_model("ReportFilters", __base__=_Filters, __doc__="Filters of a report, as the search tools take them.",
+                        **fields)  # type: ignore[call-overload]
+
+
 def _report_filters(report: str, filters: dict[str, Any]) -> dict[str, Any]:
     """`filters` checked against the search tool's own arguments (less paging and sort)."""
     tool = SERVICE.tools["search_accounts" if report == "accounts" else "search_deals"]
@@ -835,6 +851,9 @@ def _report_filters(report: str, filters: dict[str, Any]) -> dict[str, Any]:
     return {k: getattr(checked, k) for k in filters}
 
 
+ReportFilters = _filters_model()
+
+
 def _render_report(data: dict) -> str:
     where = f"; saved to {data['path']}" if data.get("path") else ""
     return f"{data['report'].capitalize()} report: {data['rows']} rows, columns {', '.join(data['columns'])}{where}\n" \
@@ -844,7 +863,7 @@ def _render_report(data: dict) -> str:
 @SERVICE.tool(read_only=False, render=_render_report)
 def export_report(
     ctx: ToolContext, report: Literal["accounts", "deals"], columns: list[str] = [],
-    filters: dict[str, Any] = {}, sort: str = "", path: str | None = None,
+    filters: ReportFilters | None = None, sort: str = "", path: str | None = None,
 ) -> dict:
     """Export a report over accounts or deals as CSV text (a header row, then one row per record; money as exact
     decimal text). With path given and the files service present, the CSV is also saved there as a file.
@@ -854,7 +873,8 @@ def export_report(
         columns: Columns in order. Accounts: id, name, domain, industry, tier, annual_revenue, currency, owner, status,
             renewal_date, open_deals, description. Deals: id, name, account_id, account_name, amount, currency, stage,
             probability, close_date, owner, next_step. Empty gives a standard set.
-        filters: The filters search_accounts or search_deals take, e.g. {"status": "renewal_due", "tier": "Enterprise"}.
+        filters: The filters search_accounts or search_deals take, e.g. {"status": "renewal_due", "tier": "Enterprise"};
+            none if omitted.
         sort: Sort field as in search_accounts / search_deals, e.g. -annual_revenue; their default if empty.
         path: File path to save the CSV to, e.g. /reports/renewals.csv; not saved if omitted.
     """
@@ -866,7 +886,8 @@ def export_report(
                               f"use {', '.join(known)}")
     if len(set(cols)) != len(cols):
         raise InvalidArgument("columns lists a column twice")
-    args = _report_filters(report, filters)
+    given = {} if filters is None else {k: v for k in filters.model_fields_set if (v := getattr(filters, k)) is not None}
+    args = _report_filters(report, given)
     if sort.strip():
         args["sort"] = sort
     rows = find_accounts(ctx, **args) if report == "accounts" else find_deals(ctx, **args)

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from ..money import MAX_MINOR, currency_code, to_minor
 from ..people import normalize_email
 from ..records import Record
+from ..validation import record_id
 
 AccountStatus = Literal["prospect", "active", "at_risk", "renewal_due", "churned"]
 ACCOUNT_STATUSES: tuple[str, ...] = ("prospect", "active", "at_risk", "renewal_due", "churned")
@@ -27,15 +28,7 @@ STAGE_PROBABILITY: dict[str, int] = {"prospecting": 10, "qualification": 20, "pr
 ActivityType = Literal["call", "meeting", "email", "note", "task"]
 ACTIVITY_TYPES: tuple[str, ...] = ("call", "meeting", "email", "note", "task")
 MAX_NAME, MAX_SHORT, MAX_DESCRIPTION, MAX_BODY = 200, 100, 5_000, 20_000
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _DOMAIN_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
-
-
-def record_id(value: str, what: str) -> str:
-    """A record id: 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit."""
-    if not _ID.match(value):
-        raise ValueError(f"{what} {value!r} must be 1-40 letters, digits, '.', '_' or '-' (e.g. acc-0001)")
-    return value
 
 
 def domain_name(value: str) -> str:
@@ -95,7 +88,7 @@ class Account(Record):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        return record_id(v, "account id")
+        return record_id(v, "account id", "acc-0001")
 
     @field_validator("name")
     @classmethod
@@ -145,7 +138,7 @@ class AccountContact(Record):
     @field_validator("account_id")
     @classmethod
     def _account(cls, v: str) -> str:
-        return record_id(v, "account_id")
+        return record_id(v, "account_id", "acc-0001")
 
     @field_validator("role", "title", "phone")
     @classmethod
@@ -185,7 +178,7 @@ class Deal(Record):
     @field_validator("id", "account_id")
     @classmethod
     def _id(cls, v: str) -> str:
-        return record_id(v, "deal id/account_id")
+        return record_id(v, "deal id/account_id", "acc-0001")
 
     @field_validator("name")
     @classmethod
@@ -247,7 +240,7 @@ class Activity(Record):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        return record_id(v, "activity id")
+        return record_id(v, "activity id", "acc-0001")
 
     @field_validator("subject")
     @classmethod

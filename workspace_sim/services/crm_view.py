@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..context import ToolContext
 from ..money import format_minor
@@ -62,18 +62,6 @@ def deal_line(d: dict[str, Any]) -> str:
 def activity_line(a: dict[str, Any]) -> str:
     deal = f" deal {a['deal_id']}" if a["deal_id"] else ""
     return f"{a['id']} {a['occurred'][:16].replace('T', ' ')} {a['type']}: {a['subject']} ({a['account_id']}{deal})"
-
-
-def render_list(key: str, line: Callable[[dict[str, Any]], str], empty: str) -> Callable[[dict], str]:
-    def render(data: dict) -> str:
-        rows = data[key]
-        if not rows:
-            return empty
-        first = data.get("offset", 0) + 1
-        head = f"{key.capitalize()} {first}-{first + len(rows) - 1} of {data['total']}:"
-        return "\n".join([head, *(f"- {line(r)}" for r in rows)])
-
-    return render
 
 
 def render_account(data: dict) -> str:

@@ -21,13 +21,12 @@ from ..errors import Conflict, InvalidArgument, NotFound
 from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text
+from ..validation import as_argument, clean_text, iso_date, record_id, short_name
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
 MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY = 200, 100_000, 30, 30, 50, 500
 _SPACE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9._+#-]{0,49}$")
 _TICKET = re.compile(r"^[A-Z][A-Z0-9]{1,9}-[1-9][0-9]{0,8}$")
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s]{0,490}$")
@@ -116,9 +115,7 @@ class Article(Record):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError(f"article id {v!r} must be 1-40 letters, digits, '.', '_' or '-' (e.g. kb-0001)")
-        return v
+        return record_id(v, "article id", "kb-0001")
 
     @field_validator("space", mode="before")
     @classmethod
@@ -128,10 +125,7 @@ class Article(Record):
     @field_validator("title")
     @classmethod
     def _title(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_TITLE:
-            raise ValueError(f"title must be 1-{MAX_TITLE} characters")
-        return v
+        return short_name(v, "title", MAX_TITLE)
 
     @field_validator("tags", mode="before")
     @classmethod
@@ -175,13 +169,6 @@ SERVICE = Service("kb", {"spaces": Space, "articles": Article}, title="Knowledge
 # --- lookups and argument checks ------------------------------------------------------------------
 
 
-def _arg(fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
-
-
 def _article(ctx: ToolContext, ref: str) -> Article:
     a = ctx.get(ARTICLES, ref.strip())
     if a is not None:
@@ -215,11 +202,8 @@ def _person(ctx: ToolContext, value: str, what: str) -> str:
     return email
 
 
-def _date(value: str, what: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-01-31)") from None
+def _date(value: str, what: str) -> date | None:
+    return iso_date(value, what, "2026-01-31", required=True)
 
 
 def _title(value: str) -> str:
@@ -227,7 +211,7 @@ def _title(value: str) -> str:
 
 
 def _related_items(ctx: ToolContext, values: list[str]) -> list[str]:
-    items = _arg(_unique, values, _related, "related", MAX_RELATED)
+    items = as_argument(_unique, values, _related, "related", MAX_RELATED)
     if ctx.has_service("tickets"):
         missing = [x for x in items if _TICKET.match(x) and ctx.get(TICKETS, x) is None]
         if missing:
@@ -365,7 +349,7 @@ def search_articles(
         raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
     words = list(dict.fromkeys(_WORD.findall(fold(query))))
     in_space = _space(ctx, space).key if space is not None else None
-    want_tag = _arg(_tag, tag) if tag is not None else None
+    want_tag = as_argument(_tag, tag) if tag is not None else None
     who = _person(ctx, owner, "owner") if owner is not None else None
     stale = _date(not_updated_since, "not_updated_since") if not_updated_since is not None else None
     unreviewed = _date(not_reviewed_since, "not_reviewed_since") if not_reviewed_since is not None else None
@@ -437,8 +421,9 @@ def create_article(
     while ctx.get(ARTICLES, key) is not None:  # seeded data may already use an id of the same shape
         key = ctx.new_id("kb")
     a = Article(id=key, space=s.key, title=t, body=clean_text(body, "body", MAX_BODY),
-                tags=_arg(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"), status=status,
-                created=ctx.now, updated=ctx.now, version=1, editor=ctx.user, related=_related_items(ctx, related))
+                tags=as_argument(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"),
+                status=status, created=ctx.now, updated=ctx.now, version=1, editor=ctx.user,
+                related=_related_items(ctx, related))
     ctx.put(ARTICLES, a)
     return {"article": article_json(a)}
 
@@ -495,7 +480,7 @@ def update_article(
         if clash:
             raise InvalidArgument(f"space {a.space} already has an article titled {changes['title']!r} ({clash[0].id})")
     if tags is not None:
-        changes["tags"] = _arg(_unique, tags, _tag, "tags", MAX_TAGS)
+        changes["tags"] = as_argument(_unique, tags, _tag, "tags", MAX_TAGS)
     if related is not None:
         changes["related"] = _related_items(ctx, related)
     if owner is not None:

@@ -11,7 +11,6 @@ folders. Sharing can also send each new collaborator the note by e-mail, through
 from __future__ import annotations
 
 import difflib
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -22,43 +21,23 @@ from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Spec
 from ..people import fold, normalize_email, resolve_addresses
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text, tag as valid_tag
+from ..render import render_list
+from ..search_terms import matches_all, query_terms
+from ..validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
 Format = Literal["text", "markdown"]
 MAX_TITLE, MAX_TEXT, MAX_NAME = 300, 50_000, 100
 MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE = 50, 50, 500, 5_000
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
 
 
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
-
-
-def _one_line(value: str, what: str, limit: int, required: bool) -> str:
-    text = clean_text(value, what, limit, required)
-    if "\n" in text or "\r" in text:
-        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
-    return text
-
-
 def _tags(values: list[str], what: str) -> list[str]:
     """Tags with spaces collapsed, de-duplicated case-insensitively in order."""
-    if len(values) > MAX_TAGS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_TAGS} are allowed")
-    out: dict[str, str] = {}
-    for i, v in enumerate(values):
-        t = _arg(valid_tag, v, f"{what}[{i}]")
-        out.setdefault(fold(t), t)
-    return list(out.values())
+    return as_argument(tag_list, values, what, True, MAX_TAGS)
 
 
 # --- records --------------------------------------------------------------------------------------
@@ -75,10 +54,7 @@ class Notebook(Record):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_NAME:
-            raise ValueError(f"notebook name must be 1-{MAX_NAME} characters")
-        return v
+        return short_name(v, "notebook name", MAX_NAME)
 
     @field_validator("owner", mode="before")
     @classmethod
@@ -123,11 +99,7 @@ class Note(Record):
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
-        out: dict[str, str] = {}
-        for x in v:
-            t = valid_tag(x)
-            out.setdefault(fold(t), t)
-        return list(out.values())
+        return tag_list(v, "tags", each="tag")
 
     @model_validator(mode="after")
     def _check(self) -> "Note":
@@ -283,15 +255,12 @@ def _flags(d: dict[str, Any], me: bool) -> str:
     return "; ".join(bits)
 
 
-def _render_search(data: dict) -> str:
-    if not data["notes"]:
-        return "No notes match."
-    first = data["offset"] + 1
-    lines = [f"Notes {first}-{first + len(data['notes']) - 1} of {data['total']}:"]
-    for d in data["notes"]:
-        lines.append(f"- {d['id']} {d['title'] or '(untitled)'} ({_flags(d, True)}), updated {d['updated']}"
-                     + (f": {d['snippet']}" if d["snippet"] else ""))
-    return "\n".join(lines)
+def _search_line(d: dict[str, Any]) -> str:
+    return (f"{d['id']} {d['title'] or '(untitled)'} ({_flags(d, True)}), updated {d['updated']}"
+            + (f": {d['snippet']}" if d["snippet"] else ""))
+
+
+_render_search = render_list("notes", _search_line, "No notes match.")
 
 
 def _render_note(data: dict) -> str:
@@ -330,20 +299,6 @@ def _render_share(data: dict) -> str:
 # --- search ---------------------------------------------------------------------------------------
 
 
-def _terms(query: str) -> list[str]:
-    """Folded words and "quoted phrases" of a query, each of which must appear."""
-    if len(query) > MAX_QUERY:
-        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
-    if query.count('"') % 2:
-        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
-    out = []
-    for m in _TERM.finditer(query):
-        text = " ".join(fold(m.group(1) if m.group(1) is not None else m.group(2)).split())
-        if text:
-            out.append(text)
-    return out
-
-
 @SERVICE.tool(read_only=True, render=_render_search)
 def search_notes(
     ctx: ToolContext, query: str = "", tag: str | None = None, notebook: str | None = None,
@@ -362,8 +317,8 @@ def search_notes(
         limit: Most notes to return (1-100).
         offset: Number of matching notes to skip (for paging).
     """
-    terms = _terms(query)
-    want_tag = fold(_arg(valid_tag, tag, "tag")) if tag is not None else None
+    terms = query_terms(query, MAX_QUERY)
+    want_tag = fold(as_argument(valid_tag, tag, "tag")) if tag is not None else None
     nb_id = _notebook(ctx, notebook).id if notebook is not None else None
     hits = []
     for n in _visible(ctx):
@@ -373,8 +328,7 @@ def search_notes(
             continue
         if nb_id is not None and n.notebook != nb_id:
             continue
-        hay = " ".join(fold(" ".join([n.title, n.body, *n.tags])).split())
-        if all(t in hay for t in terms):
+        if matches_all(terms, n.title, n.body, *n.tags):
             hits.append(n)
     hits.sort(key=lambda n: (not n.pinned, -(n.updated or ctx.now).timestamp(), n.id))
     page = hits[offset:offset + limit]
@@ -409,7 +363,7 @@ def create_note(
         pinned: Pin the note to the top of lists.
         format: How the body is written: markdown or text.
     """
-    t = _one_line(title, "title", MAX_TITLE, required=False)
+    t = one_line(title, "title", MAX_TITLE, required=False)
     b = clean_text(body, "body", MAX_TEXT)
     if not t and not b:
         raise InvalidArgument("title and body are both empty; give at least a title")
@@ -447,7 +401,7 @@ def update_note(
         raise InvalidArgument("give body (to replace the text) or append (to add to it), not both")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _one_line(title, "title", MAX_TITLE, required=False)
+        changes["title"] = one_line(title, "title", MAX_TITLE, required=False)
     if body is not None:
         changes["body"] = clean_text(body, "body", MAX_TEXT)
     if append is not None:
@@ -461,21 +415,10 @@ def update_note(
     for name, value in (("pinned", pinned), ("archived", archived), ("format", format)):
         if value is not None:
             changes[name] = value
-    tags = list(n.tags)
-    folded = {fold(t) for t in tags}
-    for t in _tags(add_tags, "add_tags"):
-        if fold(t) not in folded:
-            tags.append(t)
-            folded.add(fold(t))
-    gone = {fold(t): t for t in _tags(remove_tags, "remove_tags")}
-    missing = [t for f, t in gone.items() if f not in folded]
+    _, changes["tags"], missing = edit_tag_list(n.tags, _tags(add_tags, "add_tags"), _tags(remove_tags, "remove_tags"))
     if missing:
         raise InvalidArgument(f"note {n.id} has no tag {', '.join(missing)}; its tags are {', '.join(n.tags) or 'none'}")
-    changes["tags"] = [t for t in tags if fold(t) not in gone]
-    changed = sorted(k for k, v in changes.items() if getattr(n, k) != v)
-    if changed:
-        n = n.evolve(**changes, updated=ctx.now)
-        ctx.put(NOTES, n)
+    n, changed = ctx.update(NOTES, n, changes, updated=ctx.now)
     return {"note": note_json(ctx, n), "changed": changed}
 
 
@@ -532,7 +475,7 @@ def create_notebook(ctx: ToolContext, name: str) -> dict:
     Args:
         name: The notebook's name, e.g. Project Atlas.
     """
-    text = " ".join(_one_line(name, "name", MAX_NAME, required=True).split())
+    text = " ".join(one_line(name, "name", MAX_NAME, required=True).split())
     clash = next((nb for nb in _notebooks(ctx) if fold(nb.name) == fold(text)), None)
     if clash is not None:
         raise Conflict(f"you already have a notebook named {clash.name!r} ({clash.id})")

@@ -23,8 +23,9 @@ from ..context import ToolContext
 from ..errors import InvalidArgument, NotFound, SpecError
 from ..records import Record
 from ..registry import Service
+from ..render import render_list
 from ..people import fold, normalize_email, resolve_address
-from ..validation import clean_text
+from ..validation import as_argument, clean_text, iso_date
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
@@ -59,14 +60,6 @@ def _label(value: object) -> str:
     if not text or len(text) > 100 or not text.isprintable() or odd:
         raise ValueError(f"label {value!r} must be a non-empty word of at most 100 printable characters without spaces")
     return text
-
-
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
 
 
 def priority_rank(priority: str | None) -> int:
@@ -335,7 +328,7 @@ def _labels(values: list[str], what: str) -> list[str]:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
     out: list[str] = []
     for v in values:
-        x = _arg(_label, v)
+        x = as_argument(_label, v)
         if x not in out:
             out.append(x)
     return out
@@ -343,13 +336,7 @@ def _labels(values: list[str], what: str) -> list[str]:
 
 def _due(value: str, what: str = "due_date") -> date | None:
     """A date from YYYY-MM-DD text; an empty string means no due date."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidArgument(f"{what} {value!r} is not a date in the form YYYY-MM-DD (e.g. 2026-03-20)") from None
+    return iso_date(value, what, "2026-03-20")
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -380,12 +367,7 @@ def _reporter(d: dict[str, Any]) -> str:
     return d["reporter_name"] or d["reporter"] or "unknown"
 
 
-def _render_search(data: dict) -> str:
-    if not data["tickets"]:
-        return "No tickets match."
-    first = data["offset"] + 1
-    head = f"Tickets {first}-{first + len(data['tickets']) - 1} of {data['total']}:"
-    return "\n".join([head, *(f"- {_line(d)}" for d in data["tickets"])])
+_render_search = render_list("tickets", _line, "No tickets match.")
 
 
 def _render_ticket(data: dict) -> str:
@@ -700,10 +682,7 @@ def update_ticket(
     if len(watchers) > MAX_WATCHERS:
         raise InvalidArgument(f"a ticket may have at most {MAX_WATCHERS} watchers")
     changes["watchers"] = [x for x in watchers if x not in unwatch]
-    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
-    if changed:
-        t = t.evolve(**changes, updated=ctx.now)
-        ctx.put(TICKETS, t)
+    t, changed = ctx.update(TICKETS, t, changes, updated=ctx.now)
     return {"ticket": ticket_json(t, ctx.get(PROJECTS, t.project)), "changed": changed}
 
 

@@ -25,7 +25,10 @@ from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..people import fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
-from ..validation import clean_text, parse_when, tag, zone
+from ..render import render_list
+from ..search_terms import matches_all, query_terms
+from ..validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
+                          zone)
 
 LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
@@ -34,36 +37,14 @@ Priority = Literal["none", "low", "medium", "high"]
 RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2, "none": 3}
 MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY = 300, 20_000, 500, 100, 50, 500
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
 
 
 # --- validation helpers ---------------------------------------------------------------------------
 
 
-def _arg(fn: Any, *args: Any) -> Any:
-    """Call a validation helper, turning its ValueError into the InvalidArgument a tool returns."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
-
-
-def _one_line(value: str, what: str, limit: int, required: bool) -> str:
-    text = clean_text(value, what, limit, required)
-    if "\n" in text or "\r" in text:
-        raise InvalidArgument(f"{what} must be one line (it contains a line break)")
-    return text
-
-
 def _labels(values: list[str], what: str) -> list[str]:
     """Labels (single words), de-duplicated case-insensitively in order."""
-    if len(values) > MAX_LABELS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_LABELS} are allowed")
-    out: dict[str, str] = {}
-    for i, v in enumerate(values):
-        x = _arg(tag, v, f"{what}[{i}]", False)
-        out.setdefault(fold(x), x)
-    return list(out.values())
+    return as_argument(tag_list, values, what, False, MAX_LABELS)
 
 
 def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetime | None]:
@@ -97,10 +78,7 @@ class TaskList(Record):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or len(v) > MAX_NAME:
-            raise ValueError(f"list name must be 1-{MAX_NAME} characters")
-        return v
+        return short_name(v, "list name", MAX_NAME)
 
 
 class Task(Record):
@@ -135,11 +113,7 @@ class Task(Record):
     @field_validator("labels")
     @classmethod
     def _labels(cls, v: list[str]) -> list[str]:
-        out: dict[str, str] = {}
-        for x in v:
-            y = tag(x, "label", False)
-            out.setdefault(fold(y), y)
-        return list(out.values())
+        return tag_list(v, "labels", False, each="label")
 
     @field_validator("due_at")
     @classmethod
@@ -312,12 +286,7 @@ def _line(d: dict[str, Any]) -> str:
     return " ".join(bits)
 
 
-def _render_tasks(data: dict) -> str:
-    if not data["tasks"]:
-        return "No tasks match."
-    first = data["offset"] + 1
-    head = f"Tasks {first}-{first + len(data['tasks']) - 1} of {data['total']}:"
-    return "\n".join([head, *(f"- {_line(d)}" for d in data["tasks"])])
+_render_tasks = render_list("tasks", _line, "No tasks match.")
 
 
 def _render_task(data: dict) -> str:
@@ -369,7 +338,7 @@ def create_task_list(ctx: ToolContext, name: str) -> dict:
     Args:
         name: The list's name, e.g. Q2 Launch.
     """
-    text = " ".join(_one_line(name, "name", MAX_NAME, required=True).split())
+    text = " ".join(one_line(name, "name", MAX_NAME, required=True).split())
     clash = next((x for x in ctx.values(LISTS) if fold(x.name) == fold(text)), None)
     if clash is not None:
         raise Conflict(f"a list named {clash.name!r} already exists ({clash.id})")
@@ -379,16 +348,6 @@ def create_task_list(ctx: ToolContext, name: str) -> dict:
 
 
 # --- listing --------------------------------------------------------------------------------------
-
-
-def _terms(query: str) -> list[str]:
-    if len(query) > MAX_QUERY:
-        raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
-    if query.count('"') % 2:
-        raise InvalidArgument(f"query {query!r} has an unbalanced quote; close every \" you open")
-    terms = (" ".join(fold(m.group(1) if m.group(1) is not None else m.group(2)).split())
-             for m in _TERM.finditer(query))
-    return [t for t in terms if t]
 
 
 def _within(t: Task, bound: tuple[date | None, datetime | None], before: bool, tz: ZoneInfo) -> bool:
@@ -430,7 +389,7 @@ def list_tasks(
         offset: Number of matching tasks to skip (for paging).
     """
     tz = _tz(ctx)
-    terms = _terms(query)
+    terms = query_terms(query, MAX_QUERY)
     list_id = _list(ctx, task_list).id if task_list is not None else None
     before = parse_due(due_before, "due_before", tz) if due_before is not None else None
     after = parse_due(due_after, "due_after", tz) if due_after is not None else None
@@ -439,7 +398,7 @@ def list_tasks(
     who: str | None = None
     if assignee is not None:
         who = "" if assignee.strip().lower() == "none" else _assignee(ctx, assignee)
-    want_label = fold(_arg(tag, label, "label", False)) if label is not None else None
+    want_label = fold(as_argument(tag, label, "label", False)) if label is not None else None
     hits = []
     for t in ctx.values(TASKS):
         if (list_id is not None and t.list_id != list_id) or (status != "all" and t.status != status):
@@ -452,8 +411,7 @@ def list_tasks(
             continue
         if want_label is not None and want_label not in (fold(x) for x in t.labels):
             continue
-        hay = " ".join(fold(" ".join([t.title, t.notes, *t.labels, t.source])).split())
-        if all(w in hay for w in terms):
+        if matches_all(terms, t.title, t.notes, *t.labels, t.source):
             hits.append(t)
     hits.sort(key=sort_key)
     page = hits[offset:offset + limit]
@@ -494,7 +452,7 @@ def create_task(
         parent: Id of the task this is a subtask of.
         source: Where the task came from, e.g. a mail message id or a ticket key.
     """
-    t_title = _one_line(title, "title", MAX_TITLE, required=True)
+    t_title = one_line(title, "title", MAX_TITLE, required=True)
     up = _task(ctx, parent) if parent is not None else None
     lst = _list(ctx, task_list) if task_list is not None or up is None else ctx.get(LISTS, up.list_id)
     if up is not None:
@@ -508,7 +466,7 @@ def create_task(
              due_date=day, due_at=at, priority=priority,
              assignee=_assignee(ctx, assignee) if assignee is not None else None,
              labels=_labels(labels, "labels"), parent=up.id if up is not None else None,
-             source=_one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
+             source=one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
     ctx.put(TASKS, t)
     return {"task": task_json(ctx, t)}
 
@@ -540,7 +498,7 @@ def update_task(
         raise InvalidArgument("nothing to change; give at least one field such as title, due or priority")
     changes: dict[str, Any] = {}
     if title is not None:
-        changes["title"] = _one_line(title, "title", MAX_TITLE, required=True)
+        changes["title"] = one_line(title, "title", MAX_TITLE, required=True)
     if notes is not None:
         changes["notes"] = clean_text(notes, "notes", MAX_TEXT)
     if due is not None:
@@ -550,21 +508,14 @@ def update_task(
     if assignee is not None:
         changes["assignee"] = _assignee(ctx, assignee) if assignee.strip() else None
     if source is not None:
-        changes["source"] = _one_line(source, "source", MAX_SOURCE, required=False)
-    new_labels = _labels(labels, "labels") if labels is not None else list(t.labels)
-    folded = {fold(x) for x in new_labels}
-    new_labels += [x for x in _labels(add_labels, "add_labels") if fold(x) not in folded]
-    folded = {fold(x) for x in new_labels}
-    gone = {fold(x): x for x in _labels(remove_labels, "remove_labels")}
-    missing = [x for f, x in gone.items() if f not in folded]
+        changes["source"] = one_line(source, "source", MAX_SOURCE, required=False)
+    base = _labels(labels, "labels") if labels is not None else t.labels
+    added, changes["labels"], missing = edit_tag_list(base, _labels(add_labels, "add_labels"),
+                                                      _labels(remove_labels, "remove_labels"))
     if missing:
         raise InvalidArgument(f"task {t.id} has no label {', '.join(missing)}; "
-                              f"its labels are {', '.join(new_labels) or 'none'}")
-    changes["labels"] = [x for x in new_labels if fold(x) not in gone]
-    changed = sorted(k for k, v in changes.items() if getattr(t, k) != v)
-    if changed:
-        t = t.evolve(**changes, updated=ctx.now)
-        ctx.put(TASKS, t)
+                              f"its labels are {', '.join(added) or 'none'}")
+    t, changed = ctx.update(TASKS, t, changes, updated=ctx.now)
     return {"task": task_json(ctx, t), "changed": changed}
 
 

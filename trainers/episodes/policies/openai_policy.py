@@ -1,8 +1,10 @@
 """The `openai` policy: any OpenAI-compatible chat-completions endpoint with tool calling.
 
 The transcript (Hugging Face format, dict arguments) is sent in OpenAI's format (arguments as
-JSON text, every call with an id); the tools are the registry's OpenAI schemas; parallel tool
-calls are allowed. Tool calls come back with their raw argument text, which the runner parses:
+JSON text, every call with an id); the tools are the registry's OpenAI schemas in their strict
+form (`strict: true`, every argument required, `null` for an optional one left out; see
+`workspace_sim.registry.strict_schema`), which OpenAI models decode exactly and other
+OpenAI-compatible servers read as ordinary schemas; parallel tool calls are allowed. Tool calls come back with their raw argument text, which the runner parses:
 malformed JSON or an unknown tool goes back to the model as a tool error. HTTP errors are retried
 with backoff by the client; what still fails ends the episode with `policy_error`, never a crash.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from workspace_sim.registry import strict_openai_tool
 
 from ...record import PolicyInfo
 from ..llm import ChatEndpoint, LLMError, LLMSettings
@@ -49,6 +53,13 @@ class OpenAIPolicy:
         self.logprobs = logprobs
         self.endpoint = ChatEndpoint(settings, backoff=backoff)
         self._seed: int | None = None
+        self._strict: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None  # (offered, strict form)
+
+    def strict_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The offered tools in strict form (converted once per episode's tool list)."""
+        if self._strict is None or self._strict[0] != tools:
+            self._strict = (tools, [strict_openai_tool(t) for t in tools])
+        return self._strict[1]
 
     def preflight(self) -> None:
         """Check the endpoint answers and serves the model before a batch (LLMError says why not)."""
@@ -69,7 +80,7 @@ class OpenAIPolicy:
         """One completion turned into text and tool calls (raw argument text kept for the runner to check)."""
         extra = {"logprobs": True} if self.logprobs else {}
         try:
-            choice = self.endpoint.complete(to_openai_messages(messages), tools, seed=self._seed, **extra)
+            choice = self.endpoint.complete(to_openai_messages(messages), self.strict_tools(tools), seed=self._seed, **extra)
         except LLMError as e:
             return AgentTurn(error=f"the model endpoint failed: {e.message}")
         msg = choice.message

@@ -1,0 +1,76 @@
+"""A spec's conversation for an MCP-only episode: the `mcp_server.control.Conversation` of a spec.
+
+The server routes the agent's `ask_user` calls and its tool calls here; the turn semantics (the
+request opening turn 0, replies revealing hidden facts, follow-ups moving the clock, world events
+at a turn or a simulated time, announcements delivered with the next reply) are `SpecDriver`'s,
+the same code the validator and the episode runners use, so an MCP-only episode of a spec meets
+exactly what a runner's episode meets.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from workspace_sim import Workspace
+
+from .driver import Checkpoint, SpecDriver
+from .spec import EnvironmentSpec
+
+
+class SpecConversation:
+    """One episode's conversation with a spec's simulated user and world, over a workspace.
+
+    `user` replaces the spec's scripted user (anything with SpecDriver's `reply` and `followup`,
+    e.g. an LLM user); it may add `describe()` for the record.
+    """
+
+    def __init__(self, spec: EnvironmentSpec, workspace: Workspace, user: Any = None,
+                 driver: SpecDriver | None = None) -> None:
+        self.spec = spec
+        self.driver = driver if driver is not None else SpecDriver(spec, workspace)
+        if user is not None:
+            self.driver.user = user
+
+    def start(self) -> str:
+        """Open turn 0: log the request and apply the world events due at the start."""
+        return self.driver.start()
+
+    def before_call(self) -> None:
+        """Apply the timed world events due before the agent's next call."""
+        self.driver.fire_due()
+
+    def ask(self, message: str) -> str:
+        """The agent's message to the user and the user's reply (which opens the next turn)."""
+        return self.driver.message(message)
+
+    def status(self) -> dict[str, Any]:
+        """The turn the conversation is in (0 until the agent first asks)."""
+        return {"turn": self.driver.turn}
+
+    def describe(self) -> dict[str, Any]:
+        """Who plays the user: the user's own `describe()`, else scripted."""
+        describe = getattr(self.driver.user, "describe", None)
+        return describe() if callable(describe) else {"kind": "scripted"}
+
+    def checkpoint(self) -> Checkpoint:
+        """The driver's checkpoint (workspace state, turn, revealed facts, fired events, notices)."""
+        return self.driver.checkpoint()
+
+    def resume(self, checkpoint: Checkpoint, workspace: Workspace) -> None:
+        """Return to a checkpoint over `workspace`."""
+        self.driver.ws = workspace
+        self.driver.resume(checkpoint)
+
+    def fork(self, workspace: Workspace) -> "SpecConversation":
+        """An independent copy over a forked workspace; the user is copied with its own conversation history."""
+        driver = SpecDriver(self.spec, workspace)
+        user = copy.copy(self.driver.user)
+        for name, value in vars(user).items():  # e.g. an LLM user's history: the copies must not share it
+            if isinstance(value, list):
+                setattr(user, name, list(value))
+        driver.user = user
+        cp = self.driver.checkpoint()
+        driver.turn, driver.revealed = cp.turn, dict(cp.revealed)
+        driver.fired, driver.notices = set(cp.fired), list(cp.notices)
+        return SpecConversation(self.spec, workspace, driver=driver)

@@ -1,0 +1,44 @@
+"""The verifiers adapter through verifiers' own entry points: load_environment, then evaluate_sync with a
+real OpenAI-compatible HTTP server playing scripted turns; the rubric's rewards equal the runner's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import verifiers as vf
+from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
+from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls
+
+from trainers.adapters.verifiers_env import CoworkVerifiersEnv
+
+
+def script(ref) -> list:
+    out = []
+    for m in assistant_turns(ref):
+        if m["tool_calls"]:
+            out.append(ToolCalls([ToolCall(c["function"]["name"], c["function"]["arguments"], c["id"])
+                                  for c in m["tool_calls"]], content=m["content"]))
+        else:
+            out.append(Message(m["content"]))
+    return out
+
+
+@pytest.mark.parametrize("policy", ["teacher", "broken"])
+def test_scripted_rollouts_score_as_the_runner(policy: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("COWORKENV_TEST_KEY", "test")
+    refs = [r for r in reference_records(policy) if policy == "teacher" or r.env_id != "clarify-rename"]
+    env = vf.load_environment("trainers.adapters.verifiers_env", envs=specs(), seeds=[5],
+                              reward=REWARD.model_dump(), records_path=str(tmp_path / "r.jsonl"))
+    assert isinstance(env, CoworkVerifiersEnv)
+    for ref in refs:
+        with ScriptedOpenAI(script(ref)) as server:
+            client = vf.ClientConfig(api_base_url=server.base_url, api_key_var="COWORKENV_TEST_KEY", max_retries=0)
+            index = env.source.ids.index(ref.env_id)
+            out = env.generate_sync(env.get_dataset().select([index]), client=client, model="scripted",
+                                    max_concurrent=1)
+            tools = {t["function"]["name"] for t in server.requests[0].body["tools"]}
+        assert {t["function"]["name"] for t in ref.header.tools} <= tools
+        reward = out["outputs"][0]["reward"] if isinstance(out, dict) else out.outputs[0].reward
+        assert reward == pytest.approx(ref.final.reward, abs=1e-9)
+        assert comparable(env.records[-1]) == comparable(ref)

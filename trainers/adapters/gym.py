@@ -1,0 +1,160 @@
+"""coworkenv environments as a Gymnasium environment: text observations, tool-call actions.
+
+    import gymnasium, trainers.adapters.gym   # registers "coworkenv/CoworkEnv-v0"
+    env = gymnasium.make("coworkenv/CoworkEnv-v0", envs="environments/")
+    obs, info = env.reset(seed=0)               # the system prompt and the user's request
+    obs, reward, terminated, truncated, info = env.step('{"tool": "list_dir", "arguments": {"path": "/"}}')
+    obs, reward, terminated, truncated, info = env.step('{"answer": "Done: I filed the report."}')
+
+An action is text (or the dict/list it encodes): `{"tool": NAME, "arguments": {...}}` is a tool
+call, a JSON list of those is one turn of several calls, `{"answer": TEXT}` is the final answer,
+and anything else is a message to the user (who answers, or is satisfied and the episode ends with
+it as the final answer); see
+`trainers.adapters.common.parse_action`. The observation is the text the turn produced (tool results
+and the user's words, labelled). Each episode is an `EpisodeSession`, so its record (in
+`env.unwrapped.records`, and appended to `records_path`) is the runner's record for the same turns.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gymnasium
+from gymnasium import spaces
+
+from synth.spec import EnvironmentSpec
+
+from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..record import EpisodeRecord, PolicyInfo
+from ..rewards import RewardConfig, turn_rewards
+from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action
+
+ENV_ID = "coworkenv/CoworkEnv-v0"
+MAX_TEXT = 1_000_000
+# Every character an observation or action may hold: tab, newline and all printable Unicode of the BMP.
+CHARSET = frozenset("\t\n" + "".join(c for c in map(chr, range(0x20, 0x10000)) if c.isprintable() or c == " "))
+TRUNCATING = ("max_turns", "max_tool_calls", "timeout", "max_tokens")
+
+
+class CoworkEnv(gymnasium.Env[str, str]):
+    """A Gymnasium environment over coworkenv specs: `reset` starts an episode, `step` plays one agent turn.
+
+    `envs` is a spec source: a spec, a spec file or folder, a list of specs and paths, or a
+    `SpecSource` (e.g. `SpecSource.procedural(["file_management"], range(100))`). `reset(seed=s)`
+    draws the environment with the env's seeded generator; `options={"env": ID_OR_INDEX}` names it,
+    `options={"spec": EnvironmentSpec}` brings one, `options={"episode_seed": n}` sets the episode
+    seed written in the record (default: the reset seed, or drawn). `step` returns the reward of the
+    configured `RewardConfig` (see `StepRewards`: the sum over an episode is the runner's episode
+    reward); `terminated` when the agent answered (or the episode failed), `truncated` at a limit;
+    `info` holds the predicate vector, score and state hash after the turn.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), reward: RewardConfig = RewardConfig(),
+                 user: UserFactory | None = None, records_path: str | None = None,
+                 policy_name: str = "gymnasium", render_mode: str | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.source = SpecSource.of(envs)
+        self.settings = EpisodeSettings(limits=limits, user=user, reward=reward, records_path=records_path,
+                                        policy=PolicyInfo(name=policy_name))
+        self.render_mode = render_mode
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
+        self.session: EpisodeSession | None = None
+        self.records: list[EpisodeRecord] = []
+        self._rewards: StepRewards | None = None
+        self._transcript: list[str] = []
+        self._count = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode (abandoning one in progress); returns the opening text and info (tools, ids)."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"env", "spec", "episode_seed"})
+        if unknown:
+            raise ValueError(f"reset options {unknown} are not known; use env, spec or episode_seed")
+        if "spec" in options:
+            spec = options["spec"]
+            if not isinstance(spec, EnvironmentSpec):
+                raise TypeError(f"options['spec'] must be a synth.EnvironmentSpec, got {type(spec).__name__}")
+            prepared = SpecSource([spec]).prepared(0)
+        elif "env" in options:
+            prepared = self.source.prepared(options["env"])
+        else:
+            prepared = self.source.prepared(int(self.np_random.integers(len(self.source))))
+        ep_seed = options.get("episode_seed", seed if seed is not None else int(self.np_random.integers(2**31)))
+        if isinstance(ep_seed, bool) or not isinstance(ep_seed, int):
+            raise TypeError(f"options['episode_seed'] must be an int, got {ep_seed!r}")
+        self._close_session()
+        # a seeded reset restarts the count, so the same seed reproduces the same episode, id included
+        self._count = 0 if seed is not None else self._count + 1
+        eid = f"{prepared.spec.id}.{self.settings.policy.name}.s{ep_seed}.{self._count}"
+        self.session = self.settings.start(prepared, ep_seed, episode_id=eid)
+        self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
+        obs = observation_text(self.session.messages)
+        self._transcript = [obs]
+        return obs, {**self._info(), "tools": self.session.tools}
+
+    def _info(self) -> dict[str, Any]:
+        assert self.session is not None
+        ev = self.session.last_evaluation
+        return {"env_id": self.session.spec.id, "episode_id": self.session.episode_id, "turn": self.session.turn,
+                "predicates": ev.vector(), "score": ev.score, "state_hash": self.session.state_hash}
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play one agent turn (see the module doc for the action format)."""
+        if self.session is None:
+            raise RuntimeError("call reset() before step()")
+        if self.session.done:
+            raise RuntimeError(f"the episode ended ({self.session.stop_reason}); call reset()")
+        turn = parse_action(action)
+        added = self.session.step(turn)
+        obs = observation_text(added)
+        self._transcript.append(f"[assistant] {action if isinstance(action, str) else json.dumps(action)}")
+        self._transcript.append(obs)
+        info = self._info()
+        assert self._rewards is not None
+        if not self.session.done:
+            return obs, self._rewards.step(info["score"]), False, False, info
+        record = self.settings.keep(self.session.finish())
+        self.records.append(record)
+        assert record.final is not None
+        reward = self._rewards.last(record)
+        stop = record.final.stop_reason
+        info.update(stop_reason=stop, stop_detail=record.final.stop_detail, passed=bool(record.final.evaluation.get("passed")),
+                    episode_reward=record.final.reward, turn_rewards=turn_rewards(record, self.settings.reward),
+                    final_answer=record.final.final_answer)
+        self.session = None
+        return obs, reward, stop not in TRUNCATING, stop in TRUNCATING, info
+
+    def render(self) -> str | None:
+        """The episode's text so far (render_mode "ansi")."""
+        return "\n\n".join(self._transcript) if self.render_mode == "ansi" else None
+
+    def _close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def close(self) -> None:
+        """Release the workspace of an episode in progress; safe to call twice."""
+        self._close_session()
+        super().close()
+
+
+def make_vector(envs: Any, n: int, **kwargs: Any) -> gymnasium.vector.SyncVectorEnv:
+    """`n` copies of `CoworkEnv(envs, **kwargs)` as a synchronous vector environment."""
+    source = SpecSource.of(envs)
+    return gymnasium.vector.SyncVectorEnv([lambda: CoworkEnv(source, **kwargs) for _ in range(n)])
+
+
+def register() -> None:
+    """Register CoworkEnv with Gymnasium as "coworkenv/CoworkEnv-v0" (done on import; idempotent)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:CoworkEnv", disable_env_checker=False)
+
+
+register()

@@ -1,0 +1,188 @@
+"""coworkenv environments served the OpenEnv way, and the client that drives them.
+
+OpenEnv (`openenv-core`) serves an `Environment` (reset/step/state with typed Action, Observation
+and State models) over HTTP and a WebSocket session per client; trainers (TRL, torchforge) drive
+episodes through an `EnvClient`. Here `CoworkOpenEnv` is that Environment over an
+`EpisodeSession` (so records and rewards are the runner's), `create_server_app` builds the FastAPI
+app with OpenEnv's `create_app`, and `CoworkEnvClient` is the typed client:
+
+    app = create_server_app("environments/", records_path="runs/openenv.jsonl")
+    # uvicorn.run(app, port=8000)
+    with CoworkEnvClient(base_url="http://127.0.0.1:8000").sync() as env:
+        result = env.reset(env="triage-7", seed=3)
+        result = env.step(CoworkAction(calls=[ToolCallAction(tool="list_directory", arguments={"path": "/"})]))
+        result = env.step(CoworkAction(message="Done: ..."))   # result.done, result.reward
+
+OpenEnv's stateless HTTP /reset and /step make a fresh environment per request (its contract), so
+a multi-turn episode goes through the WebSocket session, as `EnvClient` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openenv.core import EnvClient
+from openenv.core.client_types import StepResult
+from openenv.core.env_server.http_server import create_app
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..episodes.turns import AgentTurn, PolicyCall
+from ..record import EpisodeRecord, PolicyInfo
+from ..rewards import RewardConfig
+from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text
+
+
+class ToolCallAction(BaseModel):
+    """One tool call: the tool's name and its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str = Field(..., min_length=1, description="The tool's name, as listed in the reset observation's tools.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")
+
+
+class CoworkAction(Action):
+    """One agent turn: tool calls, or a message to the user (a question, or the final answer)."""
+
+    calls: list[ToolCallAction] = Field(default_factory=list, description="Tool calls to run, in order.")
+    message: str | None = Field(None, description="Words to the user; the final answer when they are satisfied.")
+    answer: str | None = Field(None, description="The final answer: the episode ends with it.")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "CoworkAction":
+        if bool(self.calls) + (self.message is not None) + (self.answer is not None) != 1:
+            raise ValueError("an action has exactly one of: calls (at least one), a message, an answer")
+        return self
+
+
+class CoworkObservation(Observation):
+    """What the turn produced, and the judgement of the state after it."""
+
+    text: str = Field("", description="The new tool results and user words, labelled, as one text.")
+    messages: list[dict[str, Any]] = Field(default_factory=list, description="The same as chat messages.")
+    tools: list[dict[str, Any]] = Field(default_factory=list, description="The tools' OpenAI schemas (at reset).")
+    env_id: str = ""
+    episode_id: str = ""
+    turn: int = 0
+    predicates: list[bool] = Field(default_factory=list, description="Each predicate's pass/fail after the turn.")
+    score: float = Field(0.0, description="The weighted predicate score after the turn.")
+    state_hash: str = ""
+    stop_reason: str | None = None
+    episode_reward: float | None = Field(None, description="The episode's reward (when it has ended).")
+
+
+class CoworkState(State):
+    """The episode's place: environment, turn, score, state hash and stop reason."""
+
+    env_id: str | None = None
+    score: float = 0.0
+    state_hash: str | None = None
+    stop_reason: str | None = None
+
+
+class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
+    """An OpenEnv Environment over coworkenv specs; each WebSocket session has its own instance and episode.
+
+    `reset(env=ID_OR_INDEX, seed=n)` starts an episode (without `env`, the seed picks one: index
+    seed mod the number of environments); `step(CoworkAction)` plays one turn and returns the
+    observation with the step reward (`StepRewards`: the sum is the runner's episode reward).
+    Finished records go to `records` and to the settings' `records_path`.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, source: SpecSource, settings: EpisodeSettings) -> None:
+        super().__init__()
+        self.source, self.settings = source, settings
+        self.session: EpisodeSession | None = None
+        self.records: list[EpisodeRecord] = []
+        self._rewards: StepRewards | None = None
+        self._state = CoworkState()
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, env: str | int | None = None,
+              **kwargs: Any) -> CoworkObservation:
+        """Start an episode of environment `env` (or the seed's pick) with episode seed `seed` (default 0)."""
+        if kwargs:
+            raise ValueError(f"reset parameter(s) {sorted(kwargs)} are not known; use env, seed, episode_id")
+        seed = 0 if seed is None else seed
+        prepared = self.source.prepared(env if env is not None else seed % len(self.source))
+        self.close()
+        self.session = self.settings.start(prepared, seed, episode_id=episode_id)
+        self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
+        return self._observe(self.session.messages, 0.0, tools=self.session.tools)
+
+    def _observe(self, added: list[dict[str, Any]], reward: float, tools: list[dict[str, Any]] | None = None,
+                 record: EpisodeRecord | None = None) -> CoworkObservation:
+        s = self.session
+        assert s is not None
+        ev = s.last_evaluation
+        self._state = CoworkState(episode_id=s.episode_id, step_count=s.turn, env_id=s.spec.id, score=ev.score,
+                                  state_hash=s.state_hash, stop_reason=s.stop_reason)
+        return CoworkObservation(
+            text=observation_text(added), messages=[dict(m) for m in added], tools=tools or [], env_id=s.spec.id,
+            episode_id=s.episode_id, turn=s.turn, predicates=ev.vector(), score=ev.score, state_hash=s.state_hash,
+            stop_reason=s.stop_reason, done=s.done, reward=reward,
+            episode_reward=record.final.reward if record is not None and record.final is not None else None)
+
+    def step(self, action: CoworkAction, timeout_s: float | None = None, **kwargs: Any) -> CoworkObservation:
+        """Play one agent turn."""
+        if self.session is None or self.session.done:
+            raise RuntimeError("no episode in progress; call reset() first")
+        if action.answer is not None:
+            turn = AgentTurn(content=action.answer, expects_reply=False)
+        elif action.message is not None:
+            turn = AgentTurn(content=action.message)
+        else:
+            turn = AgentTurn(calls=[PolicyCall(c.tool, c.arguments) for c in action.calls])
+        added = self.session.step(turn)
+        assert self._rewards is not None
+        if not self.session.done:
+            return self._observe(added, self._rewards.step(self.session.last_evaluation.score))
+        record = self.settings.keep(self.session.finish())
+        self.records.append(record)
+        return self._observe(added, self._rewards.last(record), record=record)
+
+    @property
+    def state(self) -> CoworkState:
+        """The episode's place (OpenEnv's /state)."""
+        return self._state
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        """Name and description shown by OpenEnv's /metadata."""
+        return EnvironmentMetadata(name="coworkenv", description=(
+            f"Simulated workspaces for AI coworker agents ({len(self.source)} environments); act with tool calls, "
+            "finish with a message to the user."))
+
+    def close(self) -> None:
+        """Release the workspace of an episode in progress."""
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+
+def create_server_app(envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), reward: RewardConfig = RewardConfig(),
+                      user: UserFactory | None = None, records_path: str | None = None, max_sessions: int = 64,
+                      policy_name: str = "openenv") -> Any:
+    """The FastAPI app serving `envs` (any spec source `SpecSource.of` takes) the OpenEnv way."""
+    source = SpecSource.of(envs)
+    settings = EpisodeSettings(limits=limits, user=user, reward=reward, records_path=records_path,
+                               policy=PolicyInfo(name=policy_name))
+    return create_app(lambda: CoworkOpenEnv(source, settings), CoworkAction, CoworkObservation,
+                      env_name="coworkenv", max_concurrent_envs=max_sessions)
+
+
+class CoworkEnvClient(EnvClient[CoworkAction, CoworkObservation, CoworkState]):
+    """The typed OpenEnv client of a coworkenv server (async; `.sync()` for a blocking one)."""
+
+    def _step_payload(self, action: CoworkAction) -> dict[str, Any]:
+        return action.model_dump(exclude={"metadata"}, exclude_none=True)
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[CoworkObservation]:
+        obs = CoworkObservation(**payload.get("observation", {}), done=payload.get("done", False),
+                                reward=payload.get("reward"))
+        return StepResult(observation=obs, reward=payload.get("reward"), done=payload.get("done", False))
+
+    def _parse_state(self, payload: dict[str, Any]) -> CoworkState:
+        return CoworkState(**payload)
