@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -32,6 +33,29 @@ def configure_logging(level: str = "WARNING", log_file: str | Path | None = None
     root.setLevel(level.upper())
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def accept_stop_signals() -> None:
+    """Unblock the stop signals, which a server inherits blocked when a threaded parent (a Ray worker) starts
+    it; blocked, SIGINT and SIGTERM would stay pending and the server could only be killed, unrecorded."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def own_sdk_logging() -> None:
+    """Keep the SDK's `MCPServer()` from setting up logging: this process set it up (`configure_logging`).
+
+    Each `MCPServer()` calls the SDK's `configure_logging`, which imports `rich` (25 ms or more of a
+    cold start) and builds a rich handler that `logging.basicConfig` then ignores, since the root
+    logger already has ours. Serving processes call this once; in-process use of `build_server`
+    keeps the SDK's behaviour.
+    """
+    import mcp.server.mcpserver.server as sdk_server
+
+    if hasattr(sdk_server, "configure_logging"):
+        sdk_server.configure_logging = lambda level: None  # type: ignore[attr-defined]
+
+
 async def _serve_until_signal(episode: Episode, log_level: str) -> None:
     server = build_server(episode, log_level=log_level)
     async with anyio.create_task_group() as tg:
@@ -57,6 +81,8 @@ def run_stdio(
     """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation.
 
     With `control` enabled the episode is MCP-only: the agent asks the user and submits its answer itself."""
+    own_sdk_logging()
+    accept_stop_signals()
     episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio", control=control)
     log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
     try:
@@ -69,35 +95,151 @@ def run_stdio(
     return evaluation
 
 
+class ListenError(RuntimeError):
+    """An address the server cannot listen on (taken, not ours, not an address); the message says which."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (0: a free port), with TCP_NODELAY for the connections it accepts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted connections inherit this; without it small responses wait ~40 ms on delayed ACKs
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        raise ListenError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return sock
+
+
+def base_url(host: str, sock: socket.socket) -> str:
+    """The base URL clients use for a listening socket."""
+    return f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
+
+
 def run_http(
     env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
     host: str = "127.0.0.1", port: int = 8765, token: str | None = None, default_episode: str | None = None,
     log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
-    control: ControlOptions | None = None,
+    control: ControlOptions | None = None, workers: int = 1, log_file: str | Path | None = None,
 ) -> None:
     """Serve episodes over streamable HTTP until interrupted; live episodes are ended and recorded on the way out.
 
-    `control` is the default for created episodes (an admin create may turn MCP-only on or off per episode)."""
+    `control` is the default for created episodes (an admin create may turn MCP-only on or off per
+    episode). `workers` > 1 serves from that many processes, each a whole server on its own port
+    (`port`, `port + 1`, ...; free ones with 0) sharing the token and record folder; see
+    `run_http_workers`.
+    """
+    if token is None:
+        token = secrets.token_urlsafe(24)
+        print(f"coworkenv: admin token (generated): {token}", file=sys.stderr, flush=True)
+    if workers > 1:
+        if source is None:
+            raise ValueError("several workers need an environment source (a spec or --python) each can load")
+        if default_episode:
+            raise ValueError("--default-episode needs a single worker: an episode id lives on one server")
+        if control is not None and control.user is not None:
+            raise ValueError("--user llm needs a single worker (each worker would need its own user endpoint)")
+        run_http_workers(source, record_dir, host, port, token, log_level, json_response, spec_roots, workers,
+                         log_file, control)
+        return
+    sock = listen(host, port)
+    base = base_url(host, sock)
+    print(f"coworkenv: listening on {base} (MCP at {base}/episodes/<id>/mcp, admin at {base}/admin/episodes)",
+          file=sys.stderr, flush=True)
+    serve_socket(sock, env, source, record_dir, host, token, default_episode, log_level, json_response, spec_roots,
+                 control)
+
+
+def serve_socket(
+    sock: socket.socket, env: ServedEnvironment | None, source: EnvironmentSource | None,
+    record_dir: str | Path | None, host: str, token: str, default_episode: str | None = None,
+    log_level: str = "WARNING", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
+    control: ControlOptions | None = None,
+) -> None:
+    """Serve the HTTP app on an already listening socket until interrupted (SIGINT or SIGTERM)."""
     import uvicorn
 
     from .http import build_app
     from .hub import EpisodeHub
 
-    if token is None:
-        token = secrets.token_urlsafe(24)
-        print(f"coworkenv: admin token (generated): {token}", file=sys.stderr, flush=True)
+    own_sdk_logging()
+    accept_stop_signals()
     hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots,
                      control=control)
     app = build_app(hub, token, default_episode)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # accepted connections inherit this; without it small responses wait ~40 ms on delayed ACKs
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
-    base = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
-    print(f"coworkenv: listening on {base} (MCP at {base}/episodes/<id>/mcp, admin at {base}/admin/episodes)",
-          file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def run_http_workers(
+    source: EnvironmentSource, record_dir: str | Path | None, host: str, port: int, token: str,
+    log_level: str, json_response: bool, spec_roots: Sequence[str | Path], workers: int,
+    log_file: str | Path | None = None, control: ControlOptions | None = None,
+) -> None:
+    """Serve from `workers` processes, one port each, and wait for them; SIGINT/SIGTERM stop them all.
+
+    This process binds every port first (so a port in use fails here, before anything starts),
+    then hands each socket to a worker process (`python -m mcp_server.worker`), which loads the
+    environment and serves a whole hub on it. Episodes are not shared between workers: a client
+    spreads them by id over the URLs printed here (`coworkenv run --connect URL1,URL2,...`), which
+    keeps every MCP request of an episode on the process that holds its workspace. Workers share
+    the admin token, the record folder (episode ids are unique per record folder: the hubs refuse
+    an id whose record exists, and generated ids are random) and the MCP-only defaults (`control`;
+    an LLM user is refused before this, since its endpoint settings do not travel).
+    """
+    import subprocess
+
+    socks: list[socket.socket] = []
+    try:
+        for i in range(workers):
+            socks.append(listen(host, 0 if port == 0 else port + i))
+    except ListenError:
+        for sock in socks:
+            sock.close()
+        raise
+    urls = [base_url(host, s) for s in socks]
+    config = {"source": source.to_json(), "record_dir": str(record_dir) if record_dir is not None else None,
+              "host": host, "log_level": log_level, "json_response": json_response,
+              "spec_roots": [str(r) for r in spec_roots], "log_file": str(log_file) if log_file else None,
+              "control": (control or ControlOptions()).to_json()}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for i, sock in enumerate(socks):
+            env = {**os.environ, "COWORKENV_ADMIN_TOKEN": token, "COWORKENV_WORKER_FD": str(sock.fileno()),
+                   "COWORKENV_WORKER": json.dumps({**config, "index": i})}
+            procs.append(subprocess.Popen([sys.executable, "-m", "mcp_server.worker"], env=env,
+                                          pass_fds=[sock.fileno()], stdin=subprocess.DEVNULL))
+        for sock in socks:
+            sock.close()  # the workers hold them now
+        for i, url in enumerate(urls):
+            print(f"coworkenv: worker {i} listening on {url} (MCP at {url}/episodes/<id>/mcp, admin at "
+                  f"{url}/admin/episodes)", file=sys.stderr, flush=True)
+        print(f"coworkenv: {workers} workers; spread episodes over them with: coworkenv run --connect "
+              f"{','.join(urls)}", file=sys.stderr, flush=True)
+
+        def stop(signum: int, frame: Any) -> None:
+            for p in procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
+
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, stop)
+        accept_stop_signals()
+        for i, p in enumerate(procs):
+            code = p.wait()
+            if code not in (0, -signal.SIGTERM, -signal.SIGINT):
+                log.error("worker %d (%s) exited with status %s", i, urls[i], code)
+    finally:
+        for sock in socks:
+            sock.close()
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(20)
+                except subprocess.TimeoutExpired:
+                    p.kill()

@@ -32,7 +32,7 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
 
-from workspace_sim import all_tools
+from workspace_sim.services import tools_named
 
 from .control import CONTROL_TOOLS, STATUS_URI
 from .episode import Episode
@@ -101,7 +101,7 @@ def mcp_tools(episode: Episode, strict: bool | None = None) -> list[MCPTool]:
 
 @lru_cache(maxsize=64)
 def _mcp_tools(names: tuple[str, ...], strict: bool = False) -> tuple[MCPTool, ...]:
-    registry = all_tools()
+    registry = tools_named(names)
     tools = [(n, n.replace("_", " ").capitalize(), registry[n]) for n in names] + [(PAGER.name, "Read result page", PAGER)]
     return tuple(MCPTool(name=n, title=title, description=t.description,
                          input_schema=t.strict_input_schema if strict else t.input_schema,

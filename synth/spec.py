@@ -24,7 +24,7 @@ from workspace_sim.errors import SpecError
 from workspace_sim.faults import Fault
 from workspace_sim.policies import Policy
 from workspace_sim.predicates import EvalContext, Evaluation, Judge, evaluate, parse_predicates
-from workspace_sim.services import all_services
+from workspace_sim.services import all_services, services_named
 from workspace_sim.validation import AwareTime, TimeZoneName
 from workspace_sim.workspace import load_tables
 
@@ -248,10 +248,10 @@ class EnvironmentSpec(_Model):
     @field_validator("services")
     @classmethod
     def _services(cls, v: list[str]) -> list[str]:
-        known = all_services()
+        known = services_named(v)
         bad = [s for s in v if s not in known]
         if bad:
-            raise ValueError(f"unknown service(s) {bad}; available: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown service(s) {bad}; available: {', '.join(sorted(all_services()))}")
         if len(set(v)) != len(v):
             raise ValueError("services listed twice")
         return v
@@ -264,7 +264,7 @@ class EnvironmentSpec(_Model):
         if missing:
             raise _located("initial", f"data for service(s) {missing} not listed in services")
         try:
-            services = all_services()
+            services = services_named(self.services)
             tables = load_tables([services[s] for s in self.services], self.initial)
         except SpecError as e:
             problem = e.problem.replace("(root): ", "").replace("Value error, ", "")

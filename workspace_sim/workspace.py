@@ -22,7 +22,7 @@ from .limits import check_arguments, check_growth, total_chars
 from .policies import PendingCall, first_violation
 from .records import Record
 from .registry import Service, Tool
-from .services import all_services
+from .services import all_services, services_named
 from .state import LogNode, State, build_state
 
 _log = logging.getLogger(__name__)
@@ -76,10 +76,10 @@ class Workspace:
     """A simulated workspace. `call` never raises; every call is logged with the diff it caused."""
 
     def __init__(self, config: WorkspaceConfig, state: State) -> None:
-        services = all_services()
+        services = services_named(config.services)
         unknown = [s for s in config.services if s not in services]
         if unknown:
-            raise SpecError("services", f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}")
+            raise SpecError("services", f"unknown service(s) {unknown}; available: {', '.join(sorted(all_services()))}")
         self.config = config
         self.services: dict[str, Service] = {n: services[n] for n in config.services}
         # services whose tools cannot be offered here (e.g. no Docker engine), with the reason
@@ -140,7 +140,7 @@ class Workspace:
     def create(cls, config: WorkspaceConfig | None = None, data: Mapping[str, Any] | None = None) -> "Workspace":
         """A workspace with the given settings and initial data `{service: {table: [records]}}`."""
         config = config or WorkspaceConfig()
-        services = all_services()
+        services = services_named(config.services)
         enabled = [services[n] for n in config.services if n in services]
         tables = load_tables(enabled, data or {})
         for service in enabled:

@@ -95,9 +95,10 @@ def register(app: typer.Typer) -> None:
         max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Tool calls before stopping."),
         max_seconds: float = typer.Option(600.0, "--max-seconds", min=0.001, help="Wall seconds per episode."),
         mcp: bool = typer.Option(False, "--mcp", help="Send every tool call through an in-process MCP client."),
-        connect: str | None = typer.Option(None, "--connect", metavar="URL",
-                                           help="Run the episodes on a remote `coworkenv serve --http` server at "
-                                                "this base URL (tool calls over MCP, judged by the server)."),
+        connect: str | None = typer.Option(None, "--connect", metavar="URL[,URL...]",
+                                           help="Run the episodes on remote `coworkenv serve --http` servers at "
+                                                "these base URLs (tool calls over MCP, judged by the server); "
+                                                "several URLs spread the episodes, each routed by its id."),
         admin_token: str | None = typer.Option(None, "--admin-token",
                                                help="--connect: the server's admin token (else "
                                                     "COWORKENV_ADMIN_TOKEN)."),
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.llm import LLMError
         from trainers.episodes.policies import PolicyConfigError, PolicySpec
         from trainers.episodes.ray_executor import RayUnavailable
-        from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
+        from trainers.episodes.remote import RemoteError, RemoteServers, check_server
         from trainers.episodes.runner import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
         from synth.judge import JudgeConfig
@@ -142,7 +143,7 @@ def register(app: typer.Typer) -> None:
         if connect is None and admin_token is not None:
             _fail("--admin-token only applies with --connect URL")
         try:
-            target = RemoteTarget.from_options(connect, admin_token, remote_timeout) if connect is not None else None
+            target = RemoteServers.from_options(connect, admin_token, remote_timeout) if connect is not None else None
             specs = load_specs(envs)
             settings = _policy_settings(policy, model, base_url, api_key, temperature, max_tokens, calls_per_turn,
                                         random_calls)
@@ -163,7 +164,8 @@ def register(app: typer.Typer) -> None:
             _fail(str(e))
         if target is not None:
             try:
-                check_server(target)  # a wrong URL or token stops here, not once per episode
+                for server in target.targets:
+                    check_server(server)  # a wrong URL or token stops here, not once per episode
             except RemoteError as e:
                 _fail(str(e))
         try:  # an endpoint that is down or lacks the model stops here, not once per episode

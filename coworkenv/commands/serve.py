@@ -49,6 +49,9 @@ def register(app: typer.Typer) -> None:
         http: bool = typer.Option(False, "--http", help="Serve streamable HTTP (many episodes) instead of stdio."),
         host: str = typer.Option("127.0.0.1", help="HTTP address to bind (local only unless told otherwise)."),
         port: int = typer.Option(8765, help="HTTP port (0 picks a free one; the address is printed on stderr)."),
+        workers: int = typer.Option(1, "--workers", "-w", min=1, max=256,
+                                    help="HTTP: serve from this many processes, one port each (PORT, PORT+1, ...); "
+                                         "spread episodes over them with `coworkenv run --connect URL1,URL2,...`."),
         spec_root: Optional[list[Path]] = typer.Option(
             None, "--spec-root", help="HTTP: a folder the admin API may load specs from by path (repeatable; "
                                       "default: the served spec's folder, none with --python)."),
@@ -78,12 +81,19 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
         from mcp_server.environment import EnvironmentLoadError
-        from mcp_server.run import configure_logging, run_http, run_stdio
+        from mcp_server.run import ListenError, configure_logging, run_http, run_stdio
 
         if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
             raise typer.BadParameter(f"--log-level must be DEBUG, INFO, WARNING or ERROR, got {log_level!r}")
-        if not 0 <= port <= 65535:
-            raise typer.BadParameter(f"--port must be 0-65535, got {port}")
+        if not 0 <= port <= 65535 or (port and port + workers - 1 > 65535):
+            raise typer.BadParameter(f"--port must be 0-65535 (with --workers {workers}: at most "
+                                     f"{65536 - workers}), got {port}")
+        if workers > 1 and not http:
+            raise typer.BadParameter("--workers applies to --http only (stdio serves one episode)")
+        if workers > 1 and default_episode:
+            raise typer.BadParameter("--default-episode needs one worker: an episode id lives on one server")
+        if workers > 1 and user == "llm":
+            raise typer.BadParameter("--user llm needs one worker (each worker would need its own user endpoint)")
         if admin_token is not None and len(admin_token) < 16:
             raise typer.BadParameter("the admin token must be at least 16 characters")
         if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
@@ -103,8 +113,11 @@ def register(app: typer.Typer) -> None:
             if not r.is_dir():
                 raise typer.BadParameter(f"--spec-root {r} is not a folder")
         if http:
-            run_http(env, source, record, host, port, admin_token, default_episode, log_level, spec_roots=roots,
-                     control=control)
+            try:
+                run_http(env, source, record, host, port, admin_token, default_episode, log_level, spec_roots=roots,
+                         control=control, workers=workers, log_file=log_file)
+            except ListenError as e:  # the port (or one of the workers' ports) is taken or not ours to bind
+                raise fail(str(e)) from None
         else:
             try:
                 run_stdio(env, source, record, episode_id, log_level, control=control)

@@ -1,7 +1,8 @@
 """Headless episodes: run policies in environment specs, record them, replay them, batch them locally or on Ray.
 
 - `run_episode(spec, policy, ...)` runs and records one episode (direct, in-process MCP, or on a
-  remote coworkenv HTTP server with `connect=RemoteTarget(url, token)`);
+  remote coworkenv HTTP server with `connect=RemoteTarget(url, token)`, or spread over several with
+  `connect=RemoteServers(...)`, each episode routed by its id);
   `PreparedSpec` builds a spec's start state once for many episodes; `EpisodeLimits` caps turns,
   tool calls and wall time.
 - `make_policy(name, **settings)` / `PolicySpec`: `teacher`, `noop`, `random`, `openai`, `hf`.
@@ -12,7 +13,7 @@
 
 from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
 from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
-from .remote import RemoteError, RemoteTarget
+from .remote import RemoteError, RemoteServers, RemoteTarget
 from .replay import ReplayReport, replay_record, replay_records
 from .runner import EpisodeLimits, PreparedSpec, run_episode, system_prompt
 from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall, TurnTokens
@@ -20,7 +21,7 @@ from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
 __all__ = [
     "POLICY_NAMES", "AgentTurn", "BatchConfig", "CapabilityRow", "EpisodeContext", "EpisodeLimits", "LLMUserSim",
-    "Policy", "PolicyCall", "PolicyConfigError", "PolicySpec", "PreparedSpec", "RemoteError", "RemoteTarget", "ReplayReport", "ScriptedUserSim",
+    "Policy", "PolicyCall", "PolicyConfigError", "PolicySpec", "PreparedSpec", "RemoteError", "RemoteServers", "RemoteTarget", "ReplayReport", "ScriptedUserSim",
     "SimulatedUser", "TurnTokens", "UserSpec", "make_policy", "replay_record", "replay_records", "run_batch",
     "run_episode", "run_local", "summarize", "system_prompt",
 ]

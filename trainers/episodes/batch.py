@@ -21,7 +21,7 @@ from synth.spec import EnvironmentSpec, loads_spec
 from ..record import EpisodeRecord, parse_lines
 from ..rewards import RewardConfig
 from .policies import PolicySpec
-from .remote import RemoteTarget
+from .remote import RemoteServers, RemoteTarget
 from .runner import EpisodeLimits, PreparedSpec, Transport, run_episode
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
@@ -73,7 +73,8 @@ class UserSpec:
 @dataclass(frozen=True)
 class BatchConfig:
     """Everything but the environments: policy, group size, first seed, limits, transport, user, reward,
-    `connect`: a remote coworkenv server to run the episodes on instead of this process, and `judge`:
+    `connect`: a remote coworkenv server (or several, each episode routed by id) to run the episodes on
+    instead of this process, and `judge`:
     the model that decides `judged` predicates (default: none, their key facts)."""
 
     policy: PolicySpec
@@ -83,7 +84,7 @@ class BatchConfig:
     transport: Transport = "direct"
     user: UserSpec = UserSpec()
     reward: RewardConfig = RewardConfig()
-    connect: RemoteTarget | None = None
+    connect: RemoteTarget | RemoteServers | None = None
     judge: JudgeConfig = JudgeConfig()
 
     def __post_init__(self) -> None:

@@ -11,6 +11,7 @@ judgements and the final evaluation come from the server. Any failure to reach t
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from contextlib import AbstractContextManager
@@ -62,6 +63,43 @@ class RemoteTarget:
     def from_options(cls, url: str, token: str | None, timeout: float = 60.0) -> RemoteTarget:
         """The target for `--connect URL [--admin-token T]`, the token falling back to $COWORKENV_ADMIN_TOKEN."""
         return cls(url, token if token is not None else os.environ.get(ADMIN_TOKEN_ENV, ""), timeout)
+
+
+@dataclass(frozen=True)
+class RemoteServers:
+    """Several coworkenv servers a batch is spread over (`run --connect URL1,URL2,...`), one admin token for all.
+
+    Each episode goes to one server chosen from its id by rendezvous hashing (the server whose
+    blake2b(url, episode id) is highest): the same id always lands on the same server, and adding
+    or removing a server moves only the episodes that must move. Nothing fails over: an episode
+    whose server goes down ends with stop reason "error" naming that server, and the rest of the
+    batch goes on on the others.
+    """
+
+    targets: tuple[RemoteTarget, ...]
+
+    def __post_init__(self) -> None:
+        if not self.targets:
+            raise ValueError("--connect needs at least one server URL")
+        bases = [t.base for t in self.targets]
+        twice = sorted({b for b in bases if bases.count(b) > 1})
+        if twice:
+            raise ValueError(f"--connect lists {', '.join(twice)} more than once; give each server once")
+
+    def pick(self, episode_id: str) -> RemoteTarget:
+        """The server that runs the episode with this id."""
+        def weight(t: RemoteTarget) -> bytes:
+            return hashlib.blake2b(f"{t.base}\n{episode_id}".encode(), digest_size=8).digest()
+
+        return max(self.targets, key=weight)
+
+    @classmethod
+    def from_options(cls, urls: str, token: str | None, timeout: float = 60.0) -> RemoteServers:
+        """The servers of `--connect URL1,URL2,... [--admin-token T]` (token as in `RemoteTarget.from_options`)."""
+        parts = [u.strip() for u in urls.split(",")]
+        if any(not u for u in parts):
+            raise ValueError(f"--connect takes base URLs separated by commas, without empty entries; got {urls!r}")
+        return cls(tuple(RemoteTarget.from_options(u, token, timeout) for u in parts))
 
 
 class AdminClient:

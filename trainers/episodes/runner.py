@@ -42,7 +42,7 @@ from ..record import (
 from ..record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward
 from .channels import DirectChannel, InProcessMCPChannel, ToolChannel
-from .remote import RemoteError, RemoteSession, RemoteTarget
+from .remote import RemoteError, RemoteServers, RemoteSession, RemoteTarget
 from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall
 from .users import ScriptedUserSim, SimulatedUser, UserSimError
 
@@ -247,12 +247,14 @@ class EpisodeSession:
                  episode_id: str | None = None, limits: EpisodeLimits = EpisodeLimits(),
                  user: Callable[[EnvironmentSpec, int], SimulatedUser] | None = None, transport: Transport = "direct",
                  group: str | None = None, reward: RewardConfig = RewardConfig(), portal: Any = None,
-                 connect: RemoteTarget | None = None, judge: Judge | None = None) -> None:
+                 connect: RemoteTarget | RemoteServers | None = None, judge: Judge | None = None) -> None:
         self.started = time.perf_counter()
         self.prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
         self.spec = spec = self.prepared.spec
         self.seed, self.limits, self.reward = seed, limits, reward
         eid = episode_id or f"{spec.id}.s{seed}"
+        if isinstance(connect, RemoteServers):  # several servers: the one this episode's id routes to
+            connect = connect.pick(eid)
         self.backend = _backend(self.prepared, transport, portal, connect, eid)
         self.driver = driver = SpecDriver(spec, self.backend.ws)
         driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
@@ -402,7 +404,7 @@ def run_episode(
     group: str | None = None,
     reward: RewardConfig = RewardConfig(),
     portal: Any = None,
-    connect: RemoteTarget | None = None,
+    connect: RemoteTarget | RemoteServers | None = None,
     judge: Judge | None = None,
 ) -> EpisodeRecord:
     """Run one episode and return its record; problems end the episode with a stop reason, never raise.
@@ -410,7 +412,7 @@ def run_episode(
     `user` builds the simulated user for (spec, seed) (default: the spec's scripted user);
     `transport` "mcp" sends every tool call through a real in-process MCP client, with records
     identical to the direct path. `connect` runs the episode on a remote coworkenv HTTP server
-    instead (tool calls over MCP, user and world through its admin API, judgements from it); its
+    (of several, `RemoteServers`, the one its id routes to) instead (tool calls over MCP, user and world through its admin API, judgements from it); its
     records equal the local ones apart from timings and the `remote` setting, and a server that
     cannot be reached or dies ends the episode with stop reason "error" saying so. The reward is
     `trainers.rewards.episode_reward` under `reward`. `judge` decides `judged` predicates of a spec
