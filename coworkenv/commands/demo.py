@@ -83,6 +83,12 @@ def register(app: typer.Typer) -> None:
         except DemoError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(1) from None
+        from trainers.demo.learning import learning_table, rl_table
+
         Console().print(final_tables(summary))
+        if summary.after is not None:
+            Console().print(learning_table(summary.before, summary.after, "what the student learned (held-out)"))
+        if summary.rl:
+            Console().print(rl_table(summary.rl))
         typer.echo(summary.verdict())
         typer.echo(f"report: {summary.files['report']}\nsummary: {summary.files['summary']}")

@@ -99,7 +99,11 @@ def register(app: typer.Typer) -> None:
         from pydantic import ValidationError
 
         _prepare(threads)
+        import transformers
+
         from trainers.training.base import BaseSettings, build_base
+
+        transformers.utils.logging.disable_progress_bar()  # keeps --json output one clean line
         from trainers.training.sft import SFTDataError, read_sft_file
 
         if device not in ("cpu", "cuda"):
