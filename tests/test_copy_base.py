@@ -210,3 +210,14 @@ def test_gpu_profile_resolves_on_cpu() -> None:
 def test_bad_demo_profile_options(args: list[str], message: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "o"), *args])
     assert result.exit_code == 2 and message in result.output and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("right, below", [(1, True), (4, False)])
+def test_verdict_quotes_the_novel_copy_target(right: int, below: bool) -> None:
+    from trainers.demo.pipeline import DemoSummary
+
+    before = StudentScore(0.0, 0.0, 0.0, 0, 0, 5.0, parts={"copied_unseen": {"n": 4, "right": 0}})
+    after = StudentScore(0.0, 0.0, 0.1, 2, 1, 3.0, parts={"copied_unseen": {"n": 4, "right": right}})
+    verdict = DemoSummary(settings={}, out="x", environments={"heldout": 2}, before=before, after=after).verdict()
+    assert f"never seen in training right (teacher-forced) 0/4 -> {right}/4" in verdict
+    assert ("below the 80% novel-copy target" in verdict) is below
