@@ -221,3 +221,21 @@ def test_verdict_quotes_the_novel_copy_target(right: int, below: bool) -> None:
     verdict = DemoSummary(settings={}, out="x", environments={"heldout": 2}, before=before, after=after).verdict()
     assert f"never seen in training right (teacher-forced) 0/4 -> {right}/4" in verdict
     assert ("below the 80% novel-copy target" in verdict) is below
+
+
+def test_the_shipped_base_is_what_its_manifest_says() -> None:
+    need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
+    from trainers.demo.settings import SHIPPED_BASE
+    from trainers.training.tiny import load
+
+    manifest = json.loads((SHIPPED_BASE / "manifest.json").read_text())
+    model, tokenizer = load(SHIPPED_BASE)
+    s = manifest["settings"]
+    assert (model.config.hidden_size, model.config.num_hidden_layers) == (s["hidden"], s["layers"])
+    assert sum(p.numel() for p in model.parameters()) == manifest["parameters"] and len(tokenizer) == manifest["vocab"]
+    assert manifest["steps"] == manifest["curve"][-1]["step"] and manifest["tokens"] == manifest["curve"][-1]["tokens"]
+    # its chat template is the compact one the demo uses, and a copied value is the same tokens in a call
+    text = tokenizer.apply_chat_template([{"role": "user", "content": "key QX-4471"}], tokenize=False,
+                                         tools=[{"type": "function", "function": {"name": "f", "parameters": {
+                                             "type": "object", "properties": {"key": {"type": "string"}}}}}])
+    assert "f(key?)" in text

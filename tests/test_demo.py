@@ -31,7 +31,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
     out = tmp_path_factory.mktemp("demo") / "out"
-    result = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--out", str(out), "--threads", "1"])
+    result = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--rebuild-base", "--out", str(out), "--threads", "1"])
     return out, result
 
 
@@ -75,6 +75,9 @@ def test_quick_demo_writes_every_output(quick_run: tuple[Path, Any]) -> None:
                                        "rl", "report"}
     # steps, tokens and threads are in the summary; the learning figures carry their counts
     assert summary["training"]["tokens"] > 0 and summary["training"]["threads"] == 1
+    # --rebuild-base: the base was copy-pretrained here, its figures in the summary
+    assert summary["student"]["base"] == "rebuild" and summary["student"]["copy_pretraining"]["steps"] == 3
+    assert json.loads((out / "model" / "base" / "manifest.json").read_text())["steps"] == 3
     for name in ("before", "after"):
         parts = summary[name]["parts"]
         assert set(parts) >= {"tool_name", "constant", "copied_seen", "copied_unseen"}
@@ -106,7 +109,7 @@ def test_rerun_reuses_the_folder_and_reproduces(quick_run: tuple[Path, Any]) -> 
     out, result = quick_run
     assert result.exit_code == 0, result.output
     first = json.loads((out / "summary.json").read_text())
-    again = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--out", str(out), "--threads", "1"])
+    again = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--rebuild-base", "--out", str(out), "--threads", "1"])
     assert again.exit_code == 0, again.output
     second = json.loads((out / "summary.json").read_text())
     # same seed, one thread, step-bounded: the same environments, losses and scores
