@@ -16,7 +16,7 @@ from typing import Any
 
 from ..episodes.batch import summarize
 from ..record import EpisodeRecord
-from ..training.callspans import PARTS, PartScore, teacher_forced_parts, training_values
+from ..training.callspans import PARTS, teacher_forced_parts, training_values
 
 
 def heldout_loss(model: Any, tokenizer: Any, examples: Sequence[dict[str, Any]], max_length: int) -> float | None:

@@ -58,8 +58,8 @@ _STATUSES = ("Open", "In Progress", "Resolved", "Closed")
 @dataclass
 class CopyExample:
     """One generated example and what it asks to copy: `values` are the argument values the calls
-    must repeat (each a verbatim span of the context before its call); `selection` says, for a select
-    example, which candidate is right among how many."""
+    must repeat (each a verbatim span of the context before its call); for a select example,
+    `candidates` are the keys the search returned and `answer` the one right key."""
 
     kind: Literal["repeat", "select"]
     example: dict[str, Any]
