@@ -13,7 +13,7 @@ from coworkenv.cli import app
 SHORT = {"--out": "-o", "--seed": "-s", "--capability": "-c", "--policy": "-p", "--workers": "-w",
          "--episodes-per-env": "-g", "--group-size": "-g", "--envs": "-e", "--format": "-f", "--count": "-n"}
 SUMMARY_COMMANDS = {"run", "synth", "validate", "replay", "episodes", "eval", "bench", "export sft", "export rl",
-                    "train tiny", "train sft", "train rl"}
+                    "train tiny", "train sft", "train rl", "train base", "eval-student"}
 
 
 def commands() -> dict[str, Any]:

@@ -31,7 +31,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
     out = tmp_path_factory.mktemp("demo") / "out"
-    result = CliRunner().invoke(app, ["demo", "--quick", "--out", str(out), "--threads", "1"])
+    result = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--rebuild-base", "--out", str(out), "--threads", "1"])
     return out, result
 
 
@@ -72,7 +72,23 @@ def test_quick_demo_writes_every_output(quick_run: tuple[Path, Any]) -> None:
     assert len(summary["training"]["losses"]) == 3
     assert f"{summary['after']['heldout_loss']:.3f}" in summary["verdict"]
     assert set(summary["timings"]) == {"synthesize", "teacher", "export", "student", "before", "train", "after",
-                                       "report"}
+                                       "rl", "report"}
+    # steps, tokens and threads are in the summary; the learning figures carry their counts
+    assert summary["training"]["tokens"] > 0 and summary["training"]["threads"] == 1
+    # --rebuild-base: the base was copy-pretrained here, its figures in the summary
+    assert summary["student"]["base"] == "rebuild" and summary["student"]["copy_pretraining"]["steps"] == 3
+    assert json.loads((out / "model" / "base" / "manifest.json").read_text())["steps"] == 3
+    for name in ("before", "after"):
+        parts = summary[name]["parts"]
+        assert set(parts) >= {"tool_name", "constant", "copied_seen", "copied_unseen"}
+        assert parts["tool_name"]["n"] > 0 and 0 <= parts["tool_name"]["right"] <= parts["tool_name"]["n"]
+        assert 0 <= summary[name]["valid_json_calls"] <= summary[name]["tool_calls"]
+    assert "copied values never seen in training right (teacher-forced)" in result.output
+    # --rl: every credit assignment over the quick preset's 2 seeds, on the same held-out set
+    rl = summary["rl"]
+    assert [r["credit"] for r in rl["rows"]] == ["outcome", "partial", "MT-GRPO turn", "GiGPO step groups"]
+    assert all(r["seeds"] == 2 and r["success_sd"] >= 0 for r in rl["rows"]) and len(rl["runs"]) == 8
+    assert rl["heldout"] == 2 and "RL after SFT" in result.output
     assert summary["verdict"] in result.output and "student on held-out envs" in result.output
 
 
@@ -93,12 +109,12 @@ def test_rerun_reuses_the_folder_and_reproduces(quick_run: tuple[Path, Any]) -> 
     out, result = quick_run
     assert result.exit_code == 0, result.output
     first = json.loads((out / "summary.json").read_text())
-    again = CliRunner().invoke(app, ["demo", "--quick", "--out", str(out), "--threads", "1"])
+    again = CliRunner().invoke(app, ["demo", "--quick", "--rl", "--rebuild-base", "--out", str(out), "--threads", "1"])
     assert again.exit_code == 0, again.output
     second = json.loads((out / "summary.json").read_text())
     # same seed, one thread, step-bounded: the same environments, losses and scores
     assert second["training"]["losses"] == first["training"]["losses"]
-    for name in ("before", "after"):
+    for name in ("before", "after", "rl"):
         assert second[name] == first[name]
     assert second["environments"] == first["environments"]
 

@@ -27,7 +27,21 @@ def register(app: typer.Typer) -> None:
                                             "bounds it)."),
         threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: one on machines with 2 "
                                                                                "cores or fewer, else min(4, CPUs))."),
-        quick: bool = typer.Option(False, "--quick", help="Seconds-scale smoke run: tiny sizes, 3 training steps."),
+        quick: bool = typer.Option(False, "--quick", help="Seconds-scale smoke run: tiny sizes, 3 training steps "
+                                                          "(the same as --profile quick)."),
+        profile: str = typer.Option("cpu", "--profile", help="Preset: cpu (the default run), quick (seconds) or gpu "
+                                                              "(about ten minutes on one modern GPU)."),
+        rebuild_base: bool = typer.Option(False, "--rebuild-base", help="Copy-pretrain the base here (`train base`) "
+                                                                         "instead of starting from the shipped one."),
+        base: str | None = typer.Option(None, "--base", help="shipped, rebuild or scratch (random weights)."),
+        base_steps: int | None = typer.Option(None, "--base-steps", min=1, help="Copy-pretraining steps of a "
+                                                                                 "rebuilt base (default 2000)."),
+        rl: bool = typer.Option(False, "--rl", help="After SFT, compare GRPO credit assignments on the held-out set "
+                                                    "(mean and spread over --rl-seeds seeds)."),
+        rl_seeds: int | None = typer.Option(None, "--rl-seeds", min=1, help="Seeds per credit assignment (default 3)."),
+        rl_steps: int | None = typer.Option(None, "--rl-steps", min=1, help="GRPO steps per run (default 4)."),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda or auto (default: cpu; gpu profile: "
+                                                                 "auto)."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
         its success on held-out environments before and after training."""
@@ -42,14 +56,25 @@ def register(app: typer.Typer) -> None:
         from trainers.demo import DemoError, DemoSettings, run_demo
         from trainers.demo.render import RichReporter, final_tables
 
+        if rebuild_base and base not in (None, "rebuild"):
+            typer.echo(f"error: --rebuild-base and --base {base} contradict each other", err=True)
+            raise typer.Exit(2)
+        if quick and profile not in ("cpu", "quick"):
+            typer.echo(f"error: --quick and --profile {profile} contradict each other", err=True)
+            raise typer.Exit(2)
         given = {"train_envs": envs, "heldout_envs": heldout, "seed": seed, "minutes": minutes, "steps": steps,
-                 "threads": threads, "capabilities": tuple(capability) if capability else None}
+                 "threads": threads, "capabilities": tuple(capability) if capability else None,
+                 "base": "rebuild" if rebuild_base else base, "base_steps": base_steps, "rl": rl or None,
+                 "rl_seeds": rl_seeds, "rl_steps": rl_steps, "device": device}
         given = {k: v for k, v in given.items() if v is not None}
         try:
-            settings = DemoSettings.quick(**given) if quick else DemoSettings(**given)
+            settings = DemoSettings.for_profile("quick" if quick else profile, **given)
         except ValidationError as e:
             problems = "; ".join(f"{'.'.join(map(str, x['loc'])) or 'settings'}: {x['msg']}" for x in e.errors())
             typer.echo(f"error: {problems}", err=True)
+            raise typer.Exit(2) from None
+        except ValueError as e:
+            typer.echo(f"error: --profile: {e}", err=True)
             raise typer.Exit(2) from None
         console = Console(stderr=True)
         try:
@@ -58,6 +83,12 @@ def register(app: typer.Typer) -> None:
         except DemoError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(1) from None
+        from trainers.demo.learning import learning_table, rl_table
+
         Console().print(final_tables(summary))
+        if summary.after is not None:
+            Console().print(learning_table(summary.before, summary.after, "what the student learned (held-out)"))
+        if summary.rl:
+            Console().print(rl_table(summary.rl))
         typer.echo(summary.verdict())
         typer.echo(f"report: {summary.files['report']}\nsummary: {summary.files['summary']}")

@@ -1,4 +1,5 @@
-"""What the demo measures: the student's held-out assistant-token loss and its episode results.
+"""What the demo measures: the student's held-out assistant-token loss, the teacher-forced accuracy of
+the parts of the teacher's held-out calls, and its episode results.
 
 Success and mean reward come from the same `summarize` the batch runner prints. Two finer
 figures show learning that has not yet turned into passing episodes: the cross-entropy of the
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..episodes.batch import summarize
 from ..record import EpisodeRecord
+from ..training.callspans import PARTS, teacher_forced_parts, training_values
 
 
 def heldout_loss(model: Any, tokenizer: Any, examples: Sequence[dict[str, Any]], max_length: int) -> float | None:
@@ -62,6 +64,13 @@ class StudentScore:
     accepted_calls: int
     heldout_loss: float | None
     per_capability: list[CapabilityScore] = field(default_factory=list)
+    valid_json_calls: int = 0
+    episodes: int = 0
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def part_accuracy(self, part: str) -> float | None:
+        """Teacher-forced whole-part accuracy of `part` (see `trainers.training.callspans`), if measured."""
+        return (self.parts.get(part) or {}).get("accuracy")
 
     @property
     def accepted_call_rate(self) -> float:
@@ -73,18 +82,54 @@ class StudentScore:
         return {**asdict(self), "accepted_call_rate": self.accepted_call_rate}
 
 
-def student_score(records: Sequence[EpisodeRecord], loss: float | None) -> StudentScore:
-    """Score a batch of student records (plus the held-out loss measured separately)."""
+def is_valid_json_call(name: str, response: str) -> bool:
+    """Whether a recorded call was well-formed JSON: the hf policy names an unparsable block
+    `unparsed_tool_call` (or keeps its name and raw text, which the runner answers as invalid JSON)."""
+    return name != "unparsed_tool_call" and not (response.startswith("Error (invalid_arguments)")
+                                                 and "not valid JSON" in response)
+
+
+def call_counts(records: Sequence[EpisodeRecord]) -> tuple[int, int, int]:
+    """(tool calls made, calls that were valid JSON, calls the workspace accepted) over finished records."""
+    calls = valid = accepted = 0
+    for r in records:
+        if r.final is None:
+            continue
+        answers = {m.tool_call_id: m.content or "" for m in r.final.messages if m.role == "tool"}
+        for m in r.final.messages:
+            for c in m.tool_calls or []:
+                response = answers.get(c.id, "")
+                calls += 1
+                valid += is_valid_json_call(c.function.name, response)
+                accepted += c.id in answers and not response.startswith("Error (")
+    return calls, valid, accepted
+
+
+def learning_parts(model: Any, tokenizer: Any, heldout_examples: Sequence[dict[str, Any]],
+                   train_examples: Sequence[dict[str, Any]], max_length: int = 8192) -> dict[str, dict[str, Any]]:
+    """Teacher-forced accuracy of the held-out teacher calls' parts: tool names, constant values, values
+    copied from the context that a training call also held (`copied_seen`) and that none did
+    (`copied_unseen`), each with its count n (see `trainers.training.callspans`)."""
+    parts, missing = teacher_forced_parts(model, tokenizer, heldout_examples, training_values(train_examples),
+                                          max_length)
+    out = {p: parts[p].to_json() for p in PARTS}
+    out["unlocated"] = {"n": missing}
+    return out
+
+
+def student_score(records: Sequence[EpisodeRecord], loss: float | None,
+                  parts: dict[str, dict[str, Any]] | None = None) -> StudentScore:
+    """Score a batch of student records (plus the held-out loss and teacher-forced parts measured separately)."""
     rows = summarize(records)
     total = rows[-1]
     finished = [r for r in records if r.final is not None]
     scores = [float(r.final.evaluation.get("score", 0.0)) for r in finished]  # type: ignore[union-attr]
-    tool_msgs = [m for r in finished for m in r.final.messages if m.role == "tool"]  # type: ignore[union-attr]
-    accepted = sum(1 for m in tool_msgs if not (m.content or "").startswith("Error ("))
+    calls, valid, accepted = call_counts(records)
     return StudentScore(
         success_rate=total.success_rate, mean_reward=total.mean_reward,
-        mean_predicate_score=sum(scores) / len(scores) if scores else 0.0, tool_calls=len(tool_msgs),
+        mean_predicate_score=sum(scores) / len(scores) if scores else 0.0, tool_calls=calls,
         accepted_calls=accepted, heldout_loss=loss,
         per_capability=[CapabilityScore(r.capability, r.episodes, r.passed, r.success_rate, r.mean_reward)
                         for r in rows],
+        valid_json_calls=valid, episodes=len(records), parts=dict(parts or {}),
     )

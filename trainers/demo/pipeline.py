@@ -27,11 +27,12 @@ from ..episodes.policies import PolicySpec
 from ..episodes.runner import EpisodeLimits
 from ..export.sft import export_sft, select_sft_episodes, to_hf
 from ..record import EpisodeRecord, write_records
-from .metrics import StudentScore, heldout_loss, student_score
+from .metrics import StudentScore, heldout_loss, learning_parts, student_score
 from .progress import Reporter, SilentReporter, budget_callback
-from .settings import DemoSettings
+from .settings import SHIPPED_BASE, DemoSettings
 
-STAGES = ("synthesize", "teacher", "export", "student", "before", "train", "after", "report")
+NOVEL_COPY_TARGET = 0.8  # issue 15's target for copied values never seen in training
+STAGES = ("synthesize", "teacher", "export", "student", "before", "train", "after", "rl", "report")
 OUTPUTS = ("envs", "records", "sft", "model", "report", "summary.json")
 
 
@@ -53,6 +54,7 @@ class DemoSummary:
     training: dict[str, Any] = field(default_factory=dict)
     before: StudentScore | None = None
     after: StudentScore | None = None
+    rl: dict[str, Any] | None = None
     files: dict[str, str] = field(default_factory=dict)
 
     def verdict(self) -> str:
@@ -65,6 +67,13 @@ class DemoSummary:
         if b.heldout_loss is not None and a.heldout_loss is not None:
             parts.append(f"teacher-token loss {b.heldout_loss:.3f} -> {a.heldout_loss:.3f}")
         parts.append(f"accepted tool calls {b.accepted_calls}/{b.tool_calls} -> {a.accepted_calls}/{a.tool_calls}")
+        unseen_b, unseen_a = b.parts.get("copied_unseen") or {}, a.parts.get("copied_unseen") or {}
+        if unseen_a.get("n"):
+            parts.append(f"copied values never seen in training right (teacher-forced) {unseen_b.get('right', 0)}"
+                         f"/{unseen_b.get('n', 0)} -> {unseen_a['right']}/{unseen_a['n']}")
+            if unseen_a["right"] < NOVEL_COPY_TARGET * unseen_a["n"]:
+                parts.append(f"below the {NOVEL_COPY_TARGET:.0%} novel-copy target (docs/demo.md, 'Copy first', "
+                             "shows the copy curve and why)")
         if a.success_rate > b.success_rate:
             head = "The student improved on held-out environments"
         elif a.success_rate < b.success_rate:
@@ -82,7 +91,7 @@ class DemoSummary:
                 "environments": self.environments, "teacher": self.teacher, "sft": self.sft,
                 "student": self.student, "training": self.training,
                 "before": self.before.to_json() if self.before else None,
-                "after": self.after.to_json() if self.after else None,
+                "after": self.after.to_json() if self.after else None, "rl": self.rl,
                 "verdict": self.verdict(), "files": self.files}
 
 
@@ -164,16 +173,19 @@ def _episodes(specs: Sequence[EnvironmentSpec], policy: PolicySpec, limits: Epis
 
 
 def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples: list[dict[str, Any]],
-                  settings: DemoSettings, records_path: Path, reporter: Reporter) -> tuple[StudentScore, str]:
+                  settings: DemoSettings, records_path: Path, reporter: Reporter,
+                  train_examples: Sequence[dict[str, Any]] = ()) -> tuple[StudentScore, str]:
     from ..training.tiny import load
 
     model, tokenizer = load(model_dir)
     loss = heldout_loss(model, tokenizer, examples, settings.max_length)
+    parts = learning_parts(model, tokenizer, examples, train_examples, settings.max_length)
     del model
     policy = PolicySpec("hf", {"path": str(model_dir), "max_new_tokens": settings.max_new_tokens})
     recs = _episodes(heldout, policy, EpisodeLimits(max_turns=settings.max_turns), reporter)
+    records_path.parent.mkdir(parents=True, exist_ok=True)
     write_records(recs, records_path)
-    score = student_score(recs, loss)
+    score = student_score(recs, loss, parts)
     return score, f"success {score.success_rate:.0%}, loss {loss:.3f}" if loss is not None else ""
 
 
@@ -197,7 +209,9 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
     prepare_out(out)
     threads = settings.torch_threads(os.cpu_count())
     torch.set_num_threads(threads)
-    summary = DemoSummary(settings={**settings.model_dump(mode="json"), "torch_threads": threads}, out=str(out))
+    device = settings.resolved_device()
+    summary = DemoSummary(settings={**settings.model_dump(mode="json"), "torch_threads": threads,
+                                    "resolved_device": device}, out=str(out))
     clock = _Clock(summary, reporter)
     n_synth = settings.train_envs + settings.heldout_envs
 
@@ -240,21 +254,38 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
     train_examples, heldout_examples = clock.run("export", 1, export_stage)
 
     def student_stage() -> Any:
+        from ..training.base import build_base
         from ..training.tiny import build_tiny, load
 
-        path = build_tiny(out / "model" / "base", train_examples, settings.vocab_size, settings.hidden,
-                          settings.layers, settings.seed, compact_tools=settings.compact_tools,
-                          isolate_spaces=settings.isolate_spaces)
+        path = out / "model" / "base"
+        manifest: dict[str, Any] | None = None
+        if settings.base == "shipped":
+            if not (SHIPPED_BASE / "config.json").is_file():
+                raise DemoError(f"student: no shipped base in {SHIPPED_BASE}; rebuild it with --rebuild-base "
+                                "(or start from random weights with --base scratch)")
+            shutil.copytree(SHIPPED_BASE, path)
+            manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+        elif settings.base == "rebuild":
+            manifest = build_base(path, settings.base_settings(), train_examples, threads=threads, device=device)
+        else:
+            build_tiny(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
+                       compact_tools=settings.compact_tools, isolate_spaces=settings.isolate_spaces)
         model, tokenizer = load(path)
         params = sum(p.numel() for p in model.parameters())
         summary.student = {"architecture": "Qwen2ForCausalLM", "parameters": params, "vocab": len(tokenizer),
-                           "hidden": settings.hidden, "layers": settings.layers, "path": str(path)}
+                           "hidden": model.config.hidden_size, "layers": model.config.num_hidden_layers,
+                           "path": str(path), "base": settings.base}
+        if manifest is not None:
+            summary.student["copy_pretraining"] = {k: manifest.get(k) for k in (
+                "steps", "tokens", "train_seconds", "torch_threads", "final_copy_accuracy",
+                "final_copy_token_accuracy", "greedy", "settings")}
         reporter.update(1)
-        return path, f"{params:,} parameters, vocab {len(tokenizer)}"
+        return path, f"{settings.base} base, {params:,} parameters, vocab {len(tokenizer)}"
 
     base = clock.run("student", 1, student_stage)
     summary.before = clock.run("before", len(heldout_specs), lambda: _student_eval(
-        base, heldout_specs, heldout_examples, settings, out / "records" / "before.jsonl", reporter), "episodes")
+        base, heldout_specs, heldout_examples, settings, out / "records" / "before.jsonl", reporter, train_examples),
+        "episodes")
 
     limit = settings.minutes * 60
 
@@ -272,9 +303,11 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
             result = train_sft(base, train_examples, out / "model" / "student", learning_rate=settings.learning_rate,
                                batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
                                warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
-                               max_length=settings.max_length, seed=settings.seed, callbacks=[callback])
+                               max_length=settings.max_length, seed=settings.seed, callbacks=[callback],
+                               device=device)
         losses = result.losses
-        summary.training = {"steps": result.steps, "seconds": round(time.perf_counter() - callback.started, 3),
+        summary.training = {"steps": result.steps, "tokens": result.tokens, "threads": threads, "device": device,
+                            "seconds": round(time.perf_counter() - callback.started, 3),
                             "stopped_by": "time" if callback.stopped_by_time else "steps",
                             "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
                             "losses": losses, "path": result.output_dir}
@@ -283,7 +316,30 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
 
     student = clock.run("train", settings.steps or limit, train_stage, "steps" if settings.steps else "s")
     summary.after = clock.run("after", len(heldout_specs), lambda: _student_eval(
-        student, heldout_specs, heldout_examples, settings, out / "records" / "after.jsonl", reporter), "episodes")
+        student, heldout_specs, heldout_examples, settings, out / "records" / "after.jsonl", reporter, train_examples),
+        "episodes")
+
+    if settings.rl:
+        def rl_stage() -> Any:
+            from .rl import compare_credit
+
+            def evaluate(model_dir: Path, name: str) -> StudentScore:
+                score, _ = _student_eval(model_dir, heldout_specs, heldout_examples, settings,
+                                         out / "records" / "rl" / f"{name}.jsonl", SilentReporter(), train_examples)
+                return score
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                table = compare_credit(student, train_specs, out, settings, evaluate, summary.after,
+                                       on_run=lambda n, label: reporter.update(n, label))
+            table.heldout = len(heldout_specs)
+            summary.rl = table.to_json()
+            best = max(table.rows, key=lambda r: r.success_mean)
+            return table, f"best {best.credit}: success {best.success_mean:.0%} +- {best.success_sd:.0%}"
+
+        from .settings import RL_CREDITS
+
+        clock.run("rl", len(RL_CREDITS) * settings.rl_seeds, rl_stage, "runs")
 
     def report_stage() -> Any:
         from ..record import read_records

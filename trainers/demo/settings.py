@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from synth.capabilities import CAPABILITIES
 
+from ..training.base import BaseSettings
 from ..training.threads import default_torch_threads
 
 # Ticket-centred tasks with short reference solutions (one to six calls) and a shared tool set, so a
 # tiny model sees the same tools in every prompt and has a chance to learn the call format in minutes.
 DEFAULT_CAPABILITIES = ("clarification", "policy_compliance", "ticket_workflow")
 HELD_OUT_SEED_OFFSET = 100_000  # held-out environments draw seeds far from the training ones
+# The copy-pretrained base shipped with the project (built by `coworkenv train base`, see its manifest.json).
+SHIPPED_BASE = Path(__file__).parent / "base"
+# The credit assignments `--rl` compares: (label, terminal reward, credit level).
+RL_CREDITS = (("outcome", "outcome", "episode"), ("partial", "partial", "episode"),
+              ("MT-GRPO turn", "partial", "turn"), ("GiGPO step groups", "partial", "gigpo"))
 
 
 class DemoSettings(BaseModel):
@@ -22,8 +31,8 @@ class DemoSettings(BaseModel):
     train_envs: int = Field(200, ge=1, description="Training environments (spread over the capabilities).")
     heldout_envs: int = Field(12, ge=1, description="Held-out environments (other seeds, same capabilities).")
     seed: int = Field(0, ge=0, description="Seed of synthesis, model initialisation and training.")
-    minutes: float = Field(3.0, ge=0.0, description="Training time limit in minutes (0: no limit, --steps decides).")
-    steps: int = Field(0, ge=0, description="Training step limit (0: no limit, --minutes decides).")
+    minutes: float = Field(15.0, ge=0.0, description="Training time guard in minutes (0: none; --steps decides).")
+    steps: int = Field(1500, ge=0, description="Training step limit (0: no limit, --minutes decides).")
     learning_rate: float = Field(3e-3, gt=0.0)
     batch_size: int = Field(1, ge=1)
     max_length: int = Field(8192, ge=256, description="Tokens per training example (longer ones are cut).")
@@ -38,6 +47,19 @@ class DemoSettings(BaseModel):
     max_turns: int = Field(6, ge=1, description="Assistant turns per evaluation episode.")
     threads: int = Field(0, ge=0, description="torch CPU threads (0: one on machines with 2 cores or fewer, else "
                                                "min(4, CPU count)).")
+    base: Literal["shipped", "rebuild", "scratch"] = Field(
+        "shipped", description="Start from the shipped copy-pretrained base, rebuild it (`train base`), or start "
+                               "from random weights with a tokenizer trained on the SFT data.")
+    base_steps: int = Field(2000, ge=1, description="Copy-pretraining steps when the base is rebuilt.")
+    base_scale: Literal["full", "tiny"] = Field("full", description="Sizes of a rebuilt base's corpus and checks.")
+    device: Literal["auto", "cpu", "cuda"] = Field("cpu", description="Where training runs (auto: cuda if present).")
+    rl: bool = Field(False, description="After SFT, compare GRPO credit assignments (see RL_CREDITS).")
+    rl_seeds: int = Field(3, ge=1, description="Seeds per credit assignment.")
+    rl_steps: int = Field(4, ge=1, description="GRPO steps per run.")
+    rl_group: int = Field(4, ge=2, description="Rollouts per environment per GRPO step.")
+    rl_envs_per_step: int = Field(2, ge=1, description="Training environments per GRPO step.")
+    rl_learning_rate: float = Field(1e-4, gt=0.0)
+    profile: Literal["cpu", "quick", "gpu"] = Field("cpu", description="Which preset the other values came from.")
 
     @field_validator("capabilities")
     @classmethod
@@ -59,9 +81,50 @@ class DemoSettings(BaseModel):
         base: dict[str, object] = {"capabilities": ("clarification", "policy_compliance"), "train_envs": 2,
                                    "heldout_envs": 2, "minutes": 0.0, "steps": 3, "vocab_size": 400, "hidden": 32,
                                    "layers": 1, "max_new_tokens": 8, "max_turns": 2, "max_length": 6144,
-                                   "warmup_steps": 0}
+                                   "warmup_steps": 0, "base": "scratch", "base_steps": 3, "base_scale": "tiny",
+                                   "rl_seeds": 2, "rl_steps": 1, "rl_group": 2, "rl_envs_per_step": 1,
+                                   "profile": "quick"}
         base.update({k: v for k, v in changes.items() if v is not None})
         return cls.model_validate(base)
+
+    @classmethod
+    def gpu(cls, **changes: object) -> DemoSettings:
+        """The GPU profile, sized for about ten minutes on one modern GPU: a wider, deeper student whose base
+        is rebuilt (copy-pretrained) on the device, ten times the environments, longer training, batches
+        of 8. `device` defaults to auto (cuda when present, bf16 where supported)."""
+        base: dict[str, object] = {"train_envs": 2000, "heldout_envs": 48, "hidden": 256, "layers": 4,
+                                   "vocab_size": 4096, "steps": 3000, "minutes": 12.0, "batch_size": 8,
+                                   "learning_rate": 1e-3, "warmup_steps": 100, "base": "rebuild", "base_steps": 4000,
+                                   "device": "auto", "profile": "gpu"}
+        base.update({k: v for k, v in changes.items() if v is not None})
+        return cls.model_validate(base)
+
+    @classmethod
+    def for_profile(cls, profile: str, **changes: object) -> DemoSettings:
+        """The preset named `profile` (`cpu`, `quick` or `gpu`) with `changes` applied (None values ignored)."""
+        makers = {"cpu": lambda **c: cls.model_validate({k: v for k, v in c.items() if v is not None}),
+                  "quick": cls.quick, "gpu": cls.gpu}
+        if profile not in makers:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(makers)}")
+        return makers[profile](**changes)
+
+    def resolved_device(self, cuda_available: bool | None = None) -> str:
+        """`cpu` or `cuda`: the setting, with auto meaning cuda when torch sees a GPU."""
+        if self.device != "auto":
+            return self.device
+        if cuda_available is None:
+            import torch
+
+            cuda_available = torch.cuda.is_available()
+        return "cuda" if cuda_available else "cpu"
+
+    def base_settings(self) -> BaseSettings:
+        """How a rebuilt base is made: the student's sizes and seed, `base_steps` steps."""
+        sizes: dict[str, Any] = {"seed": self.seed, "steps": self.base_steps, "hidden": self.hidden,
+                                 "layers": self.layers, "vocab_size": self.vocab_size}
+        if self.base_scale == "tiny":
+            return BaseSettings.tiny(**sizes, heads=2 if self.hidden % 4 else 4)
+        return BaseSettings(**sizes, batch_size=64 if self.profile == "gpu" else 16)
 
     def heldout_seed(self) -> int:
         """The base seed of the held-out environments."""

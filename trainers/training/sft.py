@@ -103,6 +103,7 @@ class SFTResult:
     used: int = 0
     truncated: int = 0
     dropped: int = 0
+    tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary."""
@@ -113,7 +114,7 @@ def train_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
     lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
-    callbacks: list[Any] | None = None, warmup_steps: int = 0, assistant_only: bool = True,
+    callbacks: list[Any] | None = None, warmup_steps: int = 0, assistant_only: bool = True, device: str = "cpu",
 ) -> SFTResult:
     """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`.
 
@@ -149,7 +150,8 @@ def train_sft(
     args = SFTConfig(
         output_dir=str(output_dir), num_train_epochs=epochs, max_steps=max_steps, learning_rate=learning_rate,
         per_device_train_batch_size=batch_size, per_device_eval_batch_size=batch_size, logging_steps=1,
-        save_strategy="no", report_to=[], seed=seed, use_cpu=True, max_length=max_length,
+        save_strategy="no", report_to=[], seed=seed, use_cpu=device == "cpu", max_length=max_length,
+        bf16=device == "cuda" and _bf16_ok(), include_num_input_tokens_seen=True,
         lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant", warmup_steps=warmup_steps, dataloader_num_workers=0, disable_tqdm=True,
         eval_strategy="no",
     )
@@ -169,4 +171,11 @@ def train_sft(
     final.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return SFTResult(str(out), trainer.state.global_step, [float(x) for x in losses if math.isfinite(x)], eval_loss,
-                     tokenized.total, len(rows), tokenized.truncated, tokenized.dropped)
+                     tokenized.total, len(rows), tokenized.truncated, tokenized.dropped,
+                     int(getattr(trainer.state, "num_input_tokens_seen", 0) or 0))
+
+
+def _bf16_ok() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
