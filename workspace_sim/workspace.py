@@ -7,8 +7,9 @@ import json
 import logging
 import time
 import weakref
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
