@@ -79,12 +79,12 @@ def run(quick: bool) -> list[dict[str, Any]]:
 def _ray_figures(specs: list[Any], per_env: int) -> list[dict[str, Any]]:
     import ray
 
-    from trainers.episodes.ray_executor import run_ray
+    from trainers.episodes.ray_executor import run_ray, start_local_ray
 
     config = BatchConfig(PolicySpec("teacher"), episodes_per_env=per_env)
     rates = {}
     for workers in (1, 2):
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_local_ray(workers)
         try:
             run_ray(specs[:workers], config, workers=workers)  # start the workers and import everything
             t0 = time.perf_counter()

@@ -47,6 +47,35 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
                              f"({e.strerror or e})") from None
 
 
+def start_local_ray(cpus: int) -> None:
+    """Start a private local Ray with `cpus` CPUs, quietly.
+
+    Ray announces on stderr that the private cluster it starts uses token authentication (it does;
+    the token stays in ~/.ray). Our users did not start a cluster, so the notice is kept back.
+    """
+    ray = _ray()
+    auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    level, auth_log.level = auth_log.level, logging.ERROR
+    try:
+        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    finally:
+        auth_log.setLevel(level)
+
+
+def join_ray(address: str, cpus: int) -> None:
+    """Start a private local Ray (`address` "local", with `cpus` CPUs) or join a cluster; RayUnavailable
+    says why not, at once when nothing listens at a host:port."""
+    ray = _ray()
+    _reachable(address)
+    try:
+        if address == "local":
+            start_local_ray(cpus)
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except Exception as e:  # connection refused, bad address, ...
+        raise RayUnavailable(f"cannot start or join Ray at {address!r}: {type(e).__name__}: {e}") from None
+
+
 def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str = "local", workers: int = 2,
             on_record: OnRecord | None = None) -> list[EpisodeRecord]:
     """Run the batch on Ray; see the module docstring for `address`."""
@@ -55,21 +84,7 @@ def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str 
         raise ValueError(f"workers must be at least 1, got {workers}")
     started_here = False
     if not ray.is_initialized():
-        _reachable(address)
-        try:
-            if address == "local":
-                # Ray announces on stderr that the private cluster it starts uses token authentication
-                # (it does; the token stays in ~/.ray). Our users did not start a cluster, so keep it quiet.
-                auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
-                level, auth_log.level = auth_log.level, logging.ERROR
-                try:
-                    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
-                finally:
-                    auth_log.setLevel(level)
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except Exception as e:  # connection refused, bad address, ...
-            raise RayUnavailable(f"cannot start or join Ray at {address!r}: {type(e).__name__}: {e}") from None
+        join_ray(address, workers)
         started_here = True
     try:
         task = ray.remote(num_cpus=1, max_retries=1)(run_env_jsonl)

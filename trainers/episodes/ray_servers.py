@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .ray_executor import RayUnavailable, _ray, _reachable
+from .ray_executor import _ray, join_ray
 from .remote import RemoteServers, RemoteTarget
 
 LISTENING = re.compile(r"listening on (http://\S+?) ")
@@ -132,14 +132,7 @@ def start_ray_servers(n: int, *serve_args: str, token: str, address: str = "auto
     ray = _ray()
     started = False
     if not ray.is_initialized():
-        _reachable(address)
-        try:
-            if address == "local":
-                ray.init(num_cpus=n, include_dashboard=False, log_to_driver=False, configure_logging=False)
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except Exception as e:
-            raise RayUnavailable(f"cannot start or join Ray at {address!r}: {type(e).__name__}: {e}") from None
+        join_ray(address, n)
         started = True
     try:
         actor = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(ServerProcess)
