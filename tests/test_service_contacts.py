@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.errors import SpecError
-from workspace_sim.services.contacts import email_problem, fold, normalize_email
+from workspace_sim.people import email_problem, fold, normalize_email
 
 PEOPLE = [
     {"email": "dana.lee@corp.com", "name": "Dana Lee", "title": "VP Engineering", "department": "Engineering",

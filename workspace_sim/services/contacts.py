@@ -16,8 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from ..context import ToolContext
 from ..errors import Conflict, InvalidArgument, NotFound, SpecError
 from ..records import Record
-from ..people import (PEOPLE, email_problem, fold, normalize_email, person_summary,  # noqa: F401 (re-exported)
-                      resolve_address)
+from ..people import PEOPLE, fold, normalize_email, person_summary, resolve_address
 from ..registry import Service
 from ..validation import TimeZoneName, as_argument, clean_text, zone
 
