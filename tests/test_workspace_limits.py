@@ -155,6 +155,10 @@ def test_argument_depth_and_count_are_bounded() -> None:
     assert "more than 10,000 values (limits.max_argument_values)" in call_error(
         ws, "read_multiple_files", {"paths": ["/r.txt"] * 20_000})
     assert "argument names must be strings of at most 100 characters" in call_error(ws, "grep", {"p" * 5000: 1})
+    # a long name after a list argument (the check's slow path) is refused as well, and not logged whole
+    assert "argument names must be strings of at most 100 characters" in call_error(
+        ws, "grep", {"exclude_patterns": ["x"], "p" * 1_000_000: 1})
+    assert all(len(k) <= 100 for k in ws.events()[-1].args)
     msg = call_error(ws, "edit_file", {"path": "/r.txt", "edits": [{"old_text": "a", "new_text": "b" * 2_000_000}]})
     assert "argument edits[0].new_text is 2,000,000 characters long; the limit is 1,000,000 (limits.max_record_chars)" in msg
 

@@ -50,9 +50,7 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
         values += 1
         if values > max_values:
             raise InvalidArgument(f"arguments hold more than {max_values:,} values (limits.max_argument_values)")
-        if type(name) is not str or len(name) > 100:
-            shown = repr(name)[:40]
-            raise InvalidArgument(f"argument names must be strings of at most 100 characters, got {shown}")
+        _check_name(name)
         if type(v) is str:
             if len(v) > max_chars:
                 _string_too_long(name, v, large, limits)
@@ -61,7 +59,9 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
     else:
         return
     values = 0
-    stack: list[tuple[str, str, Any, int]] = [(str(k), str(k), v, 1) for k, v in args.items()]
+    for name in args:  # the fast path stopped at the first container: the names after it are unchecked
+        _check_name(name)
+    stack: list[tuple[str, str, Any, int]] = [(k, k, v, 1) for k, v in args.items()]
     while stack:
         where, top, v, depth = stack.pop()
         values += 1
@@ -80,6 +80,12 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
                                           f"{max_chars:,} (limits.max_argument_chars)")
                 sub = f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]"
                 stack.append((sub, top, x, depth + 1))
+
+
+def _check_name(name: Any) -> None:
+    if type(name) is not str or len(name) > 100:
+        shown = repr(name)[:40]
+        raise InvalidArgument(f"argument names must be strings of at most 100 characters, got {shown}")
 
 
 def _string_too_long(where: str, v: str, large: frozenset[str], limits: WorkspaceLimits, top: str | None = None) -> None:
