@@ -274,3 +274,19 @@ def test_records_read_load_errors() -> None:
         assert words in str(e.value), (extra, str(e.value))
     with pytest.raises(SpecError, match="predicates\\[0\\].table"):
         parse_predicates([{"kind": "records_read", "table": "tickets", "keys": ["a"]}])
+
+
+def test_judge_cache_memory_is_bounded(tmp_path) -> None:
+    # an RL run judges ever new answers: the in-memory verdicts must not grow without bound
+    cache = JudgeCache(max_entries=3)
+    for i in range(10):
+        cache.put(f"k{i}", [{"passed": True, "reason": str(i)}])
+    assert len(cache) == 3 and cache.get("k0") is None and cache.get("k9") == [{"passed": True, "reason": "9"}]
+    on_disk = JudgeCache(tmp_path, max_entries=2)
+    for i in range(5):
+        on_disk.put(f"k{i}", [{"passed": False, "reason": str(i)}])
+    assert len(on_disk) == 2
+    assert on_disk.get("k0") == [{"passed": False, "reason": "0"}]  # the folder keeps every verdict
+    assert len(on_disk) == 2
+    with pytest.raises(ValueError, match="max_entries"):
+        JudgeCache(max_entries=0)

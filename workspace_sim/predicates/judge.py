@@ -193,11 +193,16 @@ class JudgeCache:
     """Verdicts by content hash, in memory and optionally in a folder (one JSON file per verdict).
 
     The folder lets later runs (and other worker processes) reuse verdicts; files are written
-    atomically, and an unreadable one is ignored (the model is asked again).
+    atomically, and an unreadable one is ignored (the model is asked again). The memory holds at
+    most `max_entries` verdicts (the oldest go first), so a long RL run judging distinct answers
+    does not grow it without bound; the folder keeps them all.
     """
 
-    def __init__(self, folder: str | Path | None = None) -> None:
+    def __init__(self, folder: str | Path | None = None, max_entries: int = 10_000) -> None:
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be at least 1, got {max_entries}")
         self.folder = Path(folder) if folder is not None else None
+        self.max_entries = max_entries
         self._mem: dict[str, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         if self.folder is not None:
@@ -215,14 +220,19 @@ class JudgeCache:
             return None
         if not isinstance(doc, list) or not all(isinstance(v, dict) and type(v.get("passed")) is bool for v in doc):
             return None  # a damaged or hand-made file is not a verdict: ask the model again
-        with self._lock:
-            self._mem[key] = doc
+        self._remember(key, doc)
         return doc
+
+    def _remember(self, key: str, verdicts: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._mem.pop(key, None)
+            self._mem[key] = verdicts
+            while len(self._mem) > self.max_entries:
+                del self._mem[next(iter(self._mem))]
 
     def put(self, key: str, verdicts: list[dict[str, Any]]) -> None:
         """Store verdicts under `key`."""
-        with self._lock:
-            self._mem[key] = verdicts
+        self._remember(key, verdicts)
         if self.folder is not None:
             tmp = self.folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
             tmp.write_text(json.dumps(verdicts, ensure_ascii=False), encoding="utf-8")
