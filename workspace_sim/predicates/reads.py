@@ -1,8 +1,9 @@
 """`records_read`: the agent looked at enough of the evidence (at least N, or all, of a set of records).
 
-What counts as read is decided when a call runs (`ToolContext.returned_records`): the call looked
-the record up and returned its key to the agent, without writing it. Every successful call's
-read set is on its event (`Event.read`), so the predicate only unions them.
+What counts as read is decided by `ReadTrace.resolve` (context.py): the call looked the record up
+or iterated its table, did not write it, and returned its key together with some of its content.
+Every successful call's read set is on its event (`Event.read`, worked out on first use), so the
+predicate only unions them.
 """
 
 from __future__ import annotations
