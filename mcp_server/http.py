@@ -51,7 +51,7 @@ from .control import ControlOptions
 from .environment import EnvironmentLoadError, environment_from_document
 from .episode import EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
-from .jsoncheck import JsonProblem, parse_client_json
+from .jsoncheck import JsonProblem, parse_client_json, request_id
 from .recording import RecordReadError, read_record_file
 
 log = logging.getLogger("coworkenv.mcp.http")
@@ -323,11 +323,9 @@ async def _request_id(receive: Receive) -> str | int | None:
     else:
         return None
     try:
-        msg = parse_client_json(raw)
-    except JsonProblem:
-        return None
-    rid = msg.get("id") if isinstance(msg, dict) else None
-    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
+        return request_id(parse_client_json(raw))
+    except JsonProblem as e:  # parsed but refused (too deep, a lone surrogate): its id can still be answered
+        return request_id(e.value)
 
 
 async def _json_http_error(request: Request, exc: Exception) -> Response:

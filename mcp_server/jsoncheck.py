@@ -54,6 +54,17 @@ def parse_client_json(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+def request_id(msg: Any) -> str | int | None:
+    """The JSON-RPC id of a parsed message when it is one a reply may echo (a string that is valid Unicode,
+    or an integer other than a bool); None otherwise."""
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        return None
+    if isinstance(rid, str) and not _encodable(rid):
+        return None
+    return rid
+
+
 def _walk(value: Any, max_depth: int, surrogates: bool) -> str | None:
     stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
     while stack:

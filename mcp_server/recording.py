@@ -52,12 +52,12 @@ class RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = self.path.open("x" if exclusive else "a", encoding="utf-8")
         self._lock = threading.Lock()
+        self._blobs = BlobStore()  # the blobs this writer has put in the file
 
     def write(self, line: dict[str, Any]) -> None:
         """Append one line and flush it to the operating system; large strings go once into blob lines."""
         with self._lock:
-            store = self.__dict__.setdefault("_blobs", BlobStore())  # blobs this writer put in the file
-            obj, new = store.externalize(json.loads(_dump(line)))
+            obj, new = self._blobs.externalize(json.loads(_dump(line)))
             text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
             if self._fh.closed:
                 raise RecordReadError(f"{self.path}: record already closed")

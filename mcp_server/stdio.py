@@ -23,7 +23,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .jsoncheck import JsonProblem, parse_client_json
+from .jsoncheck import JsonProblem, parse_client_json, request_id
 
 log = logging.getLogger("coworkenv.mcp.stdio")
 
@@ -41,24 +41,12 @@ class BadLine(Exception):
         self.code, self.message, self.request_id, self.answer = code, message, request_id, answer
 
 
-def _request_id(msg: Any) -> str | int | None:
-    rid = msg.get("id") if isinstance(msg, dict) else None
-    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
-        return None
-    if isinstance(rid, str):
-        try:
-            rid.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
-    return rid
-
-
 def check_line(line: bytes) -> str:
     """The line as text when it is one JSON-RPC message the SDK will accept; otherwise raise BadLine."""
     try:
         msg = parse_client_json(line)
     except JsonProblem as e:
-        rid = _request_id(e.value)
+        rid = request_id(e.value)
         notification = isinstance(e.value, dict) and "method" in e.value and "id" not in e.value
         raise BadLine(PARSE_ERROR if rid is None else INVALID_REQUEST, e.message, rid,
                       answer=not notification) from None
@@ -67,7 +55,7 @@ def check_line(line: bytes) -> str:
                                        "send one message per line")
     if not isinstance(msg, dict):
         raise BadLine(INVALID_REQUEST, f"a message must be a JSON object, got {type(msg).__name__}")
-    rid = _request_id(msg)
+    rid = request_id(msg)
     if "method" in msg and "id" not in msg:  # a notification is never answered, only logged
         try:
             _check_envelope(msg, None)

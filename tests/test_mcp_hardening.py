@@ -139,6 +139,13 @@ def test_the_410_of_an_ended_episode_answers_the_request_id(tmp_path: Path) -> N
         assert r.status_code == 404 and r.json()["id"] == "q"
 
 
+def test_the_404_answers_the_id_of_a_request_refused_for_its_depth(tmp_path: Path) -> None:
+    deep = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ' + b"[" * 100 + b"]" * 100 + b"}"
+    with served(tmp_path) as s:
+        r = httpx.post(f"{s.base}/episodes/nope/mcp", content=deep, headers={"content-type": "application/json"})
+        assert r.status_code == 404 and r.json()["id"] == 7, r.text
+
+
 def test_a_slow_call_in_one_episode_does_not_stall_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     release, entered = threading.Event(), threading.Event()
     real_call = Episode.call
