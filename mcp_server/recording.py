@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from workspace_sim import Event, Workspace
-from workspace_sim.blobs import BlobError, BlobStore, blob_entry, resolve
+from workspace_sim.blobs import BlobError, BlobReader, BlobStore
 from workspace_sim.events import render_default
 
 
@@ -222,7 +222,7 @@ def read_record_file(path: str | Path) -> RecordFile:
         lines.pop()
     out = RecordFile(p, [], ends_cleanly=ends_cleanly)
     by_id: dict[str, RecordedSegment] = {}
-    blobs: dict[str, str] = {}
+    blobs = BlobReader()
     for n, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -235,14 +235,11 @@ def read_record_file(path: str | Path) -> RecordFile:
                 continue
             raise RecordReadError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
         try:  # large strings are stored once, in blob lines (workspace_sim.blobs)
-            if isinstance(obj, dict) and obj.get("type") == "blob":
-                h, blob = blob_entry(obj)
-                blobs[h] = blob
-                continue
-            if '"$' in text:
-                obj = resolve(obj, blobs)
+            obj = blobs.take(obj, text)
         except BlobError as e:
             raise RecordReadError(f"{where}: {e}") from None
+        if obj is None:
+            continue
         if not isinstance(obj, dict) or obj.get("type") not in ("header", "event", "step", "final"):
             raise RecordReadError(f"{where}: expected an object whose type is header, event, step or final")
         sid = obj.get("episode_id")

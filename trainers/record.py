@@ -17,7 +17,7 @@ from typing import Annotated, Any, Iterable, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
-from workspace_sim.blobs import BlobError, BlobStore, blob_entry, resolve
+from workspace_sim.blobs import BlobError, BlobReader, BlobStore
 
 RECORD_VERSION = 1
 
@@ -368,7 +368,7 @@ def parse_lines(text_lines: Iterable[str], source: str = "<records>") -> list[Ep
     episodes read back exactly as they were before writing.
     """
     episodes: dict[str, EpisodeRecord] = {}
-    blobs: dict[str, str] = {}
+    blobs = BlobReader()
     for n, raw in enumerate(text_lines, start=1):
         where = f"{source}:{n}"
         if not raw.strip():
@@ -381,14 +381,11 @@ def parse_lines(text_lines: Iterable[str], source: str = "<records>") -> list[Ep
             raise RecordError(f"{where}: each line must be a JSON object, got {type(obj).__name__}")
         kind = obj.get("type")
         try:
-            if kind == "blob":
-                h, text = blob_entry(obj)
-                blobs[h] = text
-                continue
-            if '"$' in raw:
-                obj = resolve(obj, blobs)
+            obj = blobs.take(obj, raw)
         except BlobError as e:
             raise RecordError(f"{where}: {e}") from None
+        if obj is None:
+            continue
         if kind not in ("header", "event", "step", "final"):
             raise RecordError(f"{where}: 'type' must be header, event, step, final or blob, got {kind!r}")
         try:

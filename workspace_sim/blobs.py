@@ -83,3 +83,23 @@ def resolve(obj: Any, blobs: Mapping[str, str]) -> Any:
     if isinstance(obj, list):
         return [resolve(x, blobs) for x in obj]
     return obj
+
+
+class BlobReader:
+    """The reading side of a record file: remembers its blob lines and puts their text back.
+
+    `take(obj, raw)` returns None for a blob line (kept for the lines after it) and otherwise the
+    object with every blob reference resolved; `raw` is the line's text, so lines without a
+    reference (the common case) are not walked. A bad blob or reference raises BlobError.
+    """
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, str] = {}
+
+    def take(self, obj: Any, raw: str) -> Any:
+        """The line's object with its references resolved, or None when the line was a blob."""
+        if isinstance(obj, dict) and obj.get("type") == "blob":
+            h, text = blob_entry(obj)
+            self.blobs[h] = text
+            return None
+        return resolve(obj, self.blobs) if '"$' in raw else obj
