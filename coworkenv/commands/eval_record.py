@@ -7,6 +7,8 @@ from typing import Any, Optional
 
 import typer
 
+from . import _judge as judge
+
 
 def _rows(results: list[dict[str, Any]], depth: int = 0) -> list[tuple[str, ...]]:
     rows = []
@@ -26,18 +28,10 @@ def register(app: typer.Typer) -> None:
         episode: Optional[str] = typer.Option(None, help="Only this episode of the file."),
         rescore: bool = typer.Option(False, help="Replay and evaluate again even where a result is recorded."),
         no_append: bool = typer.Option(False, "--no-append", help="Do not append the result to unfinished records."),
-        judge_model: Optional[str] = typer.Option(None, "--judge-model",
-                                                  help="Model judging `judged` predicates (else COWORKENV_JUDGE_MODEL; "
-                                                       "none: their key facts)."),
-        judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url",
-                                                     help="The judge's OpenAI-compatible base URL (else "
-                                                          "COWORKENV_JUDGE_BASE_URL)."),
-        judge_api_key: Optional[str] = typer.Option(None, "--judge-api-key",
-                                                    help="The judge's API key (else COWORKENV_JUDGE_API_KEY, "
-                                                         "COWORKENV_OPENAI_API_KEY or OPENAI_API_KEY)."),
-        judge_cache: Optional[Path] = typer.Option(None, "--judge-cache",
-                                                   help="Folder caching the judge's verdicts across runs (else "
-                                                        "COWORKENV_JUDGE_CACHE)."),
+        judge_model: Optional[str] = judge.MODEL,
+        judge_base_url: Optional[str] = judge.BASE_URL,
+        judge_api_key: Optional[str] = judge.API_KEY,
+        judge_cache: Optional[Path] = judge.CACHE,
         as_json: bool = typer.Option(False, "--json", help="Print one JSON evaluation per episode instead of tables."),
     ) -> None:
         """Evaluate a recorded episode (replaying it when it has no result yet) and print every predicate."""

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from . import _judge as judge
+
 
 def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
@@ -108,18 +110,10 @@ def register(app: typer.Typer) -> None:
                                           help="Run on Ray: alone or 'local' starts a private local Ray; HOST:PORT, "
                                                "ray://HOST:PORT or 'auto' joins a cluster."),
         report: Path | None = typer.Option(None, "--report", help="Also write the HTML report into this folder."),
-        judge_model: str | None = typer.Option(None, "--judge-model",
-                                                  help="Model judging `judged` predicates (else COWORKENV_JUDGE_MODEL; "
-                                                       "none: their key facts)."),
-        judge_base_url: str | None = typer.Option(None, "--judge-base-url",
-                                                     help="The judge's OpenAI-compatible base URL (else "
-                                                          "COWORKENV_JUDGE_BASE_URL)."),
-        judge_api_key: str | None = typer.Option(None, "--judge-api-key",
-                                                    help="The judge's API key (else COWORKENV_JUDGE_API_KEY, "
-                                                         "COWORKENV_OPENAI_API_KEY or OPENAI_API_KEY)."),
-        judge_cache: Path | None = typer.Option(None, "--judge-cache",
-                                                   help="Folder caching the judge's verdicts across runs (else "
-                                                        "COWORKENV_JUDGE_CACHE)."),
+        judge_model: str | None = judge.MODEL,
+        judge_base_url: str | None = judge.BASE_URL,
+        judge_api_key: str | None = judge.API_KEY,
+        judge_cache: Path | None = judge.CACHE,
         as_json: bool = typer.Option(False, "--json", help="Print the summary rows as JSON instead of the table."),
     ) -> None:
         """Run episodes of environments with a policy, write their records, and print success per capability."""
