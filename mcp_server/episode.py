@@ -309,9 +309,10 @@ class Episode:
         """The evaluation of the current state (does not end the episode)."""
         return self.env.evaluate(self.workspace, final_answer).to_json()
 
-    def end(self, final_answer: str | None = None, reason: str | None = None) -> dict[str, Any]:
+    def end(self, final_answer: str | None = None, reason: str | None = None, sync: bool = True) -> dict[str, Any]:
         """Evaluate, append the final line, close the record and release the workspace's live resources
-        (e.g. its sandbox container); later calls return the same evaluation."""
+        (e.g. its sandbox container); later calls return the same evaluation. With `sync` False the
+        record is closed without an fsync, which the caller then owes (`recording.sync_file`)."""
         if self.ended:
             assert self.evaluation is not None
             return self.evaluation
@@ -320,7 +321,7 @@ class Episode:
             self.evaluation = self._finish_segment(final_answer, stop)
             self.ended, self.stop_reason = True, stop
             if self._writer is not None:
-                self._writer.close()
+                self._writer.close(sync)
         finally:
             self.workspace.close()
         return self.evaluation

@@ -20,7 +20,9 @@ from starlette.types import Receive, Scope, Send
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
+from .fastpath import FastPath, fast_path_enabled, modern_version
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
+from .recording import sync_file
 from .server import EpisodeServer, build_server
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -41,12 +43,16 @@ def transport_security(host: str) -> TransportSecuritySettings:
 
 @dataclass
 class LiveEpisode:
-    """An episode being served: its MCP server and the signal that stops its session manager."""
+    """An episode being served: its MCP server and its session manager's state. The session manager runs
+    only once a request needs it (a handshake-era session, or anything the fast path hands on): an
+    episode driven by modern tool calls alone never starts one."""
 
     episode: Episode
     server: EpisodeServer
     stop: anyio.Event = field(default_factory=anyio.Event)
     stopped: anyio.Event = field(default_factory=anyio.Event)
+    starting: anyio.Lock = field(default_factory=anyio.Lock)
+    sessions_started: bool = False
 
 
 class HubError(ValueError):
@@ -63,7 +69,7 @@ class EpisodeHub:
     def __init__(
         self, env: ServedEnvironment | None, source: EnvironmentSource | None, record_dir: str | Path | None,
         host: str = "127.0.0.1", json_response: bool = True, spec_roots: Sequence[str | Path] = (),
-        control: ControlOptions | None = None,
+        control: ControlOptions | None = None, fast_path: bool = True,
     ) -> None:
         self.env, self.source = env, source
         self.control = control or ControlOptions()
@@ -74,6 +80,7 @@ class EpisodeHub:
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self.security = transport_security(host)
         self.json_response = json_response
+        self.fast = FastPath(self.security, json_response) if fast_path and fast_path_enabled() else None
         self.live: dict[str, LiveEpisode] = {}
         self.ended: dict[str, None] = {}  # ids only (bounded): an ended episode's evaluation is in its record
         self._tg: TaskGroup | None = None
@@ -81,7 +88,8 @@ class EpisodeHub:
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator["EpisodeHub"]:
-        """Serve episodes while inside; on the way out every live episode is ended and recorded."""
+        """Serve episodes while inside; on the way out every live episode is ended and recorded, and every
+        ended episode's record is on disk (fsync)."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
             try:
@@ -151,10 +159,14 @@ class EpisodeHub:
         del self.live[episode_id]
         try:
             async with live.server.lock:  # after any call in flight; predicates may take a while: off the loop
-                evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason)
+                evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason, False)
         finally:
             live.stop.set()
-        await live.stopped.wait()
+            path = live.episode.record_path
+            if path is not None and self._tg is not None:  # written and flushed; on disk shortly after
+                self._tg.start_soon(anyio.to_thread.run_sync, sync_file, path)
+        if live.sessions_started:
+            await live.stopped.wait()
         if len(self.ended) >= MAX_ENDED_REMEMBERED:
             self.ended.pop(next(iter(self.ended)))
         self.ended[episode_id] = None
@@ -187,13 +199,22 @@ class EpisodeHub:
     async def _serve(self, episode: Episode) -> LiveEpisode:
         if self._tg is None:
             raise HubError(503, "not_running", "the episode hub is not running")
-        server = build_server(episode)
-        server.streamable_http_app(streamable_http_path="/", json_response=self.json_response,
-                                   transport_security=self.security)
-        live = LiveEpisode(episode, server)
+        live = LiveEpisode(episode, build_server(episode))
         self.live[episode.id] = live
-        await self._tg.start(self._run_sessions, live)
         return live
+
+    async def _sessions(self, live: LiveEpisode) -> Any:
+        """The episode's SDK session manager, started on first use."""
+        if not live.sessions_started:
+            async with live.starting:
+                if not live.sessions_started:
+                    if self._tg is None:
+                        raise HubError(503, "not_running", "the episode hub is not running")
+                    live.server.streamable_http_app(streamable_http_path="/", json_response=self.json_response,
+                                                    transport_security=self.security)
+                    await self._tg.start(self._run_sessions, live)
+                    live.sessions_started = True
+        return live.server.session_manager
 
     async def _run_sessions(self, live: LiveEpisode, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         try:
@@ -206,6 +227,14 @@ class EpisodeHub:
     # --- MCP requests --------------------------------------------------------------------------
 
     async def handle_mcp(self, episode_id: str, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass one HTTP request to the named episode's MCP session manager."""
+        """Pass one HTTP request to the named episode: a modern tool call or listing to the fast path
+        (`mcp_server.fastpath`), anything else to its MCP session manager."""
         live = self.get(episode_id)
-        await live.server.session_manager.handle_request(scope, receive, send)
+
+        async def sdk(scope: Scope, receive: Receive, send: Send) -> None:
+            await (await self._sessions(live)).handle_request(scope, receive, send)
+
+        if self.fast is not None and modern_version(scope) is not None:
+            await self.fast.handle(live.server, scope, receive, send, sdk)
+            return
+        await sdk(scope, receive, send)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from workspace_sim import Event, Workspace
-from workspace_sim.blobs import BlobError, BlobReader, BlobStore
+from workspace_sim.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
 from workspace_sim.events import render_default
 
 
@@ -38,6 +38,18 @@ class RecordReadError(ValueError):
 
 def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _plain(text: str) -> bool:
+    """Whether a dumped line can be written as it is: it holds no key that looks like a reference (which the
+    store escapes) and no string long enough to become a blob. Without an escaped quote in the text, every
+    string is one piece between two quotes, so a short piece bounds every string; with one, the slow path
+    decides (a false "no" only costs time)."""
+    if '"$blob"' in text or '"$esc"' in text:
+        return False
+    if len(text) < BLOB_MIN_CHARS:
+        return True
+    return '\\"' not in text and max(map(len, text.split('"'))) < BLOB_MIN_CHARS
 
 
 class RecordWriter:
@@ -57,25 +69,44 @@ class RecordWriter:
     def write(self, line: dict[str, Any]) -> None:
         """Append one line and flush it to the operating system; large strings go once into blob lines."""
         with self._lock:
-            obj, new = self._blobs.externalize(json.loads(_dump(line)))
-            text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
+            text = _dump(line)
+            if _plain(text):
+                text += "\n"
+            else:
+                obj, new = self._blobs.externalize(line)
+                text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
             if self._fh.closed:
                 raise RecordReadError(f"{self.path}: record already closed")
             self._fh.write(text)
             self._fh.flush()
 
-    def close(self) -> None:
-        """Close the file (idempotent)."""
+    def close(self, sync: bool = True) -> None:
+        """Close the file (idempotent); with `sync`, first make it durable (fsync). A caller that passes
+        False syncs later with `sync_file` (the lines are with the operating system either way)."""
         with self._lock:
             if not self._fh.closed:
                 self._fh.flush()
-                os.fsync(self._fh.fileno())
+                if sync:
+                    os.fsync(self._fh.fileno())
                 self._fh.close()
 
     @property
     def closed(self) -> bool:
         """Whether the file is closed."""
         return self._fh.closed
+
+
+def sync_file(path: str | Path) -> None:
+    """Make a closed file durable (fsync through a fresh descriptor: the kernel syncs the file, whichever
+    descriptor asks); a file that is gone by now is left alone."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def header_line(segment_id: str, env: Any, env_hash: str, workspace: Workspace, settings: dict[str, Any]) -> dict[str, Any]:

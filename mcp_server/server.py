@@ -20,6 +20,8 @@ from typing import Any
 
 import anyio
 
+from mcp.client.caching import MAX_TTL_MS
+from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
@@ -142,12 +144,20 @@ _START_PROMPT = MCPPrompt(name=START_PROMPT, title="Start the task", arguments=[
                           description="Begin working on the request in this workspace.")
 
 
+# An episode's tools, resources and prompt never change while it runs, so a 2026-07-28 client may keep the
+# listings for a day (the protocol's cap): a harness that shares its client cache across episodes of one
+# environment lists tools once (docs/mcp.md, "Many episodes").
+LISTING_CACHE_HINTS = {method: CacheHint(ttl_ms=MAX_TTL_MS, scope="private")
+                       for method in ("tools/list", "resources/list", "prompts/list")}
+
+
 class EpisodeServer(MCPServer):
     """An `MCPServer` whose tools, resource and prompt are those of one episode."""
 
     def __init__(self, episode: Episode, log_level: str = "WARNING") -> None:
         super().__init__(SERVER_NAME, title=f"coworkenv: {episode.env.title}", instructions=_instructions(episode),
-                         version=_version(), log_level=log_level, subscriptions=False)  # type: ignore[arg-type]
+                         version=_version(), log_level=log_level, subscriptions=False,  # type: ignore[arg-type]
+                         cache_hints=LISTING_CACHE_HINTS)
         self.episode = episode
         self._lock = anyio.Lock()
         self._tools = mcp_tools(episode) + control_tools(episode)

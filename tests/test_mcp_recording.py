@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
@@ -190,3 +192,39 @@ def test_spec_environments_are_served_judged_and_replayed(spec_path: Path, tmp_p
     assert seg.header["capabilities"] == spec.capabilities and seg.settings["source"] == source.to_json()
     (rejudged,) = judge_record(tmp_path / "spec-1.jsonl", rescore=True)
     assert rejudged.evaluation == verdict and rejudged.warnings == []
+
+
+# --- the writer's short cut: a line written as dumped when the blob store would leave it alone ------------
+
+_LONG = st.builds(lambda piece, n: piece * n, st.text(min_size=1, max_size=8), st.integers(600, 1200))
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30),
+                    st.sampled_from(['"quoted"', "back\\slash", "$blob", "$esc", "line\nbreak"]), _LONG)
+_KEY = st.one_of(st.text(max_size=10), st.sampled_from(["$blob", "$esc"]))
+_JSON = st.recursive(_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                     st.dictionaries(_KEY, inner, max_size=4)), max_leaves=12)
+
+
+def _reference_write(lines: list[dict]) -> str:
+    """What every write did before the short cut: round trip, externalize everything, dump."""
+    from mcp_server.recording import _dump
+    from workspace_sim.blobs import BlobStore
+
+    store, out = BlobStore(), []
+    for line in lines:
+        obj, new = store.externalize(json.loads(_dump(line)))
+        out.append("".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n")
+    return "".join(out)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.dictionaries(_KEY, _JSON, max_size=5), min_size=1, max_size=4))
+def test_record_lines_are_the_blob_stores_whatever_the_short_cut_skips(tmp_path: Path, lines: list[dict]) -> None:
+    from mcp_server.recording import RecordWriter
+
+    path = tmp_path / "r.jsonl"
+    path.unlink(missing_ok=True)  # hypothesis runs every example in the same folder
+    writer = RecordWriter(path, exclusive=True)
+    for line in lines:
+        writer.write(line)
+    writer.close()
+    assert path.read_text(encoding="utf-8") == _reference_write(lines)

@@ -1,0 +1,215 @@
+"""The sessionless fast path: 2026-07-28 `tools/call` and `tools/list` answered without the SDK's per-request stack.
+
+A 2026-07-28 (modern) MCP request is one self-contained POST. The SDK's entry for it
+(`handle_modern_request`) builds, per request, a Starlette request, the JSON-RPC envelope model, a
+connection, a dispatch context, a runner, the middleware chain and a `Context`, and tears them down
+again; for a read that the workspace answers in tens of microseconds that machinery is most of the
+server's time. This module answers the two requests an agent sends over and over, a tool call and the
+tool listing, directly from the episode, with the same bytes the SDK would send:
+
+- it runs the SDK's own transport checks (content type, DNS-rebinding protection, accept header,
+  duplicated routing headers, the per-request envelope ladder `classify_inbound_request`) and serializes
+  with the SDK's per-version result surface, the `resultType` rule and the `serverInfo` stamp;
+- it takes only requests it understands completely: a `tools/call` with a name, an argument object
+  and nothing but the envelope in `_meta` (no progress token, no `Mcp-Param-*` headers), or a
+  `tools/list` without a cursor. Anything else, including every malformed or hostile request, goes to
+  the SDK, which answers it as before;
+- the tool listing is the SDK's own response, captured the first time a tool set is listed and
+  replayed with the new request id after that (one listing per environment instead of one per
+  episode);
+- a tool call still runs on a worker thread under the episode's lock (`EpisodeServer.call_tool`).
+
+`tests/test_mcp_fastpath.py` sends the same requests down both paths and compares the bytes.
+`COWORKENV_MCP_FAST_PATH=0` turns it off (the SDK then answers everything).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from mcp.server.streamable_http import check_accept_headers
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.inbound import InboundModernRoute, classify_inbound_request, find_duplicated_routing_header
+from mcp_types import methods as sdk_methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .jsoncheck import JsonProblem, parse_client_json
+from .server import EpisodeServer, strict_schemas_requested
+
+FAST_PATH_ENV = "COWORKENV_MCP_FAST_PATH"
+MAX_FAST_BODY = 1 << 20  # a larger body goes to the SDK unread past this point
+ENVELOPE_KEYS = frozenset({"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientInfo",
+                           "io.modelcontextprotocol/clientCapabilities"})
+_PROTOCOL_HEADER = b"mcp-protocol-version"
+_PARAM_HEADER_PREFIX = b"mcp-param-"
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+_MAX_LISTINGS = 64
+
+
+def fast_path_enabled() -> bool:
+    """Whether this process answers modern tool calls and listings on the fast path (`COWORKENV_MCP_FAST_PATH`,
+    on unless set to 0)."""
+    value = os.environ.get(FAST_PATH_ENV, "1").strip().lower()
+    if value not in ("", "0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"{FAST_PATH_ENV} must be 1 or 0, got {value!r}")
+    return value not in ("0", "false", "no")
+
+
+def modern_version(scope: Scope) -> str | None:
+    """The request's `MCP-Protocol-Version` header when it names a modern (sessionless) revision, else None."""
+    for key, value in scope.get("headers", ()):
+        if key == _PROTOCOL_HEADER:
+            version = value.decode("latin-1")
+            return version if version in MODERN_PROTOCOL_VERSIONS else None
+    return None
+
+
+async def read_prefix(receive: Receive, limit: int = MAX_FAST_BODY) -> tuple[bytes, bool]:
+    """The request body, read until it ends or passes `limit` bytes; the flag says whether more is unread."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away: let the SDK see that too
+            return b"".join(chunks), True
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks), False
+        if size > limit:
+            return b"".join(chunks), True
+
+
+def replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    """A `receive` that yields the bytes already read, then whatever the original `receive` still holds."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": more}]
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replayed
+
+
+class FastPath:
+    """Answers eligible modern requests of any episode served by one hub (see the module docstring)."""
+
+    def __init__(self, security: TransportSecuritySettings, json_response: bool) -> None:
+        self.security = TransportSecurityMiddleware(security)
+        self.json_response = json_response
+        self._listings: dict[tuple[Any, ...], bytes] = {}  # serialized listing results
+        self.answered = 0  # requests answered here (tests and the admin API read it)
+
+    async def handle(self, server: EpisodeServer, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp) -> None:
+        """Answer the request on the fast path when it qualifies, else hand it (body included) to `sdk`, the
+        episode's SDK session manager."""
+        body, more = await read_prefix(receive)
+        request = None if more else await self._eligible(scope, body)
+        if request is not None:
+            rid, method, params, version = request
+            if method == "tools/call":
+                self.answered += 1
+                await self._call(server, rid, params, version, send)
+                return
+            cached = self._listings.get(self._listing_key(server, version))
+            if cached is not None:
+                self.answered += 1
+                await _send_json(send, _response(rid, cached))
+                return
+            await sdk(scope, replay(body, more, receive), self._capture(server, version, send))
+            return
+        await sdk(scope, replay(body, more, receive), send)
+
+    async def _eligible(self, scope: Scope, body: bytes) -> tuple[Any, str, dict[str, Any], str] | None:
+        """(id, method, params, protocol version) of a request the fast path answers exactly as the SDK would;
+        None for anything else (the SDK then answers, errors included)."""
+        if scope.get("method") != "POST" or not self.json_response:
+            return None
+        raw_headers = scope.get("headers", ())
+        if any(k.startswith(_PARAM_HEADER_PREFIX) for k, _ in raw_headers):
+            return None
+        request = Request(scope)
+        if await self.security.validate_request(request, is_post=True) is not None:
+            return None
+        has_json, _ = check_accept_headers(request)
+        if not has_json:
+            return None
+        if find_duplicated_routing_header((k.decode("latin-1"), v) for k, v in raw_headers) is not None:
+            return None
+        try:
+            decoded = parse_client_json(body)
+        except JsonProblem:
+            return None
+        if not isinstance(decoded, dict) or set(decoded) != {"jsonrpc", "id", "method", "params"} \
+                or decoded["jsonrpc"] != "2.0":
+            return None
+        rid, method, params = decoded["id"], decoded["method"], decoded["params"]
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)) or not isinstance(params, dict):
+            return None
+        meta = params.get("_meta")
+        if not isinstance(meta, dict) or not set(meta) <= ENVELOPE_KEYS:
+            return None
+        if method == "tools/call":
+            if not set(params) <= {"name", "arguments", "_meta"} or not isinstance(params.get("name"), str) \
+                    or not isinstance(params.get("arguments", {}), dict):
+                return None
+        elif method != "tools/list" or set(params) != {"_meta"}:
+            return None
+        verdict = classify_inbound_request(decoded, headers=dict(request.headers))
+        if not isinstance(verdict, InboundModernRoute):
+            return None
+        return rid, method, params, verdict.protocol_version
+
+    async def _call(self, server: EpisodeServer, rid: Any, params: dict[str, Any], version: str, send: Send) -> None:
+        result = await server.call_tool(params["name"], params.get("arguments") or {})
+        dumped = sdk_methods.serialize_server_result(
+            "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        if dumped.get("resultType") is None:
+            dumped["resultType"] = "complete"
+        if dumped.get("_meta") is None:
+            dumped["_meta"] = {"io.modelcontextprotocol/serverInfo": server._lowlevel_server.server_info_stamp}
+        await _send_json(send, _response(rid, dumped))
+
+    def _listing_key(self, server: EpisodeServer, version: str) -> tuple[Any, ...]:
+        return (version, strict_schemas_requested(), server.title, tuple(t.name for t in server._tools))
+
+    def _capture(self, server: EpisodeServer, version: str, send: Send) -> Send:
+        """A `send` that passes the SDK's listing response through and keeps its result for the next listing."""
+        key = self._listing_key(server, version)
+        start: list[Message] = []
+
+        async def capturing(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                start.append(message)
+            elif message["type"] == "http.response.body" and not message.get("more_body") and start \
+                    and start[0]["status"] == 200:
+                try:
+                    answer = json.loads(message.get("body", b""))
+                except ValueError:
+                    answer = None
+                if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
+                    if len(self._listings) >= _MAX_LISTINGS:
+                        self._listings.pop(next(iter(self._listings)))
+                    self._listings[key] = json.dumps(answer["result"], separators=(",", ":")).encode()
+            await send(message)
+
+        return capturing
+
+
+def _response(rid: Any, result: dict[str, Any] | bytes) -> bytes:
+    """The JSON-RPC response exactly as the SDK's modern entry writes it (`JSONRPCResponse` dumped, then
+    `json.dumps` with compact separators: the envelope's keys in this order, a dict result unchanged)."""
+    encoded = result if isinstance(result, bytes) else json.dumps(result, separators=(",", ":")).encode()
+    return b'{"jsonrpc":"2.0","id":' + json.dumps(rid).encode() + b',"result":' + encoded + b"}"
+
+
+async def _send_json(send: Send, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode()), *_JSON_HEADERS]})
+    await send({"type": "http.response.body", "body": body})
