@@ -11,9 +11,9 @@ def test_http_bench_keys_exist_and_are_sane() -> None:
     out = {f["key"]: f for f in figures(n=5, episodes=2, concurrent=3, calls_each=2, starts=1)}
     assert set(out) == {"http_call_ms", "http_call_legacy_ms", "mcp_client_call_ms", "http_episode_ms",
                         "http_episode_uncached_ms", "http_episode_legacy_ms", "http_concurrent_calls_per_s",
-                        "http_concurrent_p99_ms", "serve_cold_start_ms"}
+                        "http_concurrent_p99_ms", "remote_episodes_per_s", "serve_cold_start_ms"}
     baselines = {f["baseline_key"] for f in out.values() if f["baseline_key"]}
-    assert {"rest_floor_call_ms", "mock_post_ms", "http_single_calls_per_s", "http_call_ms"} <= baselines
+    assert {"rest_floor_call_ms", "mock_post_ms", "remote_fresh_episodes_per_s", "http_single_calls_per_s", "http_call_ms"} <= baselines
     for f in out.values():
         assert math.isfinite(f["value"]) and f["value"] > 0, f
         assert f["baseline"] is None or (math.isfinite(f["baseline"]) and f["baseline"] > 0), f

@@ -21,7 +21,7 @@ from synth.spec import EnvironmentSpec, loads_spec
 from ..record import EpisodeRecord, parse_lines
 from ..rewards import RewardConfig
 from .policies import PolicySpec
-from .remote import RemoteServers, RemoteTarget
+from .remote import RemoteServers, RemoteTarget, close_pools
 from .runner import EpisodeLimits, PreparedSpec, Transport, run_episode
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
@@ -130,6 +130,7 @@ class EnvRunner:
     def close(self) -> None:
         """Stop the shared MCP event loop, if one was started."""
         if self._portal_cm is not None:
+            close_pools(self._portal)
             self._portal_cm.__exit__(None, None, None)
             self._portal_cm = self._portal = None
 

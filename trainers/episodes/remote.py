@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import weakref
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -102,20 +103,103 @@ class RemoteServers:
         return cls(tuple(RemoteTarget.from_options(u, token, timeout) for u in parts))
 
 
-class AdminClient:
-    """The admin API of a remote server over HTTP; every failure becomes a RemoteError."""
+class ConnectionPools:
+    """The HTTP clients that the remote episodes run on one event loop (a batch worker's portal) share.
 
-    def __init__(self, target: RemoteTarget) -> None:
+    A fresh HTTP client costs tens of milliseconds (it loads the CA bundle), several times what the
+    server spends on a whole episode; so a worker keeps one admin client per server and one HTTP
+    client for every MCP connection, and one MCP response cache, so each environment's tool listing
+    (which the server marks cacheable for a day) is fetched once per server instead of once per
+    episode. `close()` releases them; the batch worker calls it when it stops.
+    """
+
+    def __init__(self, portal: BlockingPortal) -> None:
+        from mcp.client.caching import InMemoryResponseCacheStore
+
+        self.portal = portal
+        self._admin: dict[tuple[str, float], httpx.Client] = {}
+        self._mcp: Any = None
+        self.listings = InMemoryResponseCacheStore()
+        self.versions: dict[str, str] = {}  # server base -> the sessionless protocol revision it answered
+
+    def admin(self, target: RemoteTarget) -> httpx.Client:
+        """The admin client of a server (made on first use)."""
+        key = (target.base, target.timeout)
+        if key not in self._admin:
+            self._admin[key] = httpx.Client(base_url=target.base, timeout=target.timeout)
+        return self._admin[key]
+
+    def mcp_client(self, url: str, timeout: float, env_key: str, server: str) -> Any:
+        """An MCP `Client` for an episode's endpoint on the shared HTTP client and listing cache; `env_key`
+        names the environment on its server (listings are shared between episodes of the same one only).
+        Once a server has answered in a sessionless revision, later clients adopt it without probing."""
+        from mcp.client.caching import CacheConfig
+        from mcp.client.streamable_http import streamable_http_client
+
+        if self._mcp is None:
+            self._mcp = self.portal.call(_async_client)
+        cache = CacheConfig(store=self.listings, partition="coworkenv-run", target_id=env_key)
+        return Client(streamable_http_client(url, http_client=self._mcp, terminate_on_close=False),
+                      read_timeout_seconds=timeout, cache=cache, mode=self.versions.get(server, "auto"))
+
+    def learned(self, server: str, version: str) -> None:
+        """Remember the revision a server answered in, when it is a sessionless one."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if version in MODERN_PROTOCOL_VERSIONS:
+            self.versions[server] = version
+
+    def close(self) -> None:
+        """Close every client (idempotent)."""
+        for client in self._admin.values():
+            client.close()
+        self._admin.clear()
+        if self._mcp is not None:
+            self.portal.call(self._mcp.aclose)
+            self._mcp = None
+
+
+async def _async_client() -> Any:
+    """The MCP side's HTTP client with the SDK's own defaults, made inside the portal's event loop."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    return create_mcp_http_client()
+
+
+_POOLS: weakref.WeakKeyDictionary[BlockingPortal, ConnectionPools] = weakref.WeakKeyDictionary()
+
+
+def pools_for(portal: BlockingPortal) -> ConnectionPools:
+    """The connection pools of the episodes run on `portal` (made on first use)."""
+    if portal not in _POOLS:
+        _POOLS[portal] = ConnectionPools(portal)
+    return _POOLS[portal]
+
+
+def close_pools(portal: BlockingPortal) -> None:
+    """Close the pools of `portal`, if any were made (before the portal itself stops)."""
+    pools = _POOLS.pop(portal, None)
+    if pools is not None:
+        pools.close()
+
+
+class AdminClient:
+    """The admin API of a remote server over HTTP; every failure becomes a RemoteError. With `pools`, it uses
+    their shared client for the server (and leaves it open on `close`)."""
+
+    def __init__(self, target: RemoteTarget, pools: ConnectionPools | None = None) -> None:
         self.target = target
-        self._http = httpx.Client(base_url=target.base, timeout=target.timeout,
-                                  headers={"Authorization": f"Bearer {target.token}"})
+        self._shared = pools is not None
+        self._http = pools.admin(target) if pools is not None else httpx.Client(base_url=target.base,
+                                                                                  timeout=target.timeout)
+        self._auth = {"Authorization": f"Bearer {target.token}"}
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None,
                 params: dict[str, Any] | None = None) -> Any:
         """Send one admin request and return its JSON answer; errors name the request and the server's reason."""
         what = f"{method} {path}"
         try:
-            r = self._http.request(method, path, json=body, params=params)
+            r = self._http.request(method, path, json=body, params=params, headers=self._auth)
         except httpx.TimeoutException:
             raise RemoteError(f"the server at {self.target.base} did not answer {what} within "
                               f"{self.target.timeout:g}s") from None
@@ -141,8 +225,9 @@ class AdminClient:
         return doc
 
     def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._http.close()
+        """Close the HTTP connection pool, unless it is shared."""
+        if not self._shared:
+            self._http.close()
 
 
 def check_server(target: RemoteTarget) -> int:
@@ -299,14 +384,19 @@ class RemoteMCPChannel:
     name = "remote"
 
     def __init__(self, url: str, workspace: RemoteWorkspace, timeout: float,
-                 portal: BlockingPortal | None = None) -> None:
+                 portal: BlockingPortal | None = None, pools: ConnectionPools | None = None,
+                 env_key: str | None = None, server: str | None = None) -> None:
         self.url, self.workspace, self.timeout = url, workspace, timeout
         self._own: AbstractContextManager[BlockingPortal] | None = None
+        if pools is not None:
+            portal = pools.portal
         if portal is None:
             self._own = start_blocking_portal()
             portal = self._own.__enter__()
         self.portal = portal
-        self._client_cm = portal.wrap_async_context_manager(Client(url, read_timeout_seconds=timeout))
+        client = pools.mcp_client(url, timeout, env_key or url, server or url) if pools is not None \
+            else Client(url, read_timeout_seconds=timeout)
+        self._client_cm = portal.wrap_async_context_manager(client)
         try:
             self.client = self._client_cm.__enter__()
         except BaseException as e:
@@ -315,6 +405,13 @@ class RemoteMCPChannel:
                 raise RemoteError(f"cannot open an MCP session at {url}: {_describe(e)}") from None
             raise
         self._open = True
+        if pools is not None:
+            pools.learned(server or url, self.client.protocol_version)
+            try:  # from the shared cache after the environment's first episode; the SDK checks results against it
+                self.portal.call(self.client.list_tools)
+            except Exception as e:
+                self.close()
+                raise RemoteError(f"cannot list the tools at {url}: {_describe(e)}") from None
 
     def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         """The remote MCP server's answer (text content and isError)."""
@@ -353,9 +450,11 @@ class RemoteSession:
     """One episode on a remote server: created from the spec, driven, judged and ended through its APIs."""
 
     def __init__(self, target: RemoteTarget, spec_document: dict[str, Any], episode_id: str, env_hash: str,
-                 start_hash: str, portal: BlockingPortal | None = None) -> None:
+                 start_hash: str, portal: BlockingPortal | None = None, pools: ConnectionPools | None = None) -> None:
         self.target = target
-        self.admin = AdminClient(target)
+        if pools is None and portal is not None:
+            pools = pools_for(portal)
+        self.admin = AdminClient(target, pools)
         self.ended = False
         self.channel: RemoteMCPChannel | None = None
         try:
@@ -373,8 +472,10 @@ class RemoteSession:
             if self.workspace.content_hash != start_hash:
                 raise RemoteError("the server's start state differs from the spec's start state here; are both sides "
                                   "running the same coworkenv version?")
+            mcp_only = "mcp_only" if info.get("mcp_only") else "harness"
             self.channel = RemoteMCPChannel(target.base + str(info.get("mcp_path", f"/episodes/{self.episode_id}/mcp")),
-                                            self.workspace, target.timeout, portal)
+                                            self.workspace, target.timeout, portal, pools,
+                                            env_key=f"{target.base}#{env_hash}#{mcp_only}", server=target.base)
         except BaseException:
             self.close()
             raise
