@@ -239,3 +239,24 @@ def test_the_shipped_base_is_what_its_manifest_says() -> None:
                                          tools=[{"type": "function", "function": {"name": "f", "parameters": {
                                              "type": "object", "properties": {"key": {"type": "string"}}}}}])
     assert "f(key?)" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.floats(0.0, 0.9))
+def test_sft_mix_keeps_every_teacher_example_and_adds_the_share_of_copies(n: int, share: float) -> None:
+    from trainers.demo.pipeline import sft_mix
+
+    teacher = [{"messages": [{"role": "assistant", "content": str(i)}], "i": i} for i in range(n)]
+    mixed = sft_mix(teacher, DemoSettings(copy_share=share))
+    assert [ex for ex in mixed if "i" in ex] == teacher  # all of them, in order
+    copies = [ex for ex in mixed if "i" not in ex]
+    assert len(copies) == round(n * share / (1 - share))
+    assert all(ex["messages"][0]["role"] == "system" and ex["tools"] for ex in copies)
+    assert sft_mix(teacher, DemoSettings(copy_share=share)) == mixed  # seeded
+
+
+def test_demo_copy_share_is_checked() -> None:
+    with pytest.raises(ValueError):
+        DemoSettings(copy_share=1.0)
+    result = CliRunner().invoke(app, ["demo", "--copy-share", "1.5"])
+    assert result.exit_code == 2 and "copy-share" in result.output

@@ -42,6 +42,10 @@ def register(app: typer.Typer) -> None:
         rl_steps: int | None = typer.Option(None, "--rl-steps", min=1, help="GRPO steps per run (default 4)."),
         device: str | None = typer.Option(None, "--device", help="cpu, cuda or auto (default: cpu; gpu profile: "
                                                                  "auto)."),
+        lr: float | None = typer.Option(None, "--lr", min=0.0, help="SFT learning rate (default 3e-3; gpu: 1e-3)."),
+        copy_share: float | None = typer.Option(None, "--copy-share", min=0.0, max=0.95,
+                                                help="Share of SFT examples that are fresh copy sequences, rehearsing "
+                                                     "the base's copying (default 0)."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
         its success on held-out environments before and after training."""
@@ -65,7 +69,8 @@ def register(app: typer.Typer) -> None:
         given = {"train_envs": envs, "heldout_envs": heldout, "seed": seed, "minutes": minutes, "steps": steps,
                  "threads": threads, "capabilities": tuple(capability) if capability else None,
                  "base": "rebuild" if rebuild_base else base, "base_steps": base_steps, "rl": rl or None,
-                 "rl_seeds": rl_seeds, "rl_steps": rl_steps, "device": device}
+                 "rl_seeds": rl_seeds, "rl_steps": rl_steps, "device": device, "learning_rate": lr,
+                 "copy_share": copy_share}
         given = {k: v for k, v in given.items() if v is not None}
         try:
             settings = DemoSettings.for_profile("quick" if quick else profile, **given)

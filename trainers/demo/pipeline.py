@@ -172,6 +172,27 @@ def _episodes(specs: Sequence[EnvironmentSpec], policy: PolicySpec, limits: Epis
     return run_local(specs, BatchConfig(policy, limits=limits), on_record=tick)
 
 
+REHEARSAL_SEED_OFFSET = 5_550_000  # the rehearsal's copy stream, apart from the base's training and checks
+
+
+def sft_mix(train_examples: Sequence[dict[str, Any]], settings: DemoSettings) -> list[dict[str, Any]]:
+    """The SFT training set: the teacher's examples, and with `copy_share` above 0 enough fresh copy sequences
+    (`copydata`) to make up that share of the whole, interleaved so every stretch of training sees both."""
+    from ..training.copydata import copy_examples
+
+    teacher = list(train_examples)
+    if settings.copy_share <= 0:
+        return teacher
+    n = round(len(teacher) * settings.copy_share / (1 - settings.copy_share))
+    copies = [c.example for c in copy_examples(settings.seed + REHEARSAL_SEED_OFFSET, n)]
+    mixed: list[dict[str, Any]] = []
+    for i, ex in enumerate(teacher):
+        mixed.append(ex)
+        while copies and len(copies) * len(teacher) > (len(teacher) - i - 1) * n:
+            mixed.append(copies.pop())
+    return mixed + copies
+
+
 def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples: list[dict[str, Any]],
                   settings: DemoSettings, records_path: Path, reporter: Reporter,
                   train_examples: Sequence[dict[str, Any]] = ()) -> tuple[StudentScore, str]:
@@ -300,7 +321,8 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         log = out / "model" / "train.log"
         with log.open("w", encoding="utf-8") as f, contextlib.redirect_stdout(f), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # deprecations inside TRL's config, not ours to fix
-            result = train_sft(base, train_examples, out / "model" / "student", learning_rate=settings.learning_rate,
+            result = train_sft(base, sft_mix(train_examples, settings), out / "model" / "student",
+                               learning_rate=settings.learning_rate,
                                batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
                                warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
                                max_length=settings.max_length, seed=settings.seed, callbacks=[callback],

@@ -34,6 +34,8 @@ class DemoSettings(BaseModel):
     minutes: float = Field(15.0, ge=0.0, description="Training time guard in minutes (0: none; --steps decides).")
     steps: int = Field(1500, ge=0, description="Training step limit (0: no limit, --minutes decides).")
     learning_rate: float = Field(3e-3, gt=0.0)
+    copy_share: float = Field(0.0, ge=0.0, lt=1.0, description="Share of the SFT examples that are fresh copy "
+                                                                 "sequences (rehearsal of the base's copying).")
     batch_size: int = Field(1, ge=1)
     max_length: int = Field(8192, ge=256, description="Tokens per training example (longer ones are cut).")
     assistant_only_loss: bool = Field(True, description="Train on assistant tokens only (else on every token).")
