@@ -64,6 +64,7 @@ def _process(args: list[str]) -> Iterator[str]:
             proc.kill()
 
 
+CLIENTS_PER_POOL = 10
 MODERN = "2026-07-28"  # the sessionless protocol revision: no handshake, every request stands alone
 
 
@@ -156,10 +157,9 @@ async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int
     import httpx2
 
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    limits = httpx2.Limits(max_connections=concurrent + 10, max_keepalive_connections=concurrent + 10)
     out: dict[str, float] = {}
     async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as admin, \
-            httpx2.AsyncClient(timeout=60, limits=limits) as http:
+            httpx2.AsyncClient(timeout=60) as http:
         for _ in range(100):
             try:
                 await admin.get("/admin/episodes")
@@ -184,11 +184,14 @@ async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int
 
         eids = [(await admin.post("/admin/episodes", json={})).json()["episode_id"] for _ in range(concurrent)]
         latencies: list[float] = []
-
         connected, go = [0], anyio.Event()
+        # One pool per ten episodes, as a harness would: httpx's pool checks every idle connection (a syscall
+        # each) to hand out one, so a single pool of a hundred connections spends the client's time there.
+        groups = [httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=CLIENTS_PER_POOL + 2))
+                  for _ in range(-(-concurrent // CLIENTS_PER_POOL))]
 
-        async def work(e: str) -> None:
-            async with _mcp_client(f"{base}/episodes/{e}/mcp", http) as c:
+        async def work(i: int, e: str) -> None:
+            async with _mcp_client(f"{base}/episodes/{e}/mcp", groups[i % len(groups)]) as c:
                 connected[0] += 1
                 await go.wait()  # the rate counts calls, not connections
                 for _ in range(calls_each):
@@ -197,14 +200,16 @@ async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int
                     latencies.append((time.perf_counter() - t) * 1000)
 
         async with anyio.create_task_group() as tg:
-            for e in eids:
-                tg.start_soon(work, e)
+            for i, e in enumerate(eids):
+                tg.start_soon(work, i, e)
             while connected[0] < len(eids):
                 await anyio.sleep(0.01)
             t0 = time.perf_counter()
             go.set()
         out["http_concurrent_calls_per_s"] = len(latencies) / (time.perf_counter() - t0)
         out["http_concurrent_p50_ms"], out["http_concurrent_p99_ms"] = _p(latencies, 0.5), _p(latencies, 0.99)
+        for g in groups:
+            await g.aclose()
         for e in eids:
             await admin.delete(f"/admin/episodes/{e}")
     out["mcp_client_call_ms"], out["mock_post_ms"] = await _client_cost(n)
