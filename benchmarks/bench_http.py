@@ -282,45 +282,39 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         cold = serve_cold_start_ms(tmp, starts)
     single_ms = 1000 / m["http_single_calls_per_s"]
     call, floor = m["http_call_ms"], m["rest_floor_call_ms"]
+
+    def fig(key: str, baseline_key: str, note: str, unit: str = "ms") -> dict[str, Any]:
+        return {"key": key, "value": m[key], "unit": unit, "baseline_key": baseline_key, "baseline": m[baseline_key],
+                "note": note}
+
+    episode = "create + connect + list tools + one call + end"
     return [
-        {"key": "http_call_ms", "value": call, "unit": "ms", "baseline_key": "rest_floor_call_ms", "baseline": floor,
-         "note": f"MCP tools/call over HTTP (2026-07-28, sessionless) is {call / floor:.2f}x a do-nothing "
-                 "Starlette POST (goal 1.5x)"},
-        {"key": "http_call_legacy_ms", "value": m["http_call_legacy_ms"], "unit": "ms",
-         "baseline_key": "rest_floor_call_ms", "baseline": floor,
-         "note": f"the same call in a handshake-era session (2025-11-25, the SDK's session transport) is "
-                 f"{m['http_call_legacy_ms'] / floor:.2f}x the POST"},
-        {"key": "mcp_client_call_ms", "value": m["mcp_client_call_ms"], "unit": "ms", "baseline_key": "mock_post_ms",
-         "baseline": m["mock_post_ms"],
-         "note": f"the SDK client alone (instant in-process transport) costs {m['mcp_client_call_ms']:.2f} ms a "
-                 f"call against {m['mock_post_ms']:.2f} ms for a plain POST: "
-                 f"{(m['mcp_client_call_ms'] - m['mock_post_ms']) / floor:.0%} of the floor before any server work"},
-        {"key": "http_episode_ms", "value": m["http_episode_ms"], "unit": "ms", "baseline_key": "http_call_ms",
-         "baseline": call,
-         "note": f"create + connect + list tools + one call + end is {m['http_episode_ms'] / call:.1f}x one call "
-                 "with the listing cached across episodes of the environment (goal 3x)"},
-        {"key": "http_episode_uncached_ms", "value": m["http_episode_uncached_ms"], "unit": "ms",
-         "baseline_key": "http_call_ms", "baseline": call,
-         "note": f"the same with a fresh client cache per episode (the listing fetched each time): "
-                 f"{m['http_episode_uncached_ms'] / call:.1f}x one call"},
-        {"key": "http_episode_legacy_ms", "value": m["http_episode_legacy_ms"], "unit": "ms",
-         "baseline_key": "http_call_ms", "baseline": call,
-         "note": f"the same in a handshake-era session (initialize + initialized first): "
-                 f"{m['http_episode_legacy_ms'] / call:.1f}x one call"},
-        {"key": "http_concurrent_calls_per_s", "value": m["http_concurrent_calls_per_s"], "unit": "calls/s",
-         "baseline_key": "http_single_calls_per_s", "baseline": m["http_single_calls_per_s"],
-         "note": f"{concurrent} episodes x {calls_each} calls keep "
-                 f"{m['http_concurrent_calls_per_s'] / m['http_single_calls_per_s']:.0%} of one episode's rate "
-                 "(goal 80%)"},
-        {"key": "http_concurrent_p99_ms", "value": m["http_concurrent_p99_ms"], "unit": "ms",
-         "baseline_key": "http_concurrent_p50_ms", "baseline": m["http_concurrent_p50_ms"],
-         "note": f"p99 is {m['http_concurrent_p99_ms'] / m['http_concurrent_p50_ms']:.1f}x p50 (goal under 10x); "
-                 f"one sequential call takes {single_ms:.2f} ms"},
-        {"key": "remote_episodes_per_s", "value": m["remote_episodes_per_s"], "unit": "episodes/s",
-         "baseline_key": "remote_fresh_episodes_per_s", "baseline": m["remote_fresh_episodes_per_s"],
-         "note": f"teacher episodes over `run --connect` on a worker's shared HTTP clients and listing cache: "
-                 f"{m['remote_episodes_per_s'] / m['remote_fresh_episodes_per_s']:.1f}x the same episodes with "
-                 "fresh clients each"},
+        fig("http_call_ms", "rest_floor_call_ms", f"MCP tools/call over HTTP (2026-07-28, sessionless) is "
+                                                  f"{call / floor:.2f}x a do-nothing Starlette POST (goal 1.5x)"),
+        fig("http_call_legacy_ms", "rest_floor_call_ms", f"the same call in a handshake-era session (the SDK's "
+                                                         f"session transport) is {m['http_call_legacy_ms'] / floor:.2f}x "
+                                                         "the POST"),
+        fig("mcp_client_call_ms", "mock_post_ms",
+            f"the SDK client alone (instant in-process transport) costs {m['mcp_client_call_ms']:.2f} ms a call "
+            f"against {m['mock_post_ms']:.2f} ms for a plain POST: "
+            f"{(m['mcp_client_call_ms'] - m['mock_post_ms']) / floor:.0%} of the floor before any server work"),
+        fig("http_episode_ms", "http_call_ms", f"{episode} is {m['http_episode_ms'] / call:.1f}x one call with the "
+                                               "listing cached across episodes of the environment (goal 3x)"),
+        fig("http_episode_uncached_ms", "http_call_ms", f"the same with a fresh client cache per episode (the listing "
+                                                        f"fetched each time): {m['http_episode_uncached_ms'] / call:.1f}x"),
+        fig("http_episode_legacy_ms", "http_call_ms", f"the same in a handshake-era session (initialize + initialized "
+                                                      f"first): {m['http_episode_legacy_ms'] / call:.1f}x one call"),
+        fig("http_concurrent_calls_per_s", "http_single_calls_per_s",
+            f"{concurrent} episodes x {calls_each} calls keep "
+            f"{m['http_concurrent_calls_per_s'] / m['http_single_calls_per_s']:.0%} of one episode's rate (goal 80%)",
+            "calls/s"),
+        fig("http_concurrent_p99_ms", "http_concurrent_p50_ms",
+            f"p99 is {m['http_concurrent_p99_ms'] / m['http_concurrent_p50_ms']:.1f}x p50 (goal under 10x); one "
+            f"sequential call takes {single_ms:.2f} ms"),
+        fig("remote_episodes_per_s", "remote_fresh_episodes_per_s",
+            f"teacher episodes over `run --connect` on a worker's shared HTTP clients and listing cache: "
+            f"{m['remote_episodes_per_s'] / m['remote_fresh_episodes_per_s']:.1f}x the same episodes with fresh "
+            "clients each", "episodes/s"),
         {"key": "serve_cold_start_ms", "value": cold, "unit": "ms", "baseline_key": None, "baseline": None,
          "note": "spawn `coworkenv serve` (stdio) to the answer to initialize, median (goal under 1,000 ms)"},
     ]
