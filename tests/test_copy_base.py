@@ -163,6 +163,22 @@ def test_train_base_cli_on_a_tiny_config(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["train", "base", "--out", str(tmp_path / "x"), "--steps", "0"])
     assert bad.exit_code == 2 and "--steps" in bad.output and not (tmp_path / "x").exists()
 
+    # --resume goes on from the base: steps, tokens, time and the curve continue; the base itself is kept
+    before = (out / "model.safetensors").read_bytes()
+    more = CliRunner().invoke(app, ["train", "base", "--tiny", "--steps", "2", "--resume", str(out), "--out",
+                                    str(tmp_path / "b3"), "--threads", "1", "--json"])
+    assert more.exit_code == 0, more.output
+    resumed = json.loads((tmp_path / "b3" / "manifest.json").read_text())
+    assert resumed["steps"] == 5 and [p["step"] for p in resumed["curve"]] == [0, 2, 3, 4, 5]
+    assert resumed["curve"][:3] == manifest["curve"] and resumed["tokens"] > manifest["tokens"]
+    assert resumed["settings"] == manifest["settings"] and resumed["resumed"][0]["from_step"] == 3
+    assert resumed["train_seconds"] >= manifest["train_seconds"] and (out / "model.safetensors").read_bytes() == before
+    for args, message in ((["--resume", str(tmp_path / "x")], "not a copy-pretrained base"),
+                          (["--resume", str(out), "--out", str(out)], "different folders")):
+        refused = CliRunner().invoke(app, ["train", "base", "--tiny", "--steps", "2", "--out", str(tmp_path / "b4"),
+                                           *args])
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+
 
 def test_rl_table_mean_and_spread() -> None:
     runs = [RLRun("outcome", s, 0.1, succ, score, 1, 2) for s, succ, score in ((0, 0.0, 0.2), (1, 0.5, 0.4),

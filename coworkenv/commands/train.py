@@ -92,6 +92,8 @@ def register(app: typer.Typer) -> None:
         threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: one on machines with 2 cores or "
                                                          "fewer, else min(4, cores))."),
         device: str = typer.Option("cpu", "--device", help="cpu or cuda."),
+        resume: Path | None = typer.Option(None, "--resume", help="A base folder to go on training for --steps more "
+                                                                  "steps (its tokenizer and sizes are kept)."),
         as_json: bool = typer.Option(False, "--json", help="Print the manifest as JSON."),
     ) -> None:
         """Build the copy-pretrained base: a tiny Qwen2 trained on generated copy sequences in the chat and
@@ -119,7 +121,12 @@ def register(app: typer.Typer) -> None:
             extra = read_sft_file(data) if data is not None else []
         except SFTDataError as e:
             _fail(str(e))
-        manifest = build_base(out, settings, extra, device=device)
+        if resume is not None and resume.resolve() == out.resolve():
+            _fail("--resume and --out must be different folders (the base you resume from is kept as it is)")
+        try:
+            manifest = build_base(out, settings, extra, device=device, resume=resume)
+        except (ValueError, FileNotFoundError) as e:
+            _fail(str(e))
         if as_json:
             typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "curve"} | {"out": str(out)}))
             return

@@ -27,6 +27,7 @@ from .callspans import PartScore, teacher_forced_parts
 from .copydata import MAX_CHARS, CopyExample, copy_example, copy_examples, curriculum_chars
 
 EVAL_SEED_OFFSET = 7_919_000  # evaluation examples come from a stream the training one never reaches
+RESUME_SEED_STRIDE = 1_000_003  # a resumed run's copy stream: seed + stride * steps already done
 
 
 class BaseSettings(BaseModel):
@@ -144,14 +145,31 @@ def greedy_exact(model: Any, tokenizer: Any, examples: Sequence[CopyExample], ma
             "exact_match": right / values if values else None, "selections": selects, "selected_right": selected}
 
 
+def _resumed(path: Path) -> tuple[Any, Any, dict[str, Any]]:
+    """The model, tokenizer and manifest of a base to go on training (`build_base(..., resume=path)`)."""
+    from .tiny import load
+
+    manifest_path = path / "manifest.json"
+    if not manifest_path.is_file():
+        raise ValueError(f"{path}: not a copy-pretrained base (no manifest.json); build one with `coworkenv train base`")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("kind") != "coworkenv copy-pretrained base" or not manifest.get("curve"):
+        raise ValueError(f"{manifest_path}: not the manifest of a copy-pretrained base")
+    model, tokenizer = load(path)
+    return model, tokenizer, manifest
+
+
 def build_base(out_dir: str | Path, settings: BaseSettings, extra_examples: Sequence[dict[str, Any]] = (),
                on_step: Callable[[int, float, float], None] | None = None, threads: int | None = None,
-               device: str = "cpu") -> dict[str, Any]:
+               device: str = "cpu", resume: str | Path | None = None) -> dict[str, Any]:
     """Build the copy-pretrained base into `out_dir` and return its manifest (also saved as manifest.json).
 
     `extra_examples` (HF SFT examples) join the tokenizer's corpus only, never the training stream.
     `on_step(step, loss, elapsed_seconds)` is called after every step. `device` is `cpu` or `cuda`
-    (bf16 autocast where supported); the saved weights are float32 either way.
+    (bf16 autocast where supported); the saved weights are float32 either way. With `resume` (a base
+    folder), training goes on from that base for `settings.steps` more steps at full value length (its
+    tokenizer and sizes are kept; `settings` gives the new run's schedule and seed), on a copy stream
+    none of its steps drew, and the manifest's curve and counts continue the earlier ones.
     """
     import torch
 
@@ -160,17 +178,22 @@ def build_base(out_dir: str | Path, settings: BaseSettings, extra_examples: Sequ
     t0 = time.perf_counter()
     if threads:
         torch.set_num_threads(threads)
-    corpus_examples = [e.example for e in copy_examples(settings.seed, settings.tokenizer_examples,
-                                                        settings.end_chars, settings.select_share)]
-    corpus = corpus_from_examples([*corpus_examples, *extra_examples], compact_tools=True)
-    tokenizer = build_tokenizer(corpus, settings.vocab_size, compact_tools=True, isolate_spaces=True)
-    model = build_model(len(tokenizer), settings.hidden, settings.layers, settings.heads, settings.seed).to(device)
+    earlier: dict[str, Any] | None = None
+    if resume is not None:
+        model, tokenizer, earlier = _resumed(Path(resume))
+        model = model.to(device)
+    else:
+        corpus_examples = [e.example for e in copy_examples(settings.seed, settings.tokenizer_examples,
+                                                            settings.end_chars, settings.select_share)]
+        corpus = corpus_from_examples([*corpus_examples, *extra_examples], compact_tools=True)
+        tokenizer = build_tokenizer(corpus, settings.vocab_size, compact_tools=True, isolate_spaces=True)
+        model = build_model(len(tokenizer), settings.hidden, settings.layers, settings.heads, settings.seed).to(device)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device == "cuda" and torch.cuda.is_bf16_supported() \
         else contextlib.nullcontext()
     for cfg in (model.config, model.generation_config):
         cfg.eos_token_id, cfg.pad_token_id = tokenizer.eos_token_id, tokenizer.pad_token_id
-    evals = copy_examples(settings.seed + EVAL_SEED_OFFSET, settings.eval_examples, settings.end_chars,
-                          settings.select_share)
+    checks = BaseSettings.model_validate(earlier["settings"]) if earlier else settings  # the same checks throughout
+    evals = copy_examples(checks.seed + EVAL_SEED_OFFSET, checks.eval_examples, checks.end_chars, checks.select_share)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01,
                                   betas=(0.9, 0.98))
 
@@ -181,30 +204,36 @@ def build_base(out_dir: str | Path, settings: BaseSettings, extra_examples: Sequ
         return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, p)))  # cosine to a tenth
 
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_at)
-    rng = random.Random(settings.seed)
-    torch.manual_seed(settings.seed)
-    curve: list[dict[str, Any]] = []
+    done = int(earlier["steps"]) if earlier else 0  # steps of the base this run goes on from
+    rng = random.Random(settings.seed + RESUME_SEED_STRIDE * done if earlier else settings.seed)
+    torch.manual_seed(settings.seed + done)
+    curve: list[dict[str, Any]] = list(earlier["curve"]) if earlier else []
     losses: list[float] = []
-    tokens = assistant_tokens = 0
-    step = 0
+    tokens = int(earlier["tokens"]) if earlier else 0
+    assistant_tokens = int(earlier.get("assistant_tokens", 0)) if earlier else 0
+    seconds_before = float(earlier.get("train_seconds", 0.0)) if earlier else 0.0
+    step = done
     stopped_by = "steps"
     started = time.perf_counter()
 
     def point() -> None:
         score = copy_accuracy(model, tokenizer, evals, settings.max_length)
-        curve.append({"step": step, "tokens": tokens, "seconds": round(time.perf_counter() - started, 1),
+        curve.append({"step": step, "tokens": tokens,
+                      "seconds": round(seconds_before + time.perf_counter() - started, 1),
                       "loss": round(sum(losses[-20:]) / len(losses[-20:]), 4) if losses else None,
                       "copy_accuracy": score.accuracy, "copy_token_accuracy": score.token_accuracy,
                       "values": score.n})
         model.train()
 
-    point()
+    if not earlier:
+        point()
     model.train()
-    while step < settings.steps:
+    while step < done + settings.steps:
         if settings.minutes and time.perf_counter() - started > settings.minutes * 60:
             stopped_by = "time"
             break
-        max_chars = curriculum_chars(step / settings.steps, settings.start_chars, settings.end_chars, settings.ramp)
+        max_chars = settings.end_chars if earlier else curriculum_chars(
+            step / settings.steps, settings.start_chars, settings.end_chars, settings.ramp)
         batch = [copy_example(rng, max_chars, settings.select_share).example for _ in range(settings.batch_size)]
         rows = _rows(tokenizer, batch, settings.max_length)
         ids, att, labels = (t.to(device) for t in _batch(rows, tokenizer.pad_token_id))
@@ -221,26 +250,30 @@ def build_base(out_dir: str | Path, settings: BaseSettings, extra_examples: Sequ
         losses.append(float(loss.detach()))
         if on_step:
             on_step(step, losses[-1], time.perf_counter() - started)
-        if step % settings.eval_every == 0 or step == settings.steps:
+        if step % settings.eval_every == 0 or step == done + settings.steps:
             point()
     if not curve or curve[-1]["step"] != step:
         point()
-    train_seconds = time.perf_counter() - started
-    greedy = greedy_exact(model, tokenizer, copy_examples(settings.seed + 2 * EVAL_SEED_OFFSET,
-                                                          settings.greedy_examples, settings.end_chars,
-                                                          settings.select_share)) if settings.greedy_examples else None
+    train_seconds = seconds_before + time.perf_counter() - started
+    greedy = greedy_exact(model, tokenizer, copy_examples(checks.seed + 2 * EVAL_SEED_OFFSET,
+                                                          checks.greedy_examples, checks.end_chars,
+                                                          checks.select_share)) if checks.greedy_examples else None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.to("cpu").save_pretrained(out)
     tokenizer.save_pretrained(out)
     params = sum(p.numel() for p in model.parameters())
     manifest = {
-        "kind": "coworkenv copy-pretrained base", "settings": settings.model_dump(mode="json"),
+        "kind": "coworkenv copy-pretrained base",
+        "settings": earlier["settings"] if earlier else settings.model_dump(mode="json"),
+        "resumed": [*earlier.get("resumed", []), {"from_step": done, "settings": settings.model_dump(mode="json")}]
+        if earlier else [],
         "extra_tokenizer_examples": len(extra_examples), "parameters": params, "vocab": len(tokenizer),
         "steps": step, "stopped_by": stopped_by, "tokens": tokens, "assistant_tokens": assistant_tokens,
         "train_seconds": round(train_seconds, 1), "total_seconds": round(time.perf_counter() - t0, 1),
         "torch_threads": torch.get_num_threads(), "device": device, "torch": torch.__version__,
-        "first_loss": losses[0] if losses else None, "last_loss": curve[-1]["loss"],
+        "first_loss": earlier.get("first_loss") if earlier else (losses[0] if losses else None),
+        "last_loss": curve[-1]["loss"],
         "final_copy_accuracy": curve[-1]["copy_accuracy"], "final_copy_token_accuracy": curve[-1]["copy_token_accuracy"],
         "greedy": greedy, "curve": curve,
     }
