@@ -1,9 +1,11 @@
 """The live episodes of an HTTP server: each has its own workspace, MCP server and session manager.
 
 Episodes are addressed explicitly (by id in the URL path), so one MCP request can only ever reach
-the episode it names. Each episode's `MCPServer` gets its own streamable-HTTP session manager,
-run in the hub's task group from creation until the episode ends; ending an episode evaluates it
-and closes its record.
+the episode it names. Sessionless tool calls and listings go to the fast path
+(`mcp_server.fastpath`); anything else goes to the episode's own streamable-HTTP session manager,
+started in the hub's task group on first use and stopped when the episode ends. Ending an episode
+evaluates it and closes its record; the record's fsync follows in the background, and the hub
+waits for every one before it stops.
 """
 
 from __future__ import annotations
