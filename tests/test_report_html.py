@@ -72,3 +72,19 @@ def test_report_splits_success_by_policy(tmp_path: Path) -> None:
     noop = index.index("<h3>policy: noop</h3>")
     assert "100.0%" in index[teacher:] and "0.0%" in index[noop:teacher]
     assert (tmp_path / "r" / "success.png").stat().st_size > 1000
+
+
+def test_report_counts_calls_made_parsed_and_accepted_per_policy(tmp_path: Path) -> None:
+    from trainers.demo.metrics import call_counts
+
+    specs = generated_specs()[:2]
+    teacher = run_local(specs, BatchConfig(PolicySpec("teacher")))
+    noop = run_local(specs, BatchConfig(PolicySpec("noop")))
+    root = parse(write_report(teacher + noop, tmp_path / "r"))
+    (calls,) = [t for t in root.findall(".//h:table", NS)
+                if [th.text for th in t.find("h:tr", NS)][:3] == ["policy", "episodes", "tool calls"]]
+    rows = {tr[0].text: [td.text for td in tr] for tr in calls.findall("h:tr", NS)[1:]}
+    made, valid, accepted = call_counts(teacher)
+    assert made > 0 and rows["teacher"] == ["teacher", "2", str(made), f"{valid}/{made} (100%)",
+                                            f"{accepted}/{made} (100%)", "1.000"]
+    assert rows["noop"][1:4] == ["2", "0", "0/0"]

@@ -125,6 +125,35 @@ def _summary_table(rows: Sequence[CapabilityRow]) -> str:
         for r in rows))
 
 
+CALL_COLUMNS = [
+    ("policy", "Who acted"), ("episodes", "Finished episodes of the policy"),
+    ("tool calls", "Tool calls made, summed over the episodes"),
+    ("valid JSON", "Calls whose arguments parsed as JSON (a model's malformed call block counts as one invalid call)"),
+    ("accepted", "Calls the workspace ran without an error"),
+    ("mean predicate score", "Share of predicates that held at the end, averaged over the episodes: moves before "
+                             "success does"),
+]
+
+
+def _calls_table(records: Sequence[EpisodeRecord]) -> str:
+    """Per policy: how many calls were made, parsed and accepted, and the mean predicate score (the figures a
+    student shows before it passes, from the records alone)."""
+    from ..demo.metrics import call_counts
+
+    by: dict[str, list[EpisodeRecord]] = {}
+    for rec in records:
+        if rec.final is not None:
+            by.setdefault(rec.header.policy.name, []).append(rec)
+    rows = []
+    for policy, recs in by.items():
+        calls, valid, accepted = call_counts(recs)
+        score = sum(float(r.final.evaluation.get("score", 0.0)) for r in recs) / len(recs)  # type: ignore[union-attr]
+        share = (lambda k: f"{k}/{calls} ({100 * k / calls:.0f}%)" if calls else "0/0")
+        rows.append(f"<tr><td>{_e(policy)}</td><td>{len(recs)}</td><td>{calls}</td><td>{share(valid)}</td>"
+                    f"<td>{share(accepted)}</td><td>{score:.3f}</td></tr>")
+    return _table(CALL_COLUMNS, rows)
+
+
 EPISODE_COLUMNS = [
     ("episode", "The episode's id; opens its page"), ("environment", "The environment's id"),
     ("policy", "Who acted: teacher, noop, a model"), ("seed", "The episode's seed (reproduces it)"),
@@ -147,6 +176,7 @@ def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[Capab
     body = (f"<h1>{_e(title)}</h1><h2>Success per capability</h2>"
             '<p><img src="success.png" alt="bar chart of success rate per capability and policy" /></p>'
             + "".join(f"<h3>policy: {_e(p)}</h3>{_summary_table(rows)}" for p, rows in by_policy.items())
+            + f"<h2>Tool calls per policy</h2>{_calls_table(records)}"
             + f"<h2>Episodes ({len(records)})</h2>{episodes}")
     return _page(title, body)
 
