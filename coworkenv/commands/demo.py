@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Folder for every output of the run."),
         seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of environments, model and training."),
         envs: int | None = typer.Option(None, "--train-envs", min=1, help="Training environments "
-                                           "(default 200; quick: 2)."),
+                                           "(default 1000; quick: 2)."),
         heldout: int | None = typer.Option(None, "--heldout-envs", min=1, help="Held-out environments (default 12; quick: 2)."),
         capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
@@ -42,10 +42,10 @@ def register(app: typer.Typer) -> None:
         rl_steps: int | None = typer.Option(None, "--rl-steps", min=1, help="GRPO steps per run (default 4)."),
         device: str | None = typer.Option(None, "--device", help="cpu, cuda or auto (default: cpu; gpu profile: "
                                                                  "auto)."),
-        lr: float | None = typer.Option(None, "--lr", min=0.0, help="SFT learning rate (default 3e-3; gpu: 1e-3)."),
+        lr: float | None = typer.Option(None, "--lr", min=0.0, help="SFT learning rate (default 1e-3)."),
         copy_share: float | None = typer.Option(None, "--copy-share", min=0.0, max=0.95,
                                                 help="Share of SFT examples that are fresh copy sequences, rehearsing "
-                                                     "the base's copying (default 0)."),
+                                                     "the base's copying (default 0.3; quick: 0)."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
         its success on held-out environments before and after training."""

@@ -28,13 +28,13 @@ class DemoSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     capabilities: tuple[str, ...] = Field(DEFAULT_CAPABILITIES, min_length=1, description="Capability ids.")
-    train_envs: int = Field(200, ge=1, description="Training environments (spread over the capabilities).")
+    train_envs: int = Field(1000, ge=1, description="Training environments (spread over the capabilities).")
     heldout_envs: int = Field(12, ge=1, description="Held-out environments (other seeds, same capabilities).")
     seed: int = Field(0, ge=0, description="Seed of synthesis, model initialisation and training.")
     minutes: float = Field(15.0, ge=0.0, description="Training time guard in minutes (0: none; --steps decides).")
     steps: int = Field(1500, ge=0, description="Training step limit (0: no limit, --minutes decides).")
-    learning_rate: float = Field(3e-3, gt=0.0)
-    copy_share: float = Field(0.0, ge=0.0, lt=1.0, description="Share of the SFT examples that are fresh copy "
+    learning_rate: float = Field(1e-3, gt=0.0)
+    copy_share: float = Field(0.3, ge=0.0, lt=1.0, description="Share of the SFT examples that are fresh copy "
                                                                  "sequences (rehearsal of the base's copying).")
     batch_size: int = Field(1, ge=1)
     max_length: int = Field(8192, ge=256, description="Tokens per training example (longer ones are cut).")
@@ -84,6 +84,7 @@ class DemoSettings(BaseModel):
                                    "heldout_envs": 2, "minutes": 0.0, "steps": 3, "vocab_size": 400, "hidden": 32,
                                    "layers": 1, "max_new_tokens": 8, "max_turns": 2, "max_length": 6144,
                                    "warmup_steps": 0, "base": "scratch", "base_steps": 3, "base_scale": "tiny",
+                                   "copy_share": 0.0,
                                    "rl_seeds": 2, "rl_steps": 1, "rl_group": 2, "rl_envs_per_step": 1,
                                    "profile": "quick"}
         base.update({k: v for k, v in changes.items() if v is not None})
