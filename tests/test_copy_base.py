@@ -276,3 +276,15 @@ def test_demo_copy_share_is_checked() -> None:
         DemoSettings(copy_share=1.0)
     result = CliRunner().invoke(app, ["demo", "--copy-share", "1.5"])
     assert result.exit_code == 2 and "copy-share" in result.output
+
+
+def test_the_demo_rebuilds_the_shipped_base_with_the_shipped_settings() -> None:
+    """`demo --rebuild-base` and the documented `train base` command build what is shipped (the time guard
+    aside, which did not fire: the manifest says the steps stopped it)."""
+    from trainers.demo.settings import SHIPPED_BASE
+
+    manifest = json.loads((SHIPPED_BASE / "manifest.json").read_text())
+    rebuilt = DemoSettings().base_settings().model_dump(mode="json")
+    assert {k: v for k, v in rebuilt.items() if k != "minutes"} == \
+           {k: v for k, v in manifest["settings"].items() if k != "minutes"}
+    assert manifest["stopped_by"] == "steps" and manifest["steps"] == rebuilt["steps"]

@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
                                                                          "instead of starting from the shipped one."),
         base: str | None = typer.Option(None, "--base", help="shipped, rebuild or scratch (random weights)."),
         base_steps: int | None = typer.Option(None, "--base-steps", min=1, help="Copy-pretraining steps of a "
-                                                                                 "rebuilt base (default 2000)."),
+                                                                                 "rebuilt base (default 8000, as shipped)."),
         rl: bool = typer.Option(False, "--rl", help="After SFT, compare GRPO credit assignments on the held-out set "
                                                     "(mean and spread over --rl-seeds seeds)."),
         rl_seeds: int | None = typer.Option(None, "--rl-seeds", min=1, help="Seeds per credit assignment (default 3)."),

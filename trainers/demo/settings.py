@@ -18,6 +18,7 @@ DEFAULT_CAPABILITIES = ("clarification", "policy_compliance", "ticket_workflow")
 HELD_OUT_SEED_OFFSET = 100_000  # held-out environments draw seeds far from the training ones
 # The copy-pretrained base shipped with the project (built by `coworkenv train base`, see its manifest.json).
 SHIPPED_BASE = Path(__file__).parent / "base"
+SHIPPED_BASE_LR = 2e-3  # the shipped base's peak learning rate (its manifest.json has every setting)
 # The credit assignments `--rl` compares: (label, terminal reward, credit level).
 RL_CREDITS = (("outcome", "outcome", "episode"), ("partial", "partial", "episode"),
               ("MT-GRPO turn", "partial", "turn"), ("GiGPO step groups", "partial", "gigpo"))
@@ -43,7 +44,8 @@ class DemoSettings(BaseModel):
     vocab_size: int = Field(2048, ge=300, description="Vocabulary of the locally trained tokenizer.")
     isolate_spaces: bool = Field(True, description="Tokenize words the same after a space or a quote (see tiny).")
     compact_tools: bool = Field(True, description="List tools as one-line signatures in the student's prompt.")
-    hidden: int = Field(64, ge=8, description="Hidden size of the tiny Qwen2 student.")
+    hidden: int = Field(128, ge=8, description="Hidden size of a student built here (rebuilt base or scratch; the "
+                                               "shipped base is hidden 128).")
     layers: int = Field(2, ge=1, description="Transformer layers of the student.")
     max_new_tokens: int = Field(96, ge=1, description="Tokens the student may generate per turn.")
     max_turns: int = Field(6, ge=1, description="Assistant turns per evaluation episode.")
@@ -52,7 +54,8 @@ class DemoSettings(BaseModel):
     base: Literal["shipped", "rebuild", "scratch"] = Field(
         "shipped", description="Start from the shipped copy-pretrained base, rebuild it (`train base`), or start "
                                "from random weights with a tokenizer trained on the SFT data.")
-    base_steps: int = Field(2000, ge=1, description="Copy-pretraining steps when the base is rebuilt.")
+    base_steps: int = Field(8000, ge=1, description="Copy-pretraining steps when the base is rebuilt (the shipped "
+                                                   "base's 8,000: about 80 minutes of one CPU core).")
     base_scale: Literal["full", "tiny"] = Field("full", description="Sizes of a rebuilt base's corpus and checks.")
     device: Literal["auto", "cpu", "cuda"] = Field("cpu", description="Where training runs (auto: cuda if present).")
     rl: bool = Field(False, description="After SFT, compare GRPO credit assignments (see RL_CREDITS).")
@@ -127,7 +130,9 @@ class DemoSettings(BaseModel):
                                  "layers": self.layers, "vocab_size": self.vocab_size}
         if self.base_scale == "tiny":
             return BaseSettings.tiny(**sizes, heads=2 if self.hidden % 4 else 4)
-        return BaseSettings(**sizes, batch_size=64 if self.profile == "gpu" else 16)
+        if self.profile == "gpu":
+            return BaseSettings(**sizes, batch_size=64)
+        return BaseSettings(**sizes, batch_size=16, learning_rate=SHIPPED_BASE_LR)
 
     def heldout_seed(self) -> int:
         """The base seed of the held-out environments."""
