@@ -93,7 +93,7 @@ def compare_credit(student: Path, train_specs: Sequence[EnvironmentSpec], out: P
     (the demo's own evaluation, so every figure is comparable with the before/after ones).
     """
     from ..training.grpo import GRPOSettings, train_grpo
-    from ..training.rollout import RolloutSettings, generate_rollout
+    from ..training.rollout import SPEC_PROMPT, RolloutSettings, generate_rollout
 
     result = RLComparison(heldout=0, sft_success=sft_score.success_rate, sft_score=sft_score.mean_predicate_score)
     done = 0
@@ -104,7 +104,8 @@ def compare_credit(student: Path, train_specs: Sequence[EnvironmentSpec], out: P
                 learning_rate=settings.rl_learning_rate, seed=seed,
                 credit=CreditConfig(level=level),  # type: ignore[arg-type]
                 rollout=RolloutSettings(max_turns=settings.max_turns, max_new_tokens=settings.max_new_tokens, seed=seed,
-                                        rewards=RewardConfig(terminal=terminal)),  # type: ignore[arg-type]
+                                        rewards=RewardConfig(terminal=terminal),  # type: ignore[arg-type]
+                                        temperature=settings.rl_temperature, system_prompt=SPEC_PROMPT),
             )
             slug = label.split()[0].lower().replace("-", "")
             folder = out / "model" / "rl" / f"{slug}-seed{seed}"

@@ -64,6 +64,7 @@ class DemoSettings(BaseModel):
     rl_group: int = Field(4, ge=2, description="Rollouts per environment per GRPO step.")
     rl_envs_per_step: int = Field(2, ge=1, description="Training environments per GRPO step.")
     rl_learning_rate: float = Field(1e-4, gt=0.0)
+    rl_temperature: float = Field(0.7, gt=0.0, description="Sampling temperature of the GRPO rollouts.")
     profile: Literal["cpu", "quick", "gpu"] = Field("cpu", description="Which preset the other values came from.")
 
     @field_validator("capabilities")

@@ -28,6 +28,9 @@ from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 
 
+SPEC_PROMPT = "spec"
+
+
 class RolloutSettings(BaseModel):
     """How rollouts are played."""
 
@@ -36,8 +39,20 @@ class RolloutSettings(BaseModel):
     max_new_tokens: int = Field(96, ge=1)
     temperature: float = Field(1.0, gt=0.0)
     rewards: RewardConfig = RewardConfig()
-    system_prompt: str | None = "You act for the user in their workspace. Use the tools, then answer briefly."
+    system_prompt: str | None = Field("You act for the user in their workspace. Use the tools, then answer briefly.",
+                                      description=f"The system message; {SPEC_PROMPT!r}: the runner's own for the "
+                                                  "environment (whom the agent acts for, the time), as in SFT data")
     seed: int = 0
+
+    def prompt_for(self, env: Any) -> str | None:
+        """The system message of a rollout in `env`."""
+        if self.system_prompt != SPEC_PROMPT:
+            return self.system_prompt
+        from ..episodes.runner import system_prompt
+
+        if not hasattr(env, "world"):
+            raise ValueError(f"system_prompt {SPEC_PROMPT!r} needs an environment spec, got {type(env).__name__}")
+        return system_prompt(env)
 
 
 @dataclass
@@ -102,7 +117,7 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
     import torch
 
     rec = EpisodeRecorder(env, episode_id, PolicyInfo(name="student", settings=settings.model_dump(mode="json")),
-                          seed=settings.seed, system_prompt=settings.system_prompt)
+                          seed=settings.seed, system_prompt=settings.prompt_for(env))
     segments: list[Segment] = []
     stop = "max_turns"
     problems = 0
@@ -177,7 +192,7 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
     import torch
 
     rec = EpisodeRecorder(env, episode_id, PolicyInfo(name="student-choice", settings=settings.model_dump(mode="json")),
-                          seed=settings.seed, system_prompt=settings.system_prompt)
+                          seed=settings.seed, system_prompt=settings.prompt_for(env))
     digest = hashlib.blake2b(f"{settings.seed}:{episode_id}".encode(), digest_size=4).digest()
     gen = torch.Generator().manual_seed(int.from_bytes(digest, "big"))
     segments: list[Segment] = []
