@@ -104,11 +104,14 @@ class FastPath:
         self.security = TransportSecurityMiddleware(security)
         self.json_response = json_response
         self._listings: dict[tuple[Any, ...], bytes] = {}  # serialized listing results
-        self.answered = 0  # requests answered here (tests and the admin API read it)
+        self.answered = 0  # requests answered here (the tests read it)
 
     async def handle(self, server: EpisodeServer, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp) -> None:
         """Answer the request on the fast path when it qualifies, else hand it (body included) to `sdk`, the
         episode's SDK session manager."""
+        if scope.get("method") != "POST":  # GET streams and DELETEs are the SDK's, unread
+            await sdk(scope, receive, send)
+            return
         body, more = await read_prefix(receive)
         request = None if more else await self._eligible(scope, body)
         if request is not None:
@@ -129,7 +132,7 @@ class FastPath:
     async def _eligible(self, scope: Scope, body: bytes) -> tuple[Any, str, dict[str, Any], str] | None:
         """(id, method, params, protocol version) of a request the fast path answers exactly as the SDK would;
         None for anything else (the SDK then answers, errors included)."""
-        if scope.get("method") != "POST" or not self.json_response:
+        if not self.json_response:
             return None
         raw_headers = scope.get("headers", ())
         if any(k.startswith(_PARAM_HEADER_PREFIX) for k, _ in raw_headers):
