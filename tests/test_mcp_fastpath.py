@@ -142,6 +142,8 @@ def test_everything_else_goes_to_the_sdk_and_gets_its_answer(tmp_path: Path) -> 
              headers("resources/list"), None),
             ({"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": dict(ENVELOPE)}},
              headers("server/discover"), None),
+            (call(9, "write_file", {"path": "/big.md", "content": "x" * (3 << 19)}), headers("tools/call", "write_file"),
+             None),  # past the fast path's 1 MiB: read on by the SDK, refused by the workspace's size limit
         ]
         for body, hdrs, raw in cases:
             await p.same(body, hdrs, raw)
