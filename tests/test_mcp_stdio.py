@@ -56,11 +56,16 @@ def test_serve_rejects_bad_input_without_a_traceback(tmp_path: Path) -> None:
         (["--python", "mcp_server.demo:no_such_factory"], "has no function"),
         (["--python", "mcp_server.demo:environment", "--episode-id", "bad id!"], "episode id"),
         (["--python", "mcp_server.demo:environment", "--http", "--admin-token", "short"], "at least 16"),
+        (["--python", "mcp_server.demo:environment", "--http", "--port", "0", "COWORKENV_MCP_FAST_PATH=maybe"],
+         "COWORKENV_MCP_FAST_PATH must be 1 or 0"),
     ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "COLUMNS": "400"}
     for extra, message in cases:
+        variables = dict(a.split("=", 1) for a in extra if "=" in a)  # NAME=value entries set the environment
+        extra = [a for a in extra if "=" not in a]
         proc = subprocess.run([sys.executable, "-m", "coworkenv", "serve", *extra, "--record-dir", str(tmp_path)],
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                              env={**env, **variables})
         assert proc.returncode == 2, (extra, proc.stderr)
         assert message in proc.stderr and "Traceback" not in proc.stderr, (extra, proc.stderr)
         assert proc.stdout == "", extra

@@ -98,6 +98,13 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("the admin token must be at least 16 characters")
         if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
             os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
+        if http:
+            from mcp_server.fastpath import fast_path_enabled
+
+            try:  # read by every hub (and worker); a bad value is refused here, before anything starts
+                fast_path_enabled()
+            except ValueError as e:
+                raise fail(str(e)) from None
         source = source_from_options(spec, python)
         configure_logging(log_level, log_file)
         try:
