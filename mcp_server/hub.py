@@ -11,6 +11,7 @@ waits for every one before it stops.
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
@@ -27,6 +28,7 @@ from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_e
 from .recording import sync_file
 from .server import EpisodeServer, build_server
 
+log = logging.getLogger("coworkenv.mcp.hub")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_ENDED_REMEMBERED = 10_000
 MAX_HASHES_KEPT = 16
@@ -63,6 +65,15 @@ class HubError(ValueError):
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+
+
+async def _sync_record(path: Path) -> None:
+    """fsync an ended episode's record off the event loop; a failure is logged, never raised into the hub's
+    task group (it would stop every other episode)."""
+    try:
+        await anyio.to_thread.run_sync(sync_file, path)
+    except OSError as e:
+        log.warning("could not sync the record %s to disk: %s", path, e)
 
 
 class EpisodeHub:
@@ -166,7 +177,7 @@ class EpisodeHub:
             live.stop.set()
             path = live.episode.record_path
             if path is not None and self._tg is not None:  # written and flushed; on disk shortly after
-                self._tg.start_soon(anyio.to_thread.run_sync, sync_file, path)
+                self._tg.start_soon(_sync_record, path)
         if live.sessions_started:
             await live.stopped.wait()
         if len(self.ended) >= MAX_ENDED_REMEMBERED:

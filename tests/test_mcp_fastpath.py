@@ -239,3 +239,27 @@ def test_the_fast_path_switch_reads_one_or_zero(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv(FAST_PATH_ENV, "maybe")
     with pytest.raises(ValueError, match=FAST_PATH_ENV):
         fast_path_enabled()
+
+
+def test_a_record_that_cannot_be_synced_is_logged_and_the_hub_keeps_serving(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch,
+                                                                           caplog: pytest.LogCaptureFixture) -> None:
+    import mcp_server.hub as hub_module
+
+    def broken(path: Any) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(hub_module, "sync_file", broken)
+    hub = EpisodeHub(environment(), None, tmp_path)
+
+    async def main() -> None:
+        async with hub.run():
+            for i in range(2):  # the second episode is served after the first one's sync failed
+                live = await hub.create(episode_id=f"sync-{i}")
+                assert not live.episode.call("read_text_file", {"path": "/reports/q1.csv"}).is_error
+                await hub.end(f"sync-{i}", None)
+                await anyio.sleep(0.05)
+
+    anyio.run(main)
+    assert caplog.text.count("could not sync the record") == 2
+    assert read_record_file(tmp_path / "sync-1.jsonl").segments[0].final is not None
