@@ -110,3 +110,19 @@ def test_cli_train_rl(tiny: Path, tmp_path: Path) -> None:
     assert res.exit_code == 2 and "level" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", str(tmp_path / "missing")])
     assert res.exit_code == 2 and "not a folder" in res.output
+
+
+def test_spec_prompt_rollouts_see_the_runners_system_prompt(tiny: Path) -> None:
+    """RL after SFT: a rollout in a spec sees the system message the SFT data was made with."""
+    from synth.procedural import generate
+    from trainers.episodes.runner import system_prompt
+    from trainers.training.rollout import SPEC_PROMPT
+
+    spec = generate("ticket_workflow", 0)
+    model, tok = load(tiny)
+    r = generate_rollout(model, tok, spec, RolloutSettings(max_turns=1, max_new_tokens=4, system_prompt=SPEC_PROMPT),
+                         "spec-0")
+    assert r.record.final.messages[0].role == "system"
+    assert r.record.final.messages[0].content == system_prompt(spec) and "acting for" in system_prompt(spec)
+    with pytest.raises(ValueError, match="needs an environment spec"):
+        RolloutSettings(system_prompt=SPEC_PROMPT).prompt_for(archive_environments(1)[0])

@@ -176,21 +176,15 @@ REHEARSAL_SEED_OFFSET = 5_550_000  # the rehearsal's copy stream, apart from the
 
 
 def sft_mix(train_examples: Sequence[dict[str, Any]], settings: DemoSettings) -> list[dict[str, Any]]:
-    """The SFT training set: the teacher's examples, and with `copy_share` above 0 enough fresh copy sequences
-    (`copydata`) to make up that share of the whole, interleaved so every stretch of training sees both."""
+    """The SFT training set: the teacher's examples, then, with `copy_share` above 0, enough fresh copy
+    sequences (`copydata`) to make up that share of the whole (SFTTrainer shuffles the set each epoch)."""
     from ..training.copydata import copy_examples
 
     teacher = list(train_examples)
     if settings.copy_share <= 0:
         return teacher
     n = round(len(teacher) * settings.copy_share / (1 - settings.copy_share))
-    copies = [c.example for c in copy_examples(settings.seed + REHEARSAL_SEED_OFFSET, n)]
-    mixed: list[dict[str, Any]] = []
-    for i, ex in enumerate(teacher):
-        mixed.append(ex)
-        while copies and len(copies) * len(teacher) > (len(teacher) - i - 1) * n:
-            mixed.append(copies.pop())
-    return mixed + copies
+    return teacher + [c.example for c in copy_examples(settings.seed + REHEARSAL_SEED_OFFSET, n)]
 
 
 def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples: list[dict[str, Any]],
