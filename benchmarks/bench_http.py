@@ -3,7 +3,11 @@
 Baselines, measured in this same run: `rest_floor_call_ms` is a do-nothing Starlette POST endpoint
 under uvicorn in its own process (the transport floor an MCP call cannot beat), and
 `http_single_calls_per_s` is one episode's sequential rate (what 100 concurrent episodes are held
-to). The clients share one HTTP connection pool, as a harness does; a fresh `httpx` client costs
+to). `mock_post_ms` is a plain POST against an instant in-process transport, beside
+`mcp_client_call_ms` (the SDK client's own cost), and `remote_fresh_episodes_per_s` is `run
+--connect` with fresh clients per episode, beside `remote_episodes_per_s` (a worker's shared ones).
+The clients speak the 2026-07-28 (sessionless) revision unless a key says `legacy`, and share HTTP
+connection pools as a harness does (one per ten concurrent episodes); a fresh `httpx` client costs
 tens of milliseconds (it loads the CA bundle) and is the client's cost, not the server's.
 """
 
