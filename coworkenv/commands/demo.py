@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import typer
 
 TRAIN_MODULES = ("torch", "transformers", "trl", "datasets", "tokenizers")
+# Each option whose default comes from `DemoSettings` (the cpu profile), by flag: the settings field it sets.
+# The help texts quote those defaults, and tests/test_demo_docs.py checks docs/demo.md quotes the same.
+SETTING_OF_OPTION = {"--train-envs": "train_envs", "--heldout-envs": "heldout_envs", "--steps": "steps",
+                     "--minutes": "minutes", "--lr": "learning_rate", "--copy-share": "copy_share",
+                     "--base": "base", "--base-steps": "base_steps", "--rl-seeds": "rl_seeds",
+                     "--rl-steps": "rl_steps", "--device": "device", "--threads": "threads"}
+
+
+def shown_default(field: str) -> str:
+    """The default of the `DemoSettings` field `field` as the help and docs/demo.md write it (`1000`, `1e-3`,
+    `0.3`, `60`): integers plainly, floats in their shortest form, with a 1e-N exponent below 0.01."""
+    from trainers.demo.settings import DemoSettings
+
+    value = DemoSettings.model_fields[field].default
+    if isinstance(value, float):
+        if value and abs(value) < 0.01:
+            mantissa, exp = f"{value:e}".split("e")
+            return f"{float(mantissa):g}e{int(exp)}"
+        return f"{value:g}"
+    return str(value)
 
 
 def register(app: typer.Typer) -> None:
@@ -16,36 +37,49 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Folder for every output of the run."),
         seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of environments, model and training."),
         envs: int | None = typer.Option(None, "--train-envs", min=1, help="Training environments "
-                                           "(default 1000; quick: 2)."),
-        heldout: int | None = typer.Option(None, "--heldout-envs", min=1, help="Held-out environments (default 12; quick: 2)."),
+                                        f"(default {shown_default('train_envs')}; quick: 2)."),
+        heldout: int | None = typer.Option(None, "--heldout-envs", min=1, help="Held-out environments "
+                                           f"(default {shown_default('heldout_envs')}; quick: 2)."),
         capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
                                                        "ticket_workflow)."),
-        minutes: float | None = typer.Option(None, "--minutes", min=0.0, help="Training time limit "
-                                                "(default 3; 0: only --steps bounds it)."),
-        steps: int | None = typer.Option(None, "--steps", min=0, help="Training step limit (0: only --minutes "
-                                            "bounds it)."),
-        threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (0: one on machines with 2 "
-                                                                               "cores or fewer, else min(4, CPUs))."),
+        steps: int | None = typer.Option(None, "--steps", min=0, help="SFT training steps, the run's bound "
+                                            f"(default {shown_default('steps')}; quick: 3; 0: no step bound, "
+                                            "--minutes then bounds it)."),
+        minutes: float | None = typer.Option(None, "--minutes", min=0.0, help="Time guard on training, in minutes: "
+                                                "it stops a run that is still short of --steps (default "
+                                                f"{shown_default('minutes')}, far beyond the default run's time; "
+                                                "0: no guard). One of --steps and --minutes must be above 0."),
+        threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (default "
+                                              f"{shown_default('threads')}: one on machines with 2 cores or fewer, "
+                                              "else min(4, CPUs))."),
         quick: bool = typer.Option(False, "--quick", help="Seconds-scale smoke run: tiny sizes, 3 training steps "
                                                           "(the same as --profile quick)."),
         profile: str = typer.Option("cpu", "--profile", help="Preset: cpu (the default run), quick (seconds) or gpu "
                                                               "(about ten minutes on one modern GPU)."),
         rebuild_base: bool = typer.Option(False, "--rebuild-base", help="Copy-pretrain the base here (`train base`) "
                                                                          "instead of starting from the shipped one."),
-        base: str | None = typer.Option(None, "--base", help="shipped, rebuild or scratch (random weights)."),
+        base: str | None = typer.Option(None, "--base", help="shipped, rebuild or scratch (random weights) "
+                                                             f"(default {shown_default('base')}; quick: scratch; "
+                                                             "gpu: rebuild)."),
         base_steps: int | None = typer.Option(None, "--base-steps", min=1, help="Copy-pretraining steps of a "
-                                                                                 "rebuilt base (default 8000, as shipped)."),
+                                                 f"rebuilt base (default {shown_default('base_steps')}, as shipped; "
+                                                 "gpu: 4000)."),
         rl: bool = typer.Option(False, "--rl", help="After SFT, compare GRPO credit assignments on the held-out set "
                                                     "(mean and spread over --rl-seeds seeds)."),
-        rl_seeds: int | None = typer.Option(None, "--rl-seeds", min=1, help="Seeds per credit assignment (default 3)."),
-        rl_steps: int | None = typer.Option(None, "--rl-steps", min=1, help="GRPO steps per run (default 4)."),
-        device: str | None = typer.Option(None, "--device", help="cpu, cuda or auto (default: cpu; gpu profile: "
+        rl_seeds: int | None = typer.Option(None, "--rl-seeds", min=1, help="Seeds per credit assignment "
+                                               f"(default {shown_default('rl_seeds')})."),
+        rl_steps: int | None = typer.Option(None, "--rl-steps", min=1, help="GRPO steps per run "
+                                               f"(default {shown_default('rl_steps')})."),
+        device: str | None = typer.Option(None, "--device", help="cpu, cuda or auto "
+                                                                 f"(default {shown_default('device')}; gpu profile: "
                                                                  "auto)."),
-        lr: float | None = typer.Option(None, "--lr", min=0.0, help="SFT learning rate (default 1e-3)."),
+        lr: float | None = typer.Option(None, "--lr", min=0.0, help="SFT learning rate "
+                                           f"(default {shown_default('learning_rate')})."),
         copy_share: float | None = typer.Option(None, "--copy-share", min=0.0, max=0.95,
                                                 help="Share of SFT examples that are fresh copy sequences, rehearsing "
-                                                     "the base's copying (default 0.3; quick: 0)."),
+                                                     f"the base's copying (default {shown_default('copy_share')}; "
+                                                     "quick: 0)."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
         its success on held-out environments before and after training."""
@@ -58,6 +92,7 @@ def register(app: typer.Typer) -> None:
                        "install it with: pip install -e '.[train]'", err=True)
             raise typer.Exit(2)
         from trainers.demo import DemoError, DemoSettings, run_demo
+        from trainers.demo.progress import PlainReporter
         from trainers.demo.render import RichReporter, final_tables
 
         if rebuild_base and base not in (None, "rebuild"):
@@ -83,8 +118,11 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         console = Console(stderr=True)
         try:
-            with RichReporter(console) as reporter:
-                summary = run_demo(settings, out, reporter)
+            if console.is_terminal:
+                with RichReporter(console) as reporter:
+                    summary = run_demo(settings, out, reporter)
+            else:  # redirected: rich would draw nothing until the end, so print plain lines as it goes
+                summary = run_demo(settings, out, PlainReporter(sys.stderr))
         except DemoError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(1) from None

@@ -1,5 +1,6 @@
 """The demo's front page: the verdict, a plot and figures of the student before/after training per
-capability, stage timings, and links. Every table has a legend for each column (a tooltip on the
+capability, the learning figures (what it learned before it succeeds), RL results when run, stage
+timings, and links. Every table has a legend for each column (a tooltip on the
 header and a visible line under it); the plot is `before_after.png` beside the page (matplotlib).
 
 Like the episode reports it links to, the page is well-formed XHTML (it parses as XML) with every
@@ -56,12 +57,16 @@ def plot_before_after(summary: DemoSummary, path: Path) -> bool:
             ax.bar(xs, ys, width=0.38, label=label, color=color)
             for x, c in zip(xs, caps):
                 if c in rows:
-                    ax.annotate(f"{rows[c].passed}/{rows[c].episodes}", (x, 100 * rows[c].success_rate), ha="center",
-                                va="bottom", fontsize=7)
+                    ax.annotate(f"{rows[c].passed} of {rows[c].episodes}", (x, 100 * rows[c].success_rate),
+                                xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=8)
+        if all(c.passed == 0 for c in (*b.per_capability, *a.per_capability)):  # no bar has a height
+            n = next((c.episodes for c in b.per_capability if c.capability == "all"), b.episodes)
+            ax.text(0.5, 0.55, f"0 of {n} held-out environments passed,\nbefore and after training", ha="center",
+                    va="center", transform=ax.transAxes, fontsize=11, color="#444")
         ax.set_xticks(range(len(caps)), caps)
         ax.set_ylim(0, 115)
         ax.set_ylabel("success on held-out (%)")
-        ax.set_title("Student success per capability, before and after training")
+        ax.set_title("Student success per capability, before and after training", fontsize=10)
         ax.tick_params(axis="x", labelrotation=20)
         ax.legend(fontsize=8, loc="upper left")
         fig.tight_layout()
@@ -98,13 +103,38 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
             per_cap.append([c.capability, c.episodes, _pct(c.success_rate), _pct(ac.success_rate) if ac else "-",
                             f"{c.mean_reward:.3f}", f"{ac.mean_reward:.3f}" if ac else "-"])
     t = summary.training
-    plot = (f'<p><img src="{PLOT}" alt="bar chart: success per capability before and after training" /></p>'
+    passed = (f"{round(b.success_rate * b.episodes)} of {b.episodes} passed before training, "
+              f"{round(a.success_rate * a.episodes)} of {a.episodes} after" if b is not None and a is not None else "")
+    plot = (f'<p><img src="{PLOT}" alt="bar chart: success per capability before and after training; '
+            f'{_e(passed)}" /></p><p class="legend">Held-out environments passed: {_e(passed)}.</p>'
             if plot_before_after(summary, path.parent / PLOT) else "")
+    learning = ""
+    if a is not None:
+        from .learning import learning_rows
+
+        learning = ("<h2>What the student learned (held-out)</h2>" + _table(
+            [("figure", "Teacher-forced figures count the held-out teacher calls' tool names and argument values "
+                        "the student predicts exactly; the others count its own calls and episodes (right/n)"),
+             ("before training", "The student as built"), ("after training", "After SFT")],
+            [list(row) for row in learning_rows(b, a)]))
+    rl = ""
+    if summary.rl:
+        from .learning import rl_rows
+
+        rl = (f"<h2>RL after SFT ({_e(summary.rl.get('heldout'))} held-out environments)</h2>" + _table(
+            [("credit assignment", "How GRPO assigns the reward to the rollout's tokens"),
+             ("seeds", "Runs, one per seed"), ("success", "Held-out success, mean +- sample sd over seeds"),
+             ("mean predicate score", "Held-out mean predicate score, mean +- sd"),
+             ("train reward", "Mean reward of the training rollouts")], [list(row) for row in rl_rows(summary.rl)]))
+    guard = summary.guard_warning()
+    from .pipeline import train_note
+
     links = "".join(f'<li><a href="{_e(p.as_posix())}">{_e(name)}</a></li>' for name, p in pages.items())
     body = (
         "<h1>coworkenv demo</h1>"
         f"<p>{_e(summary.verdict())}</p>"
-        "<h2>Student on held-out environments</h2>"
+        + (f'<p style="color:#a00"><strong>{_e(guard)}</strong></p>' if guard else "")
+        + "<h2>Student on held-out environments</h2>"
         + plot
         + _table([("figure", "What is measured, over every held-out episode"),
                   ("before training", "The student as built, before any training step"),
@@ -115,6 +145,8 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
                   ("success after", "The same after training"),
                   ("reward before", "Mean episode reward before training"),
                   ("reward after", "Mean episode reward after training")], per_cap)
+        + learning
+        + rl
         + "<h2>Run</h2>"
         + _table([("what", "A fact of this run"), ("value", "Its value")], [
             ["environments (train / held-out)", (f"{summary.environments.get('train')} / "
@@ -123,7 +155,7 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
             ["SFT examples (train / held-out)", (f"{summary.sft.get('train_examples')} / "
                                                 f"{summary.sft.get('heldout_examples')}")],
             ["student parameters", summary.student.get("parameters")],
-            ["training steps", f"{t.get('steps')} (stopped by {t.get('stopped_by')}, {t.get('seconds')} s)"],
+            ["training steps", f"{train_note(t)}, {t.get('seconds')} s"],
             ["training loss (first / last step)", f"{_loss(t.get('first_loss'))} / {_loss(t.get('last_loss'))}"],
         ])
         + _table([("stage", "A step of the demo pipeline, in order"), ("seconds", "Wall time it took")],

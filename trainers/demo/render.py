@@ -8,7 +8,7 @@ from rich.console import Console, Group
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .pipeline import DemoSummary
+from .pipeline import DemoSummary, train_note
 
 
 class RichReporter:
@@ -19,6 +19,7 @@ class RichReporter:
                                  TextColumn("{task.completed:>6.0f}/{task.fields[shown_total]} {task.fields[unit]}"),
                                  TimeElapsedColumn(), TextColumn("{task.description}"), console=console)
         self._task: TaskID | None = None
+        self._updated = False
 
     def __enter__(self) -> Self:
         self.progress.start()
@@ -31,17 +32,21 @@ class RichReporter:
         """Add the stage's bar."""
         shown = "?" if total is None else f"{total:.0f}"
         self._task = self.progress.add_task("", total=total, stage=stage, unit=unit, shown_total=shown)
+        self._updated = False
 
     def update(self, completed: float, note: str = "") -> None:
         """Move the current bar."""
         if self._task is not None:
+            self._updated = True
             self.progress.update(self._task, completed=completed, description=note)
 
     def finish(self, note: str = "") -> None:
-        """Fill the bar and show the stage's result."""
+        """Show the stage's result. The bar stays at the count last reported (a training run the time guard
+        stopped at 1,265 of 1,500 steps reads 1265/1500); a stage that reported no count is filled."""
         if self._task is not None:
-            total = self.progress.tasks[self._task].total
-            self.progress.update(self._task, completed=total if total is not None else 0, description=note)
+            task = self.progress.tasks[self._task]
+            completed = task.completed if self._updated else (task.total or 0)
+            self.progress.update(self._task, completed=completed, description=note)
             self._task = None
 
 
@@ -63,8 +68,8 @@ def final_tables(summary: DemoSummary) -> Group:
                    f"({summary.teacher.get('passed')}/{summary.teacher.get('episodes')})",
         "export": f"{summary.sft.get('train_examples')} train, {summary.sft.get('heldout_examples')} held-out examples",
         "student": f"tiny Qwen2, {summary.student.get('parameters', 0):,} parameters",
-        "train": f"{t.get('steps')} steps, stopped by {t.get('stopped_by')}, loss {_loss(t.get('first_loss'))} -> "
-                 f"{_loss(t.get('last_loss'))}",
+        "train": train_note(t)
+                 + f", loss {_loss(t.get('first_loss'))} -> {_loss(t.get('last_loss'))}",
     }
     for stage, seconds in summary.timings.items():
         run.add_row(stage, f"{seconds:.1f}", notes.get(stage, ""))

@@ -32,8 +32,9 @@ class DemoSettings(BaseModel):
     train_envs: int = Field(1000, ge=1, description="Training environments (spread over the capabilities).")
     heldout_envs: int = Field(12, ge=1, description="Held-out environments (other seeds, same capabilities).")
     seed: int = Field(0, ge=0, description="Seed of synthesis, model initialisation and training.")
-    minutes: float = Field(15.0, ge=0.0, description="Training time guard in minutes (0: none; --steps decides).")
-    steps: int = Field(1500, ge=0, description="Training step limit (0: no limit, --minutes decides).")
+    minutes: float = Field(60.0, ge=0.0, description="Training time guard in minutes, far beyond the default run's "
+                                                     "5-20 minutes so that steps bound it (0: no guard).")
+    steps: int = Field(1500, ge=0, description="Training steps (0: no step bound; --minutes then bounds it).")
     learning_rate: float = Field(1e-3, gt=0.0)
     copy_share: float = Field(0.3, ge=0.0, lt=1.0, description="Share of the SFT examples that are fresh copy "
                                                                  "sequences (rehearsal of the base's copying).")
@@ -100,7 +101,7 @@ class DemoSettings(BaseModel):
         is rebuilt (copy-pretrained) on the device, ten times the environments, longer training, batches
         of 8. `device` defaults to auto (cuda when present, bf16 where supported)."""
         base: dict[str, object] = {"train_envs": 2000, "heldout_envs": 48, "hidden": 256, "layers": 4,
-                                   "vocab_size": 4096, "steps": 3000, "minutes": 12.0, "batch_size": 8,
+                                   "vocab_size": 4096, "steps": 3000, "minutes": 30.0, "batch_size": 8,
                                    "learning_rate": 1e-3, "warmup_steps": 100, "base": "rebuild", "base_steps": 4000,
                                    "device": "auto", "profile": "gpu"}
         base.update({k: v for k, v in changes.items() if v is not None})
