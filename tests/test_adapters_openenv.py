@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
 
-from trainers.adapters.openenv import CoworkAction, CoworkEnvClient, ToolCallAction, create_server_app
+from trainers.adapters.openenv import CoworkAction, CoworkEnvClient, CoworkServerError, ToolCallAction, create_server_app
 from trainers.record import read_records
 
 
@@ -79,3 +79,71 @@ def test_bad_actions_and_resets_are_refused(server) -> None:
         result = env.reset(env=1)
         result = env.step(CoworkAction(calls=[ToolCallAction(tool="no_such_tool")]))
         assert "unknown tool" in result.observation.text and not result.done
+
+
+MALFORMED = [({"calls": [], "message": None}, "this one has none \\(calls is empty, message is null, no answer\\)"),
+             ({"message": "x", "answer": "y"}, "this one has message and answer"),
+             ({}, "this one has none"),
+             ({"calls": [{"tool": "list_directory", "arguments": "/"}]}, "calls.0.arguments: Input should be a valid dictionary"),
+             ({"say": "hi"}, "say: Extra inputs are not permitted")]
+
+
+def test_malformed_actions_over_the_websocket_are_validation_errors_and_the_episode_goes_on(server) -> None:
+    # issue 19 item 6: a malformed action was "Unable to serialize unknown type: ValueError (SESSION_ERROR)",
+    # the socket closed and the episode left no record
+    from openenv.core import GenericEnvClient
+
+    base, records_path = server
+    [ref] = [r for r in reference_records("teacher") if r.env_id == specs()[0].id]
+    turns = assistant_turns(ref)
+    with GenericEnvClient(base_url=base).sync() as generic, CoworkEnvClient(base_url=base).sync() as typed:
+        generic.reset(env=ref.env_id, seed=5)
+        typed.reset(env=ref.env_id, seed=5)
+        for i, message in enumerate(turns):
+            bad, says = MALFORMED[i % len(MALFORMED)]
+            with pytest.raises(RuntimeError, match="code: VALIDATION_ERROR"):  # OpenEnv's own client
+                generic.step(bad)
+            with pytest.raises(CoworkServerError, match=says) as err:  # ours spells the errors out
+                typed.step(bad)
+            assert err.value.code == "VALIDATION_ERROR" and err.value.errors
+            good = action(message, i == len(turns) - 1 and ref.final.stop_reason == "answered")
+            a = generic.step(good.model_dump(exclude={"metadata"}, exclude_none=True))
+            b = typed.step(good)
+            assert a.done == b.done and a.reward == pytest.approx(b.reward)
+        assert b.done and b.observation.stop_reason == ref.final.stop_reason
+        with pytest.raises(CoworkServerError, match="has ended .*call reset\\(\\) for a new one.*EXECUTION_ERROR"):
+            typed.step(CoworkAction(message="more?"))
+        assert typed.reset(env=ref.env_id, seed=5).observation.turn == 0  # the session is still alive
+    written = [r for r in read_records(records_path) if r.header.policy.name == "openenv"][-2:]
+    assert [comparable(r) for r in written] == [comparable(ref)] * 2  # the malformed steps left no trace
+
+
+def test_http_step_answers_readable_errors(server) -> None:
+    # issue 19 item 6: over HTTP a malformed action was a 500, and /step after /reset a 500 too
+    import httpx
+
+    base, _ = server
+    with httpx.Client(base_url=base, timeout=30) as http:
+        assert http.post("/reset", json={"env": 1, "seed": 0}).status_code == 200
+        for bad, says in MALFORMED[:3]:
+            r = http.post("/step", json={"action": bad})
+            assert r.status_code == 422, r.text
+            [error] = r.json()["detail"]
+            assert error["type"] == "action_kind" and "exactly one of: calls" in error["msg"]
+        r = http.post("/step", json={"action": {"message": "hello"}})
+        assert r.status_code == 409, r.text
+        assert "no episode in progress" in r.json()["detail"] and "WebSocket session (/ws)" in r.json()["detail"]
+        assert http.get("/health").status_code == 200
+
+
+def test_an_episode_left_mid_way_is_recorded(server) -> None:
+    base, records_path = server
+    with CoworkEnvClient(base_url=base).sync() as env:
+        eid = env.reset(env=1, seed=7, episode_id="left-mid-way").observation.episode_id
+        env.step(CoworkAction(calls=[ToolCallAction(tool="list_directory", arguments={"path": "/"})]))
+    deadline = time.time() + 20
+    while not [r for r in read_records(records_path) if r.episode_id == eid]:
+        assert time.time() < deadline, "the abandoned episode left no record"
+        time.sleep(0.05)
+    [rec] = [r for r in read_records(records_path) if r.episode_id == eid]
+    assert rec.final.stop_reason == "error" and [e.tool for e in rec.events if e.kind == "call"] == ["list_directory"]

@@ -14,19 +14,26 @@ app with OpenEnv's `create_app`, and `CoworkEnvClient` is the typed client:
         result = env.step(CoworkAction(message="Done: ..."))   # result.done, result.reward
 
 OpenEnv's stateless HTTP /reset and /step make a fresh environment per request (its contract), so
-a multi-turn episode goes through the WebSocket session, as `EnvClient` does.
+a multi-turn episode goes through the WebSocket session, as `EnvClient` does; an HTTP /step is
+answered 409 saying so. Errors are reported the framework's way: an action that does not fit the
+schema is a pydantic validation error (WebSocket `VALIDATION_ERROR` with `errors`, HTTP 422 with
+`detail`), a step the environment cannot take is an `EXECUTION_ERROR`; either way the session and
+its episode go on. `CoworkEnvClient` raises `CoworkServerError` carrying the code and the errors.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Request
+from fastapi.responses import JSONResponse
 from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..episodes.runner import EpisodeLimits, EpisodeSession
 from ..episodes.turns import AgentTurn, PolicyCall
@@ -52,9 +59,22 @@ class CoworkAction(Action):
 
     @model_validator(mode="after")
     def _one_kind(self) -> "CoworkAction":
-        if bool(self.calls) + (self.message is not None) + (self.answer is not None) != 1:
-            raise ValueError("an action has exactly one of: calls (at least one), a message, an answer")
-        return self
+        given = [k for k, v in (("calls", bool(self.calls)), ("message", self.message is not None),
+                                ("answer", self.answer is not None)) if v]
+        if len(given) == 1:
+            return self
+        # A PydanticCustomError, not a ValueError: OpenEnv sends `errors()` to the client as JSON, and a
+        # ValueError in an error's context cannot be serialized (the session died with SESSION_ERROR).
+        if given:
+            problem = f"this one has {' and '.join(given)}"
+        else:
+            empty = ["calls is empty" if "calls" in self.model_fields_set else "no calls",
+                     "message is null" if "message" in self.model_fields_set else "no message",
+                     "answer is null" if "answer" in self.model_fields_set else "no answer"]
+            problem = f"this one has none ({', '.join(empty)})"
+        raise PydanticCustomError(
+            "action_kind", "an action has exactly one of: calls (at least one tool call), message, answer; {problem}",
+            {"problem": problem, "fields": given or ["calls", "message", "answer"]})
 
 
 class CoworkObservation(Observation):
@@ -82,13 +102,19 @@ class CoworkState(State):
     stop_reason: str | None = None
 
 
+class NoEpisodeError(RuntimeError):
+    """A step with no episode in progress (never reset, or the episode has ended)."""
+
+
 class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
     """An OpenEnv Environment over coworkenv specs; each WebSocket session has its own instance and episode.
 
     `reset(env=ID_OR_INDEX, seed=n)` starts an episode (without `env`, the seed picks one: index
     seed mod the number of environments); `step(CoworkAction)` plays one turn and returns the
     observation with the step reward (`StepRewards`: the sum is the runner's episode reward).
-    Finished records go to `records` and to the settings' `records_path`.
+    Finished records go to `records` and to the settings' `records_path`; so does an episode left
+    after at least one turn (a reset to another episode, the client gone, the session closed), with
+    stop reason "error". A step with no episode in progress raises `NoEpisodeError`.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
@@ -128,8 +154,11 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
 
     def step(self, action: CoworkAction, timeout_s: float | None = None, **kwargs: Any) -> CoworkObservation:
         """Play one agent turn."""
-        if self.session is None or self.session.done:
-            raise RuntimeError("no episode in progress; call reset() first")
+        if self.session is None:
+            raise NoEpisodeError("no episode in progress; call reset() first")
+        if self.session.done:
+            raise NoEpisodeError(f"episode {self.session.episode_id} has ended ({self.session.stop_reason}); "
+                                 "call reset() for a new one")
         if action.answer is not None:
             turn = AgentTurn(content=action.answer, expects_reply=False)
         elif action.message is not None:
@@ -156,10 +185,16 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
             "finish with a message to the user."))
 
     def close(self) -> None:
-        """Release the workspace of an episode in progress."""
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        """End the session's episode: one left after at least one turn is finished (stop reason "error") and
+        recorded, one with no turn yet is released without a record (OpenEnv's HTTP /reset makes those)."""
+        session, self.session = self.session, None
+        if session is None:
+            return
+        if session.done or session.turn == 0:
+            session.close()  # a finished episode was recorded when it ended; idempotent
+            return
+        record = self.settings.keep(session.finish())
+        self.records.append(record)
 
 
 def create_server_app(envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), reward: RewardConfig = RewardConfig(),
@@ -169,14 +204,49 @@ def create_server_app(envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), rew
     source = SpecSource.of(envs)
     settings = EpisodeSettings(limits=limits, user=user, reward=reward, records_path=records_path,
                                policy=PolicyInfo(name=policy_name))
-    return create_app(lambda: CoworkOpenEnv(source, settings), CoworkAction, CoworkObservation,
-                      env_name="coworkenv", max_concurrent_envs=max_sessions)
+    app = create_app(lambda: CoworkOpenEnv(source, settings), CoworkAction, CoworkObservation,
+                     env_name="coworkenv", max_concurrent_envs=max_sessions)
+    app.add_exception_handler(NoEpisodeError, _http_no_episode)
+    return app
+
+
+async def _http_no_episode(request: Request, exc: Exception) -> JSONResponse:
+    """HTTP 409 for a /step with no episode: OpenEnv's HTTP routes build a fresh environment per request."""
+    return JSONResponse(status_code=409, content={"detail": (
+        f"{exc}. OpenEnv's HTTP /reset and /step are stateless (a fresh environment per request), so an "
+        "episode cannot be continued over HTTP; play it over the WebSocket session (/ws), as EnvClient does.")})
+
+
+class CoworkServerError(RuntimeError):
+    """An error the server answered (OpenEnv's error message): `code` (e.g. VALIDATION_ERROR) and the
+    validation `errors`, each with its `loc` and `msg`; the session stays open."""
+
+    def __init__(self, message: str, code: str, errors: list[dict[str, Any]] | None = None) -> None:
+        self.code, self.errors = code, list(errors or [])
+        details = "; ".join(f"{'.'.join(map(str, e.get('loc') or [])) or 'action'}: {e.get('msg')}"
+                            for e in self.errors)
+        super().__init__(f"Server error: {message}{': ' + details if details else ''} (code: {code})")
 
 
 class CoworkEnvClient(EnvClient[CoworkAction, CoworkObservation, CoworkState]):
-    """The typed OpenEnv client of a coworkenv server (async; `.sync()` for a blocking one)."""
+    """The typed OpenEnv client of a coworkenv server (async; `.sync()` for a blocking one).
 
-    def _step_payload(self, action: CoworkAction) -> dict[str, Any]:
+    OpenEnv's `EnvClient` raises a server's error as a bare "Server error: Invalid message"; this
+    client raises `CoworkServerError` with the validation errors spelled out (field and problem).
+    """
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        await self._send(message)
+        response = await self._receive()
+        if response.get("type") == "error":
+            data = response.get("data", {})
+            raise CoworkServerError(str(data.get("message", "Unknown error")), str(data.get("code", "UNKNOWN")),
+                                    data.get("errors"))
+        return response
+
+    def _step_payload(self, action: CoworkAction | dict[str, Any]) -> dict[str, Any]:
+        if isinstance(action, dict):  # a raw payload, as GenericEnvClient sends; the server validates it
+            return action
         return action.model_dump(exclude={"metadata"}, exclude_none=True)
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[CoworkObservation]:
