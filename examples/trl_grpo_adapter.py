@@ -2,7 +2,9 @@
 
     python examples/trl_grpo_adapter.py [--model PATH] [--envs DIR|toy:N] [--steps N]
 
-Without --model a tiny Qwen2 model and tokenizer are built locally. Every rollout is recorded as
+Without --model a tiny Qwen2 model and tokenizer are built locally. A folder of environments with
+different tools runs in TRL's multi-environment mode (each rollout sees its own environment's
+tools). Every rollout is recorded as
 an episode record (rollouts.jsonl), readable with `trainers.record.read_records` and exportable
 with `coworkenv export rl`.
 """
@@ -35,10 +37,12 @@ def main() -> None:
 
     envs = load_environments(args.envs)
     adapter = TRLAdapter(envs, RewardConfig(terminal="partial", shaping=True), records_path=args.out / "rollouts.jsonl")
-    if args.model is None:
-        probe = adapter.environment_factory()
-        tools = [get_json_schema(getattr(probe, n)) for n in adapter.tool_names]
-        corpus = [{"messages": row["prompt"], "tools": tools} for row in adapter.dataset()]
+    if args.model is None:  # the tokenizer's corpus: each prompt with the tools its environment offers
+        corpus = []
+        for row in adapter.dataset():
+            probe = adapter.environment_for(row["env_id"])
+            tools = [get_json_schema(getattr(probe, n)) for n in adapter.tool_names_of(row["env_id"])]
+            corpus.append({"messages": row["prompt"], "tools": tools})
         args.model = build_tiny(args.out / "tiny", corpus)
     model, tokenizer = load(args.model)
 

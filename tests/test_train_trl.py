@@ -95,3 +95,65 @@ def test_grpo_step_in_trl(tmp_path: Path) -> None:
     assert log["reward"] == pytest.approx(sum(rewards) / len(rewards))
     if len(set(rewards)) > 1:  # GRPO only moves weights when a group's rewards differ
         assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def mixed_environments() -> list:
+    """Two archive tasks (file tools) and a scheduling spec (calendar and contacts tools): two tool sets."""
+    from synth.spec import load_spec
+
+    scheduling = load_spec(Path(__file__).parent.parent / "examples/specs/generated-scheduling-earliest-common-slot-5.yaml")
+    return [*archive_environments(2), scheduling]
+
+
+def test_mixed_environments_each_offer_their_own_tools(tmp_path: Path) -> None:
+    # issue 19 item 7: the tool list was the union over all environments and the first rollout of an
+    # environment lacking one of them crashed ("tool(s) [...] are not enabled in its workspace")
+    envs = mixed_environments()
+    adapter = TRLAdapter(envs, records_path=tmp_path / "trl.jsonl")
+    assert adapter.multi_environment and isinstance(adapter.environment_factory, dict)
+    assert adapter.toolset_of == {"archive-0": "toolset-0", "archive-1": "toolset-0", envs[2].id: "toolset-1"}
+    assert adapter.tool_names_of("archive-0") == ["list_directory", "move_file"]
+    assert adapter.tool_names_of(envs[2].id) == sorted(envs[2].build_workspace().tools)
+    rows = adapter.dataset()
+    assert [r["environment"] for r in rows] == ["toolset-0", "toolset-0", "toolset-1"]
+    calendar = adapter.environment_factory["toolset-1"]()
+    assert calendar.reset(env_id=envs[2].id) is None
+    assert not hasattr(calendar, "move_file") and "find_free_slots" in dir(calendar)
+    assert calendar.list_events()  # a real calendar call in the scheduling workspace
+    [reward] = adapter.reward_func(["Nothing to do."], [calendar])
+    assert isinstance(reward, float)
+    [rec] = read_records(tmp_path / "trl.jsonl")
+    assert rec.env_id == envs[2].id and [t["function"]["name"] for t in rec.header.tools] == adapter.tool_names_of(envs[2].id)
+    with pytest.raises(ValueError, match="has tool set 'toolset-1', not this class's 'toolset-0'"):
+        adapter.environment_factory["toolset-0"]().reset(env_id=envs[2].id)
+    with pytest.raises(ValueError, match="2 tool sets"):
+        adapter.environment_class
+    with pytest.raises(ValueError, match=r"\['find_free_slots'\] are enabled in none"):
+        TRLAdapter(envs[:2], tool_names=["move_file", "find_free_slots"])
+
+
+def test_grpo_step_over_mixed_environments(tmp_path: Path) -> None:
+    # issue 19 item 7 through TRL itself: one GRPO step whose batch holds both tool sets
+    from trl import GRPOConfig, GRPOTrainer
+
+    envs = mixed_environments()[1:]  # one archive task, one scheduling task
+    adapter = TRLAdapter(envs, records_path=tmp_path / "rollouts.jsonl")
+    corpus = [{"messages": row["prompt"], "tools": [get_json_schema(getattr(adapter.environment_for(row["env_id"]), n))
+                                                    for n in adapter.tool_names_of(row["env_id"])]}
+              for row in adapter.dataset()]
+    model, tok = load(build_tiny(tmp_path / "tiny", corpus, vocab_size=600))
+    config = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"), max_steps=1, per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=24, learning_rate=1e-3, report_to=[], use_cpu=True, logging_steps=1,
+        save_strategy="no", max_tool_calling_iterations=1, disable_tqdm=True, seed=0, shuffle_dataset=False,
+    )
+    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=adapter.dataset(),
+                          environment_factory=adapter.environment_factory, reward_funcs=[adapter.reward_func])
+    trainer.train()
+    assert trainer.state.global_step == 1
+    records = read_records(tmp_path / "rollouts.jsonl")
+    assert sorted(r.env_id for r in records) == sorted([envs[0].id] * 2 + [envs[1].id] * 2)
+    for r in records:  # each rollout was offered its own environment's tools, and only those ran
+        offered = [t["function"]["name"] for t in r.header.tools]
+        assert offered == adapter.tool_names_of(r.env_id)
+        assert all(e.tool in offered for e in r.events if e.kind == "call")

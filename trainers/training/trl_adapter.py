@@ -9,6 +9,11 @@ schemas; nested object types are shown as `object`, since TRL reads Python type 
 body runs the call in the episode's real workspace. Every rollout is recorded as an episode
 record; the reward function scores it from the environment's predicates (`trainers.rewards`).
 
+Environments with different tools (the normal case for a folder of mixed tasks) use TRL's
+multi-environment mode: one generated class per distinct tool set, `environment_factory` is then a
+`{toolset name: factory}` dict and every dataset row carries its `environment`, so TRL renders and
+runs only the tools of the row's own environment.
+
     adapter = TRLAdapter(environments, RewardConfig(terminal="partial"))
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config,
                           train_dataset=adapter.dataset(), environment_factory=adapter.environment_factory,
@@ -81,6 +86,9 @@ class _AdapterEnv:
 
     _adapter: "TRLAdapter"
 
+    _toolset: str
+    _tool_names: list[str]
+
     def __init__(self) -> None:
         self._recorder: EpisodeRecorder | None = None
         self._serial = next(self._adapter._serials)
@@ -88,15 +96,18 @@ class _AdapterEnv:
 
     def reset(self, env_id: str | None = None, **_: Any) -> None:
         """Start a fresh episode in environment `env_id` (the dataset row's env_id column)."""
-        envs = self._adapter.envs
+        adapter = self._adapter
+        envs = adapter.envs
         if env_id is None and len(envs) == 1:
             env_id = next(iter(envs))
         if env_id not in envs:
             raise ValueError(f"unknown env_id {env_id!r}; the adapter has {', '.join(sorted(envs))}")
+        if adapter.toolset_of[env_id] != self._toolset:
+            raise ValueError(f"environment {env_id!r} has tool set {adapter.toolset_of[env_id]!r}, not this class's "
+                             f"{self._toolset!r}; route the row with its `environment` column (adapter.dataset() does)")
         self._episodes += 1
         eid = f"trl-{env_id}-{self._serial}-{self._episodes}"
-        self._recorder = EpisodeRecorder(envs[env_id], eid, PolicyInfo(name="trl-grpo"),
-                                         tool_names=self._adapter.tool_names)
+        self._recorder = EpisodeRecorder(envs[env_id], eid, PolicyInfo(name="trl-grpo"), tool_names=self._tool_names)
 
     def _call(self, name: str, args: dict[str, Any]) -> str:
         if self._recorder is None:
@@ -128,7 +139,15 @@ def _final_answer(completion: Any) -> str | None:
 
 
 class TRLAdapter:
-    """Plugs a set of our environments into TRL's GRPOTrainer (dataset, environment factory, reward)."""
+    """Plugs a set of our environments into TRL's GRPOTrainer (dataset, environment factory, reward).
+
+    Each environment offers its own tools: its `tool_names` (or every tool its workspace enables), or,
+    when `tool_names` is given, those of them its workspace enables. Environments that offer the same tools share one generated class; `toolsets` maps
+    each class's name ("toolset-0", ...) to its tool names and `toolset_of` each environment id to
+    its class's name. With one tool set, `environment_factory` is a plain factory; with several it
+    is TRL's `{name: factory}` dict and `dataset()` rows carry the `environment` column that routes
+    them, so every rollout sees and calls only its own environment's tools.
+    """
 
     def __init__(self, envs: Sequence[TrainingEnvironment], rewards: RewardConfig | None = None,
                  tool_names: Sequence[str] | None = None, records_path: str | Path | None = None,
@@ -140,29 +159,82 @@ class TRLAdapter:
             raise ValueError("environment ids must be unique")
         self.rewards = rewards or RewardConfig()
         self.system_prompt = system_prompt
-        names = list(tool_names) if tool_names else sorted({n for e in envs for n in self._env_tools(e)})
-        unknown = [n for n in names if n not in all_tools()]
-        if unknown:
-            raise ValueError(f"tool(s) {unknown} are not in the tool registry")
-        self.tool_names = names
+        if tool_names:
+            unknown = [n for n in tool_names if n not in all_tools()]
+            if unknown:
+                raise ValueError(f"tool(s) {unknown} are not in the tool registry")
+        per_env: dict[str, tuple[str, ...]] = {}
+        for e in envs:
+            if tool_names:  # the named tools this environment's workspace enables
+                enabled = e.build_workspace().tools
+                per_env[e.id] = tuple(n for n in tool_names if n in enabled)
+            else:  # the tools it offers by default
+                per_env[e.id] = tuple(self._env_tools(e))
+        if tool_names:
+            offered = {n for v in per_env.values() for n in v}
+            nowhere = [n for n in tool_names if n not in offered]
+            if nowhere:
+                raise ValueError(f"tool(s) {nowhere} are enabled in none of the environments' workspaces")
+        self.toolsets: dict[str, list[str]] = {}
+        self.toolset_of: dict[str, str] = {}
+        name_of: dict[tuple[str, ...], str] = {}
+        for env_id, names in per_env.items():
+            if names not in name_of:
+                name_of[names] = f"toolset-{len(name_of)}"
+                self.toolsets[name_of[names]] = list(names)
+            self.toolset_of[env_id] = name_of[names]
+        self.tool_names = list(tool_names) if tool_names else sorted({n for v in per_env.values() for n in v})
         self.records: list[EpisodeRecord] = []
         self.records_path = Path(records_path) if records_path else None
         self._serials = itertools.count()
-        methods = {n: _tool_method(n) for n in names}
-        self.environment_class: type[_AdapterEnv] = type("CoworkEnvironment", (_AdapterEnv,),
-                                                         {"_adapter": self, **methods})
+        self.environment_classes: dict[str, type[_AdapterEnv]] = {}
+        for i, (toolset, names) in enumerate(self.toolsets.items()):
+            cls_name = "CoworkEnvironment" if len(self.toolsets) == 1 else f"CoworkEnvironment{i}"
+            self.environment_classes[toolset] = type(cls_name, (_AdapterEnv,), {
+                "_adapter": self, "_toolset": toolset, "_tool_names": list(names),
+                **{n: _tool_method(n) for n in names}})
 
     @staticmethod
     def _env_tools(env: TrainingEnvironment) -> list[str]:
         names = getattr(env, "tool_names", None)
         return list(names) if names else sorted(env.build_workspace().tools)
 
-    def environment_factory(self) -> _AdapterEnv:
-        """A fresh environment instance (TRL's `environment_factory`)."""
-        return self.environment_class()
+    @property
+    def multi_environment(self) -> bool:
+        """Whether the environments have more than one tool set (TRL's multi-environment mode)."""
+        return len(self.toolsets) > 1
+
+    @property
+    def environment_class(self) -> type[_AdapterEnv]:
+        """The generated environment class when every environment has the same tools (ValueError otherwise)."""
+        if self.multi_environment:
+            raise ValueError(f"the environments have {len(self.toolsets)} tool sets, so there is a class per tool "
+                             "set: use environment_classes or environment_for(env_id)")
+        return next(iter(self.environment_classes.values()))
+
+    @property
+    def environment_factory(self) -> Callable[[], _AdapterEnv] | dict[str, Callable[[], _AdapterEnv]]:
+        """What GRPOTrainer's `environment_factory` takes: a factory (one tool set) or `{toolset: factory}`."""
+        if not self.multi_environment:
+            return self.environment_class
+        return dict(self.environment_classes)
+
+    def environment_for(self, env_id: str) -> _AdapterEnv:
+        """A fresh instance of the class that serves environment `env_id` (its tools are its public methods)."""
+        return self.environment_classes[self.toolset_of[self._known(env_id)]]()
+
+    def tool_names_of(self, env_id: str) -> list[str]:
+        """The tools environment `env_id` offers (the ones its rollouts see), in order."""
+        return list(self.toolsets[self.toolset_of[self._known(env_id)]])
+
+    def _known(self, env_id: str) -> str:
+        if env_id not in self.envs:
+            raise ValueError(f"unknown env_id {env_id!r}; the adapter has {', '.join(sorted(self.envs))}")
+        return env_id
 
     def dataset(self, repeats: int = 1) -> Any:
-        """A datasets.Dataset of prompts: one row per environment (times `repeats`), with its env_id."""
+        """A datasets.Dataset of prompts: one row per environment (times `repeats`) with its env_id and, when
+        there are several tool sets, the `environment` column TRL routes the row by."""
         from datasets import Dataset
 
         rows = []
@@ -171,7 +243,10 @@ class TRLAdapter:
                 prompt = [{"role": "user", "content": env.task_text()}]
                 if self.system_prompt:
                     prompt.insert(0, {"role": "system", "content": self.system_prompt})
-                rows.append({"prompt": prompt, "env_id": env.id})
+                row: dict[str, Any] = {"prompt": prompt, "env_id": env.id}
+                if self.multi_environment:
+                    row["environment"] = self.toolset_of[env.id]
+                rows.append(row)
         return Dataset.from_list(rows)
 
     def reward_func(self, completions: list[Any], environments: list[_AdapterEnv] | None = None,
