@@ -44,9 +44,28 @@ class SpecConversation:
         """The agent's message to the user and the user's reply (which opens the next turn)."""
         return self.driver.message(message)
 
+    def submit(self, answer: str) -> str | None:
+        """The agent says it has done what it was asked (`answer`). Returns the user's next message when the
+        episode goes on (a scripted follow-up is still to come, or another working day opens), else None:
+        the episode is over and `answer` is its final answer, for the caller to log and evaluate."""
+        d = self.driver
+        satisfied = getattr(d.user, "satisfied", None)
+        if callable(satisfied):
+            more = not satisfied(answer, d.turn + 1)
+        else:
+            more = any(f.turn > d.turn for f in self.spec.user_simulator.followups)
+        if more:
+            return d.message(answer)
+        return d.end_stage(answer) if d.stages_left else None
+
     def status(self) -> dict[str, Any]:
-        """The turn the conversation is in (0 until the agent first asks)."""
-        return {"turn": self.driver.turn}
+        """The turn the conversation is in (0 until the agent first asks), and in a multi-day scenario the
+        day (1-based) and how many there are."""
+        out: dict[str, Any] = {"turn": self.driver.turn}
+        if self.spec.stages:
+            out.update(day=self.driver.stage + 1, days=len(self.spec.stages),
+                       stage=self.spec.stages[self.driver.stage].id)
+        return out
 
     def describe(self) -> dict[str, Any]:
         """Who plays the user: the user's own `describe()`, else scripted."""
@@ -67,10 +86,10 @@ class SpecConversation:
         driver = SpecDriver(self.spec, workspace)
         user = copy.copy(self.driver.user)
         for name, value in vars(user).items():  # e.g. an LLM user's history: the copies must not share it
-            if isinstance(value, list):
-                setattr(user, name, list(value))
+            if isinstance(value, (list, dict)):
+                setattr(user, name, copy.copy(value))
         driver.user = user
         cp = self.driver.checkpoint()
-        driver.turn, driver.revealed = cp.turn, dict(cp.revealed)
+        driver.turn, driver.revealed, driver.stage = cp.turn, dict(cp.revealed), cp.stage
         driver.fired, driver.notices = set(cp.fired), list(cp.notices)
         return SpecConversation(self.spec, workspace, driver=driver)

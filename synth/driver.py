@@ -1,10 +1,14 @@
-"""Driving a spec's episode: the request, tool calls, turns with the scripted user, world events.
+"""Driving a spec's episode: the request, tool calls, turns with the scripted user, world events, stages.
 
 `SpecDriver` is the one implementation of the spec's turn semantics (docs/spec.md, "Turns"): turn
 0 opens with the request; every message the agent sends the user gets a reply and opens the next
-turn; a turn's follow-up may move the clock; world events fire when their turn opens or, for timed
-ones, before the first action at or after their time. `run_reference` executes a reference
-solution through it; the validator and episode runners share it.
+turn; a turn's follow-up may move the clock; world events fire when their turn opens, when their
+stage opens or, for timed ones, before the first action at or after their time. In a multi-day
+scenario the agent's report that closes a day (`end_stage`) marks the stage's end in the log (its
+predicates are judged on that state), then the next day opens as a turn: the clock moves to its
+morning, its world events apply, and the user's message is the day's instructions with what was
+announced. `run_reference` executes a reference solution through it; the validator and episode
+runners share it.
 """
 
 from __future__ import annotations
@@ -16,19 +20,24 @@ from workspace_sim import ToolResult, Workspace
 from workspace_sim.errors import SpecError
 from workspace_sim.state import State
 
-from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent
+from .spec import (
+    FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent,
+)
 from .user import ScriptedUser
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """Everything needed to resume a driver: workspace state, turn, revealed facts, fired events."""
+    """Everything needed to resume a driver: workspace state, turn, stage, revealed facts, fired events, and
+    what the scripted user has been asked."""
 
     state: State
     turn: int
     revealed: tuple[tuple[str, str], ...]
     fired: frozenset[str]
     notices: tuple[str, ...]
+    stage: int = 0
+    user: Any = None  # the user's own snapshot(), where it has one
 
 
 class SpecDriver:
@@ -40,6 +49,7 @@ class SpecDriver:
         self.user = ScriptedUser(spec.user_simulator)
         self.withhold = withhold_answers
         self.turn = 0
+        self.stage = 0  # index of the open stage in spec.stages
         self.revealed: dict[str, str] = {}
         self.fired: set[str] = set()
         self.notices: list[str] = []  # announcements of timed events, delivered with the next reply
@@ -67,6 +77,40 @@ class SpecDriver:
         reply, facts = self.user.reply(text, self.turn, self.withhold)
         for f in facts:
             self.revealed[f.name] = f.value
+        self._open_turn()
+        return self._deliver(reply)
+
+    @property
+    def stages_left(self) -> int:
+        """How many stages (working days) are still to come after the open one."""
+        return max(len(self.spec.stages) - 1 - self.stage, 0)
+
+    def end_stage(self, report: str) -> str | None:
+        """The agent closes the open stage with `report` (the day's summary to the user).
+
+        Returns the next stage's opening message (a day header, the instructions, and what was announced),
+        which opens the next turn; None when no stage is left (the report is then the final answer, which
+        the caller logs).
+        """
+        if not self.stages_left:
+            return None
+        self.ws.add_message("assistant", report)
+        self.ws.close_stage(self.spec.stages[self.stage].id)
+        self.stage += 1
+        self.turn += 1
+        stage = self.spec.stages[self.stage]
+        if stage.opens_at is not None and stage.opens_at > self.ws.state.now:
+            self.ws.advance_clock((stage.opens_at - self.ws.state.now).total_seconds())
+        for ev in self.spec.events:
+            if ev.at_stage == stage.id and ev.id not in self.fired:
+                self._apply(ev)
+        day = f"Day {self.stage + 1} of {len(self.spec.stages)}" + (f", {stage.title}" if stage.title else "")
+        follow = self.user.followup(self.turn)
+        text = f"[{day}]\n\n{stage.instructions}" + (f"\n\n{follow.text}" if follow is not None else "")
+        self._open_turn()
+        return self._deliver(text)
+
+    def _open_turn(self) -> None:
         follow = self.user.followup(self.turn)
         if follow is not None and follow.advance_to is not None and follow.advance_to > self.ws.state.now:
             self.ws.advance_clock((follow.advance_to - self.ws.state.now).total_seconds())
@@ -74,11 +118,13 @@ class SpecDriver:
             if ev.at_turn == self.turn and ev.id not in self.fired:
                 self._apply(ev)
         self._fire_due()
+
+    def _deliver(self, text: str) -> str:
         if self.notices:
-            reply = reply + "\n\n" + "\n".join(self.notices)
+            text = text + "\n\n" + "\n".join(self.notices)
             self.notices = []
-        self.ws.add_message("user", reply)
-        return reply
+        self.ws.add_message("user", text)
+        return text
 
     def fill(self, value: Any) -> Any:
         """`value` with every {{fact:NAME}} replaced by the revealed fact, or its decoy if unrevealed."""
@@ -102,13 +148,18 @@ class SpecDriver:
 
     def checkpoint(self) -> Checkpoint:
         """A resumable handle on the episode so far."""
+        saved = getattr(self.user, "snapshot", None)
         return Checkpoint(self.ws.snapshot(), self.turn, tuple(sorted(self.revealed.items())),
-                          frozenset(self.fired), tuple(self.notices))
+                          frozenset(self.fired), tuple(self.notices), self.stage,
+                          saved() if callable(saved) else None)
 
     def resume(self, cp: Checkpoint) -> None:
         """Return the episode exactly to a checkpoint."""
         self.ws.restore(cp.state)
         self.turn = cp.turn
+        self.stage = cp.stage
+        if cp.user is not None and callable(getattr(self.user, "restore", None)):
+            self.user.restore(cp.user)
         self.revealed = dict(cp.revealed)
         self.fired = set(cp.fired)
         self.notices = list(cp.notices)
@@ -128,7 +179,7 @@ class SpecDriver:
         except SpecError as e:
             index = next(i for i, e2 in enumerate(self.spec.events) if e2.id == ev.id)
             raise SpecError(f"events[{index}].{e.path}", e.problem) from None
-        if ev.at_turn is not None and ev.announce:
+        if ev.at_time is None and ev.announce:
             self.notices.append(ev.announce)
 
 
@@ -172,6 +223,8 @@ def run_steps(driver: SpecDriver, steps: Sequence[Any], final_answer: str | None
             run.outcomes.append(StepOutcome(i, result=driver.call(step.tool, driver.fill(step.args))))
         elif isinstance(step, (SayStep, AskStep)):
             run.outcomes.append(StepOutcome(i, reply=driver.message(driver.fill(step.text))))
+        elif isinstance(step, EndStageStep):
+            run.outcomes.append(StepOutcome(i, reply=driver.end_stage(driver.fill(step.text))))
         else:  # pragma: no cover - the spec model admits no other step
             raise TypeError(f"unknown step {step!r}")
     if keep_checkpoints:

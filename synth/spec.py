@@ -1,7 +1,9 @@
 """EnvironmentSpec: the versioned document that fully describes one executable environment.
 
 A spec holds the world and initial state, the user's request, the simulated user (persona, hidden
-facts, scripted follow-ups), world events, policies, faults, predicates and a reference solution.
+facts, scripted follow-ups), world events, policies, faults, predicates and a reference solution. A
+multi-day scenario adds `stages` (working days): each opens with the clock moved and the day's
+instructions, world events may fire when a stage opens, and predicates may belong to a stage.
 It loads from JSON or YAML (`load_spec`), saves canonically (`EnvironmentSpec.save`) and builds a
 fresh `Workspace` for an episode. docs/spec.md documents every field.
 """
@@ -31,10 +33,11 @@ from workspace_sim.workspace import load_tables
 from .capabilities import CAPABILITIES
 from .errors import SpecLoadError
 
-SPEC_VERSION = "1.1"
+SPEC_VERSION = "1.2"
 # Versions this build reads: a 1.x reader reads every 1.y with y <= x (1.1 added free arguments,
-# condition tolerances, alternative solutions and maintained predicates; 1.0 documents load unchanged).
-READABLE_VERSIONS = frozenset({"1", "1.0", "1.1"})
+# condition tolerances, alternative solutions and maintained predicates; 1.2 stages (multi-day scenarios),
+# stage predicates, vague answers and the stale/forgetful baselines' step marks; older documents load unchanged).
+READABLE_VERSIONS = frozenset({"1", "1.0", "1.1", "1.2"})
 FACT_PLACEHOLDER = re.compile(r"\{\{fact:([A-Za-z_][A-Za-z0-9_]*)\}\}")
 # Predicate kinds that guard against collateral damage: they pass when nothing happens, so they
 # earn credit only once some success predicate passes (see EnvironmentSpec.evaluate). A predicate
@@ -49,6 +52,12 @@ _EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 def _located(path: str, problem: str) -> PydanticCustomError:
     """A validation error that carries its own sub-path (reported after the field it was raised on)."""
     return PydanticCustomError("spec_problem", "{problem}", {"path": path, "problem": problem})
+
+
+def _empty(value: Any) -> bool:
+    """Whether an optional field holds its empty default (such fields stay out of saved documents, so a spec
+    that does not use a feature reads as it did before the feature existed)."""
+    return value is None or value is False or value == "" or value == [] or value == {}
 
 
 class _Model(BaseModel):
@@ -98,11 +107,15 @@ class HiddenFact(_Model):
     reveal_keywords: list[str] = Field(min_length=1, description="Any of these words in the agent's message reveals it.")
     answer: str = Field(min_length=1, description="What the user says when it is revealed; contains the value.")
     decoy: str = Field("", description="What an agent that never asked would have to use instead.")
+    vague: str = Field("", exclude_if=_empty, description="What the user says the first time they are asked, without the value; the "
+                                       "precise answer comes only when the agent asks again (presses).")
 
     @model_validator(mode="after")
     def _answer_has_value(self) -> "HiddenFact":
         if self.value.casefold() not in self.answer.casefold():
             raise ValueError(f"answer must contain the value {self.value!r}")
+        if self.vague and self.value.casefold() in self.vague.casefold():
+            raise ValueError(f"vague must not contain the value {self.value!r} (the precise answer does)")
         if self.decoy and self.decoy == self.value:
             raise ValueError("decoy must differ from the value")
         return self
@@ -142,14 +155,16 @@ class WorldEvent(_Model):
     id: str = Field(pattern=_ID)
     at_turn: int | None = Field(None, ge=1, description="Apply when this turn opens.")
     at_time: datetime | None = Field(None, description="Apply before the first action at or after this time.")
+    at_stage: str | None = Field(None, pattern=_ID, exclude_if=_empty, description="Apply when this stage (working day) opens, before "
+                                                                "its instructions reach the agent.")
     announce: str | None = Field(None, description="Text the agent is told; absent for a silent change.")
     changes: list[dict[str, Any]] = Field(min_length=1, description="Workspace.apply_world_change operations.")
     note: str = ""
 
     @model_validator(mode="after")
     def _one_trigger(self) -> "WorldEvent":
-        if (self.at_turn is None) == (self.at_time is None):
-            raise ValueError("give exactly one of at_turn or at_time")
+        if sum(t is not None for t in (self.at_turn, self.at_time, self.at_stage)) != 1:
+            raise ValueError("give exactly one of at_turn, at_time or at_stage")
         if self.at_time is not None and self.at_time.tzinfo is None:
             raise ValueError("at_time needs a time zone offset")
         return self
@@ -164,6 +179,11 @@ class CallStep(_Model):
     expect_error: str | None = Field(None, description="Error code this call must end in (e.g. 'fault').")
     free: list[str] = Field(default_factory=list, description="Arguments whose value the task does not care about: "
                                                               "validation's mutants leave them alone.")
+    stale_args: dict[str, Any] | None = Field(
+        None, exclude_if=_empty, description="The arguments an agent would send that never re-read after a silent change (it still "
+                          "believes what it read earlier): validation's stale baseline sends these instead.")
+    recalls: bool = Field(False, exclude_if=_empty, description="The step carries out an instruction from an earlier turn or day, not "
+                                             "the latest one: validation's forgetful baseline leaves it out.")
     note: str = ""
 
     @model_validator(mode="after")
@@ -192,7 +212,26 @@ class AskStep(_Model):
     facts: list[str] = Field(default_factory=list, description="Names of the facts this question should reveal.")
 
 
-Step = Annotated[Union[CallStep, SayStep, AskStep], Field(discriminator="kind")]
+class EndStageStep(_Model):
+    """The agent's report that closes a stage (working day); the next stage opens with its instructions."""
+
+    kind: Literal["end_stage"] = "end_stage"
+    text: str = Field(min_length=1)
+
+
+Step = Annotated[Union[CallStep, SayStep, AskStep, EndStageStep], Field(discriminator="kind")]
+
+
+class Stage(_Model):
+    """A working day of a multi-day scenario: it opens with the clock moved to its morning, the world events
+    due then, and the user's instructions for the day; the workspace carries over from the day before."""
+
+    id: str = Field(pattern=_ID)
+    title: str = Field("", description="The day as the agent is told it, e.g. 'Tuesday 3 March'.")
+    opens_at: AwareTime | None = Field(None, description="The clock moves here when the stage opens (after the "
+                                                         "previous stage's). Day one starts at the spec's `now`.")
+    instructions: str = Field("", description="The user's message that opens the stage. Day one opens with the "
+                                              "spec's `request`, so its instructions stay empty.")
 
 
 class ReferenceSolution(_Model):
@@ -205,11 +244,15 @@ class ReferenceSolution(_Model):
         """The tool-call steps, in order."""
         return [s for s in self.steps if isinstance(s, CallStep)]
 
+    def stage_ends(self) -> int:
+        """How many stages this solution closes (its end_stage steps)."""
+        return sum(isinstance(s, EndStageStep) for s in self.steps)
+
 
 class EnvironmentSpec(_Model):
     """One executable environment: world, start state, request, user, events, rules, checks, solution."""
 
-    version: Literal["1.1"] = SPEC_VERSION
+    version: Literal["1.2"] = SPEC_VERSION
     id: str = Field(pattern=_ID)
     title: str = Field(min_length=1)
     capabilities: list[str] = Field(min_length=1, description="Capability ids from the taxonomy.")
@@ -224,6 +267,8 @@ class EnvironmentSpec(_Model):
     user: str = Field(pattern=_EMAIL)
     request: str = Field(min_length=1)
     user_simulator: UserSimulator = Field(default_factory=UserSimulator)
+    stages: list[Stage] = Field(default_factory=list, exclude_if=_empty, description="The working days of a multi-day scenario, in "
+                                                                  "order (none: a single day).")
     events: list[WorldEvent] = Field(default_factory=list)
     policies: list[Policy] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
@@ -279,7 +324,50 @@ class EnvironmentSpec(_Model):
             object.__setattr__(self, "_parsed", parse_predicates(self.predicates))
         except SpecError as e:
             raise _located(e.path, e.problem) from None
+        self._check_stages()
         return self
+
+    def _check_stages(self) -> None:
+        ids = [st.id for st in self.stages]
+        if len(set(ids)) != len(ids):
+            raise _located("stages", f"stage ids must be unique, got {ids}")
+        if len(self.stages) == 1:
+            raise _located("stages", "a scenario has two or more stages; leave `stages` out for a single day")
+        previous = self.now
+        for i, st in enumerate(self.stages):
+            if i == 0:
+                if st.instructions:
+                    raise _located("stages[0].instructions", "day one opens with `request`; leave this empty")
+                if st.opens_at is not None and st.opens_at != self.now:
+                    raise _located("stages[0].opens_at", "day one opens at the spec's `now`; leave this out")
+                continue
+            if not st.instructions.strip():
+                raise _located(f"stages[{i}].instructions", "a later stage needs the user's instructions for the day")
+            if st.opens_at is not None:
+                if st.opens_at <= previous:
+                    raise _located(f"stages[{i}].opens_at", f"must be after {previous.isoformat()} (the stage "
+                                   "before opens then)")
+                previous = st.opens_at
+        known = set(ids)
+        for i, ev in enumerate(self.events):
+            if ev.at_stage is not None and ev.at_stage not in known:
+                raise _located(f"events[{i}].at_stage", f"no stage {ev.at_stage!r}; stages: {ids or 'none'}")
+            if ev.at_stage is not None and ev.at_stage == ids[0]:
+                raise _located(f"events[{i}].at_stage", "day one's records belong in `initial`; a stage event "
+                               "fires when a later stage opens")
+        for i, p in enumerate(self.predicates):
+            sid = p.get("stage")
+            if sid is not None and sid not in known:
+                raise _located(f"predicates[{i}].stage", f"no stage {sid!r}; stages: {ids or 'none'}")
+        for where, sol in self.solutions():
+            if sol.stage_ends() != max(len(self.stages) - 1, 0):
+                raise _located(f"{where}.steps", f"closes {sol.stage_ends()} stage(s) with end_stage steps; "
+                               f"the scenario has {len(self.stages)} stage(s), so it must close "
+                               f"{max(len(self.stages) - 1, 0)}")
+
+    def stage_ids(self) -> list[str]:
+        """The stages' ids in order (empty for a single day)."""
+        return [st.id for st in self.stages]
 
     # --- what the rest of the system uses ------------------------------------------------------
 
@@ -329,22 +417,26 @@ class EnvironmentSpec(_Model):
         do-nothing agent would otherwise earn partial credit; here it scores zero. `gate_guards=False`
         gives the raw verdicts. `judge` decides `judged` predicates (default: their key facts).
         """
-        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge)
+        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge, stages=self.stage_ids())
         if not gate_guards:
             return ev
-        guards = [i for i in range(len(ev.results)) if self.is_guard(i)]
-        progressed = any(r.passed for i, r in enumerate(ev.results) if i not in guards)
-        if guards and not progressed:
-            for i in guards:
-                r = ev.results[i]
-                if r.passed:
-                    r.passed = False
-                    r.observed = f"{r.observed} (not credited: no success predicate passed)"
+        groups = list(ev.stage_members().values()) if self.stages else [list(range(len(ev.results)))]
+        for members in groups:  # in a scenario, a day's guards are credited once that day's work shows
+            guards = [i for i in members if self.is_guard(i)]
+            progressed = any(ev.results[i].passed for i in members if i not in guards)
+            if guards and not progressed:
+                for i in guards:
+                    r = ev.results[i]
+                    if r.passed:
+                        r.passed = False
+                        r.observed = f"{r.observed} (not credited: no success predicate passed)"
         return ev
 
     def passes_all(self, workspace: Workspace, final_answer: str | None = None) -> bool:
         """Whether every predicate passes (same verdict as `evaluate(...).passed`, stopping at the first
         failure; success predicates are tried first since they fail most often)."""
+        if self.stages:
+            return self.evaluate(workspace, final_answer).passed
         ctx = EvalContext(workspace.initial, workspace.state, workspace.events(), final_answer, workspace.config.user)
         preds = self.parsed_predicates()
         order = [i for i in range(len(preds)) if not self.is_guard(i)] + [i for i in range(len(preds)) if self.is_guard(i)]
@@ -387,7 +479,7 @@ def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
         for i, p in enumerate(loc):
             if isinstance(p, int):
                 parts.append(f"[{p}]")
-            elif i > 0 and isinstance(loc[i - 1], int) and p in ("call", "say", "ask") or "[" in str(p):
+            elif i > 0 and isinstance(loc[i - 1], int) and p in ("call", "say", "ask", "end_stage") or "[" in str(p):
                 continue  # the tag pydantic adds for a member of a discriminated union
             else:
                 parts.append(("." if parts else "") + str(p))

@@ -237,10 +237,12 @@ def test_state_delta_and_equivalence(example: dict) -> None:
 
 
 def test_old_version_loads_and_new_fields_are_in_the_schema(example: dict) -> None:
-    for v in ("1", "1.0", 1, "1.1"):
-        assert parse_spec({**example, "version": v}).version == "1.1"
-    with pytest.raises(SpecLoadError, match="unsupported spec version '1.2'"):
-        parse_spec({**example, "version": "1.2"})
+    for v in ("1", "1.0", 1, "1.1", "1.2"):
+        assert parse_spec({**example, "version": v}).version == "1.2"
+    with pytest.raises(SpecLoadError, match="unsupported spec version '1.3'"):
+        parse_spec({**example, "version": "1.3"})
     schema = spec_json_schema()
     assert "alternatives" in schema["properties"] and "free" in schema["$defs"]["CallStep"]["properties"]
+    assert "stages" in schema["properties"] and "stale_args" in schema["$defs"]["CallStep"]["properties"]
+    assert "EndStageStep" in schema["$defs"] and "at_stage" in schema["$defs"]["WorldEvent"]["properties"]
     jsonschema.validate(parse_spec(example).to_document(), schema)

@@ -123,13 +123,13 @@ class ErrorLine(_Strict):
 
 
 class EventLine(_Strict):
-    """One workspace event (a tool call, a conversation message, or a world change)."""
+    """One workspace event (a tool call, a conversation message, a world change, or a stage's close)."""
 
     type: Literal["event"] = "event"
     episode_id: str
     index: int = Field(ge=0, description="Position in the workspace event log.")
     turn: int = Field(ge=0, description="The assistant turn (step) this event belongs to, from 0.")
-    kind: Literal["call", "message", "world"]
+    kind: Literal["call", "message", "world", "stage"]
     sim_time: str
     tool: str | None = None
     args: Any = None

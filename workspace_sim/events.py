@@ -24,10 +24,11 @@ class ErrorInfo:
 
 @dataclass(slots=True)
 class Event:
-    """One entry of the event log: a tool call, a message in the conversation, or a world change."""
+    """One entry of the event log: a tool call, a message in the conversation, a world change, or the close of a
+    stage (a working day of a multi-day scenario)."""
 
     index: int
-    kind: str  # "call" | "message" | "world"
+    kind: str  # "call" | "message" | "world" | "stage"
     sim_time: datetime
     tool: str | None = None
     args: Any = None
@@ -45,6 +46,9 @@ class Event:
     # other tools the call ran through `ToolContext.invoke`, as (tool, arguments): sharing a note by mail
     # runs send_email, and tool_called / tool_not_called count it as a call of send_email
     via: tuple[tuple[str, Any], ...] = ()
+    # a "stage" event's state when the stage closed (records, clock and log up to its last event): the
+    # predicates of that stage are judged on it (workspace_sim.predicates.evaluate_states)
+    checkpoint: Any = None
 
     @property
     def read(self) -> tuple[tuple[str, str], ...]:
@@ -69,6 +73,8 @@ class Event:
         if self.kind == "message":
             out["role"] = self.role
             out["content"] = self.content
+        elif self.kind == "stage":
+            out["args"] = self.args
         else:
             if self.tool is not None:
                 out["tool"] = self.tool

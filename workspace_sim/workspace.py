@@ -360,6 +360,15 @@ class Workspace:
         self._state = State(new.tables, new.acc, new.now, new.counters, LogNode(event, state.log), state.log_len + 1)
         return event
 
+    def close_stage(self, stage: str) -> Event:
+        """Mark the end of a stage (a working day) in the log, keeping the state as it stands for the
+        predicates of that stage: they are judged on it, not on the final state."""
+        state = self._state
+        event = Event(index=state.log_len, kind="stage", sim_time=state.now, args={"stage": stage}, checkpoint=state)
+        self._state = State(state.tables, state.acc, state.now, state.counters,
+                            LogNode(event, state.log), state.log_len + 1)
+        return event
+
     def advance_clock(self, seconds: float) -> None:
         """Move simulated time forward (between turns or days)."""
         s = self._state

@@ -72,6 +72,12 @@ def _replay_event(ws: Workspace, ev: EventLine, report: ReplayReport) -> None:
             report.mismatches.append(f"{where} ({ev.tool}): recorded error {ev.error.code}, replayed {got.error.code}")
     elif ev.kind == "message":
         ws.add_message(ev.role or "user", ev.content or "")
+    elif ev.kind == "stage":
+        stage = ev.args.get("stage") if isinstance(ev.args, Mapping) else None
+        if not isinstance(stage, str):
+            report.mismatches.append(f"{where}: a stage event without its stage id")
+        else:
+            ws.close_stage(stage)
     else:
         note = ev.args.get("note", "") if isinstance(ev.args, Mapping) else ""
         try:

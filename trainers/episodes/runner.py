@@ -481,6 +481,8 @@ def _message_turn(run: _Run, driver: SpecDriver, action: AgentTurn) -> None:
         run.messages.append({"role": "assistant", "content": text})
         if wants_reply:
             run.messages.append({"role": "user", "content": driver.message(text)})
+        elif driver.stages_left and not action.truncated:  # the day's report: the next working day opens
+            run.messages.append({"role": "user", "content": driver.end_stage(text)})
         else:
             run.final_answer = text
             driver.ws.add_message("assistant", text)

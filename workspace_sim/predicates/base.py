@@ -68,6 +68,9 @@ class PredicateBase(BaseModel):
     weight: float = Field(1.0, gt=0, description="Weight in the partial-credit score.")
     maintain: bool = Field(False, description="Must stay true: it holds at the start and the task must not break it "
                                               "(a guard, credited only once a success predicate passes).")
+    stage: str | None = Field(None, description="Id of the stage (working day) whose end this predicate checks: it "
+                                                "is judged on the state when the agent closed that day, not on "
+                                                "the final state. Absent: checked at the end of the episode.")
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:  # pragma: no cover - abstract
         raise NotImplementedError

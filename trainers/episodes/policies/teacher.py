@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synth.spec import AskStep, CallStep, SayStep
+from synth.spec import AskStep, CallStep, EndStageStep, SayStep
 
 from ...record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall
@@ -15,7 +15,8 @@ class TeacherPolicy:
 
     Consecutive tool calls are grouped `calls_per_turn` to a turn (1: one call per turn, as an
     agent that reads each result; 0: every consecutive call in one turn, as parallel tool calls).
-    Questions and progress reports are messages that await the user's reply; placeholders
+    Questions and progress reports are messages that await the user's reply; a day's closing report
+    (end_stage) is a message that needs none, so the next working day opens; placeholders
     ({{fact:NAME}}) are filled when the step is played, i.e. after the user has answered.
     """
 
@@ -49,6 +50,9 @@ class TeacherPolicy:
         if isinstance(step, (SayStep, AskStep)):
             self._next += 1
             return AgentTurn(content=fill(step.text), expects_reply=True)
+        if isinstance(step, EndStageStep):
+            self._next += 1
+            return AgentTurn(content=fill(step.text), expects_reply=False)
         calls: list[PolicyCall] = []
         while self._next < len(steps) and isinstance(steps[self._next], CallStep):
             if self.calls_per_turn and len(calls) == self.calls_per_turn:
