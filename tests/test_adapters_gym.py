@@ -7,11 +7,13 @@ import json
 
 import gymnasium
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
 from gymnasium.utils.env_checker import check_env
 
 from trainers.adapters.common import ActionError, SpecSource, parse_action
-from trainers.adapters.gym import ENV_ID, CoworkEnv
+from trainers.adapters.gym import CHARSET, ENV_ID, MAKE_ID, MAX_TEXT, CoworkEnv, fit_text
 from trainers.episodes.replay import replay_record
 from trainers.episodes.runner import EpisodeLimits
 
@@ -106,3 +108,65 @@ def test_hostile_action_text_is_a_clear_action_error(text: str, says: str) -> No
     # red team: deep nesting raised RecursionError and a 10,000-digit number a bare ValueError
     with pytest.raises(ActionError, match=says):
         parse_action(text)
+
+
+def test_make_works_in_a_fresh_interpreter() -> None:
+    # issue 19 item 8: gymnasium.make("coworkenv/CoworkEnv-v0") in a fresh interpreter raised NamespaceNotFound.
+    # Gymnasium 1.x loads no plugin entry points, so the id names its module (MAKE_ID) and make imports it.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    spec_file = Path(__file__).parent.parent / "examples/specs/handwritten-archive-invoices.yaml"
+    code = ("import sys, gymnasium\n"
+            "assert 'trainers.adapters.gym' not in sys.modules\n"
+            f"env = gymnasium.make({MAKE_ID!r}, envs={str(spec_file)!r})\n"
+            "obs, info = env.reset(seed=0)\n"
+            "assert env.observation_space.contains(obs)\n"
+            "env2 = gymnasium.make('coworkenv/CoworkEnv-v0', envs=" + repr(str(spec_file)) + ")\n"
+            "print(info['env_id'], type(env.unwrapped).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["handwritten-archive-invoices", "CoworkEnv"]
+    assert MAKE_ID == "trainers.adapters.gym:coworkenv/CoworkEnv-v0"
+
+
+WRITE_READ = st.text(max_size=300) | st.sampled_from(["a😀b", "x\r\ny", "nul\x00end", "zw\u200dj", "rl\u202eo", "\U0010ffff"])
+
+
+@pytest.fixture(scope="module")
+def files_env() -> CoworkEnv:
+    return CoworkEnv(specs()[1])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=WRITE_READ)
+def test_every_file_content_read_back_is_in_the_observation_space(files_env: CoworkEnv, content: str) -> None:
+    # issue 19 item 8: emoji, "\r", NUL, U+200D and U+202E in a file took observations out of the space
+    env = files_env
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    obs, *_ = env.step({"tool": "write_file", "arguments": {"path": "/t.txt", "content": content}})
+    assert env.observation_space.contains(obs)
+    obs, *_ = env.step({"tool": "read_text_file", "arguments": {"path": "/t.txt"}})
+    assert env.observation_space.contains(obs)
+    assert obs == f"[tool read_text_file] {content}"  # the agent sees the text itself, not an encoding of it
+
+
+def test_the_spaces_are_text_spaces_that_hold_any_unicode() -> None:
+    env = CoworkEnv(specs()[1])
+    space = env.observation_space
+    assert isinstance(space, gymnasium.spaces.Text)
+    assert space.contains("") and space.contains("😀\r\x00\u200d\u202e") and not space.contains(3)
+    assert not space.contains("x" * (MAX_TEXT + 1)) and not env.action_space.contains("")
+    assert space != gymnasium.spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+    sample = env.action_space.sample()
+    assert env.action_space.contains(sample)
+    vec = gymnasium.vector.SyncVectorEnv([lambda: CoworkEnv(specs()[1]) for _ in range(2)])
+    obs, _ = vec.reset(seed=0)
+    assert vec.observation_space.contains(obs)
+    vec.close()
+    long = fit_text("y" * (MAX_TEXT + 5000))
+    assert len(long) == MAX_TEXT and space.contains(long) and long.endswith("characters cut: an observation holds at most 1,000,000]")
+    assert str(MAX_TEXT + 5000 - long.index("\n[...")) in long

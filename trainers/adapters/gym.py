@@ -1,7 +1,8 @@
 """coworkenv environments as a Gymnasium environment: text observations, tool-call actions.
 
-    import gymnasium, trainers.adapters.gym   # registers "coworkenv/CoworkEnv-v0"
-    env = gymnasium.make("coworkenv/CoworkEnv-v0", envs="environments/")
+    import gymnasium
+    env = gymnasium.make("trainers.adapters.gym:coworkenv/CoworkEnv-v0", envs="environments/")
+    # or: import trainers.adapters.gym (registers the id), then gymnasium.make("coworkenv/CoworkEnv-v0", ...)
     obs, info = env.reset(seed=0)               # the system prompt and the user's request
     obs, reward, terminated, truncated, info = env.step('{"tool": "list_dir", "arguments": {"path": "/"}}')
     obs, reward, terminated, truncated, info = env.step('{"answer": "Done: I filed the report."}')
@@ -11,7 +12,7 @@ call, a JSON list of those is one turn of several calls, `{"answer": TEXT}` is t
 and anything else is a message to the user (who answers, or is satisfied and the episode ends with
 it as the final answer); see
 `trainers.adapters.common.parse_action`. The observation is the text the turn produced (tool results
-and the user's words, labelled). Each episode is an `EpisodeSession`, so its record (in
+and the user's words, labelled), any Unicode (see `UnicodeText`). Each episode is an `EpisodeSession`, so its record (in
 `env.unwrapped.records`, and appended to `records_path`) is the runner's record for the same turns.
 """
 
@@ -31,10 +32,47 @@ from ..rewards import RewardConfig, turn_rewards
 from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action
 
 ENV_ID = "coworkenv/CoworkEnv-v0"
+# The id with its module, for `gymnasium.make` in an interpreter that has not imported this module:
+# Gymnasium 1.x has no plugin entry points (removed in 1.0), it imports the module named before the colon.
+MAKE_ID = f"{__name__}:{ENV_ID}"
 MAX_TEXT = 1_000_000
-# Every character an observation or action may hold: tab, newline and all printable Unicode of the BMP.
+# The characters `sample()` draws from: tab, newline and all printable Unicode of the BMP.
 CHARSET = frozenset("\t\n" + "".join(c for c in map(chr, range(0x20, 0x10000)) if c.isprintable() or c == " "))
 TRUNCATING = ("max_turns", "max_tool_calls", "timeout", "max_tokens")
+
+
+class UnicodeText(spaces.Text):
+    """A `Text` space of any Unicode text: every string of `min_length` to `max_length` characters.
+
+    Files and mails hold whatever was written to them (emoji beyond the BMP, "\\r", NUL, zero-width
+    joiners, bidirectional controls), and tool results quote them, so no fixed character set contains
+    every observation; a charset of all 1.1 million code points would cost hundreds of megabytes per
+    space in `Text`'s tables. `contains` therefore checks only the type and length; the charset
+    (`CHARSET`, printable BMP) is what `sample()` draws from. Being a `Text`, it batches in vector
+    envs as `Text` does.
+    """
+
+    def contains(self, x: Any) -> bool:
+        """Whether `x` is a string of min_length to max_length characters (any characters)."""
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"UnicodeText({self.min_length}, {self.max_length}, sampling the printable BMP)"
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is type(self) and super().__eq__(other)
+
+
+def fit_text(text: str, limit: int = MAX_TEXT) -> str:
+    """`text` as the space allows it: unchanged up to `limit` characters, else cut with a note saying how
+    much was left out (the record keeps every message whole)."""
+    if len(text) <= limit:
+        return text
+    note = f"\n[... {{}} characters cut: an observation holds at most {limit:,}]"
+    keep = limit - len(note.format(len(text)))
+    while len(note.format(len(text) - keep)) + keep < limit:  # fewer digits in the count: keep more text
+        keep += 1
+    return text[:keep] + note.format(len(text) - keep)
 
 
 class CoworkEnv(gymnasium.Env[str, str]):
@@ -61,8 +99,8 @@ class CoworkEnv(gymnasium.Env[str, str]):
         self.settings = EpisodeSettings(limits=limits, user=user, reward=reward, records_path=records_path,
                                         policy=PolicyInfo(name=policy_name))
         self.render_mode = render_mode
-        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
-        self.action_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
+        self.observation_space = UnicodeText(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = UnicodeText(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
         self.session: EpisodeSession | None = None
         self.records: list[EpisodeRecord] = []
         self._rewards: StepRewards | None = None
@@ -94,7 +132,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
         eid = f"{prepared.spec.id}.{self.settings.policy.name}.s{ep_seed}.{self._count}"
         self.session = self.settings.start(prepared, ep_seed, episode_id=eid)
         self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
-        obs = observation_text(self.session.messages)
+        obs = fit_text(observation_text(self.session.messages))
         self._transcript = [obs]
         return obs, {**self._info(), "tools": self.session.tools}
 
@@ -112,7 +150,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
             raise RuntimeError(f"the episode ended ({self.session.stop_reason}); call reset()")
         turn = parse_action(action)
         added = self.session.step(turn)
-        obs = observation_text(added)
+        obs = fit_text(observation_text(added))
         self._transcript.append(f"[assistant] {action if isinstance(action, str) else json.dumps(action)}")
         self._transcript.append(obs)
         info = self._info()
@@ -152,7 +190,11 @@ def make_vector(envs: Any, n: int, **kwargs: Any) -> gymnasium.vector.SyncVector
 
 
 def register() -> None:
-    """Register CoworkEnv with Gymnasium as "coworkenv/CoworkEnv-v0" (done on import; idempotent)."""
+    """Register CoworkEnv with Gymnasium as "coworkenv/CoworkEnv-v0" (done on import; idempotent).
+
+    Gymnasium 1.x loads no plugins, so a fresh interpreter knows the id only once this module is
+    imported: `gymnasium.make(MAKE_ID, ...)` ("trainers.adapters.gym:coworkenv/CoworkEnv-v0") does that.
+    """
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:CoworkEnv", disable_env_checker=False)
 
