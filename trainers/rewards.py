@@ -24,6 +24,9 @@ class RewardConfig(BaseModel):
     gamma: float = Field(1.0, ge=0.0, le=1.0, description="Discount of the shaping potential.")
     violation_penalty: float = Field(0.5, ge=0.0, description="Subtracted once per policy violation.")
     fault_penalty: float = Field(0.25, ge=0.0, description="Subtracted once per unhandled injected fault.")
+    per_stage: bool = Field(False, description="In a multi-day scenario, pay each stage's terminal reward (outcome "
+                                               "or partial of that stage's predicates, per `terminal`) divided by "
+                                               "the number of stages, in the turn that closed the stage.")
 
 
 def outcome_reward(evaluation: Mapping[str, Any]) -> float:
@@ -56,6 +59,26 @@ def terminal_reward(evaluation: Mapping[str, Any], kind: str = "outcome") -> flo
             return partial_credit(results)
         return float(evaluation.get("score", 0.0))
     raise ValueError(f"terminal reward kind must be 'outcome' or 'partial', got {kind!r}")
+
+
+def stage_rewards(record: EpisodeRecord, n: int, kind: str = "outcome") -> list[float] | None:
+    """Per-turn terminal rewards of a multi-day episode: each stage's reward (1/0 for its strict pass, or its
+    weighted score, by `kind`) over the number of stages, paid in the turn whose events closed it; the last
+    stage, and any stage never closed, at the last turn. None when the record has no stage verdicts (a
+    single-day environment, or no final line)."""
+    if record.final is None or kind not in ("outcome", "partial"):
+        return None
+    stages = record.final.evaluation.get("stages")
+    if not isinstance(stages, list) or not stages:
+        return None
+    closed_in = {e.args.get("stage"): e.turn for e in record.events if e.kind == "stage" and isinstance(e.args, dict)}
+    size = max(n, 1)
+    out = [0.0] * size
+    for st in stages:
+        value = (1.0 if st.get("passed") is True else 0.0) if kind == "outcome" else float(st.get("score", 0.0))
+        t = closed_in.get(st.get("id"), size - 1)
+        out[min(t, size - 1)] += value / len(stages)
+    return out
 
 
 def shaping_rewards(potentials: Sequence[float], gamma: float = 1.0) -> list[float]:
@@ -118,7 +141,8 @@ def turn_rewards(record: EpisodeRecord, config: RewardConfig = RewardConfig()) -
     """Per-turn rewards r_0..r_{T-1}: shaping (if on), penalties in the turn they happened, terminal at the end.
 
     An episode with no turns gets one reward (the terminal one). An unfinished episode scores its
-    terminal reward as 0.
+    terminal reward as 0. With `per_stage`, a multi-day episode's terminal reward is paid stage by stage
+    (`stage_rewards`).
     """
     n = num_turns(record)
     size = max(n, 1)
@@ -129,7 +153,10 @@ def turn_rewards(record: EpisodeRecord, config: RewardConfig = RewardConfig()) -
     violations, faults = _counts_by_turn(record, n)
     for t in range(size):
         rewards[t] -= penalty(violations[t], faults[t], config)
-    if record.final is not None:
+    staged = stage_rewards(record, n, config.terminal) if config.per_stage else None
+    if staged is not None:
+        rewards = [r + s for r, s in zip(rewards, staged)]
+    elif record.final is not None:
         rewards[-1] += terminal_reward(record.final.evaluation, config.terminal)
     return rewards
 

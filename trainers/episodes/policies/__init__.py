@@ -1,4 +1,5 @@
-"""Policies by name: `teacher`, `noop`, `random`, `openai` and `hf`, built from picklable `PolicySpec`s."""
+"""Policies by name: `teacher`, its `stale` and `forgetful` baselines, `noop`, `random`, `openai` and `hf`, built
+from picklable `PolicySpec`s."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 
 from ..turns import Policy
 from .baselines import NoopPolicy, RandomPolicy
-from .teacher import TeacherPolicy
+from .teacher import ForgetfulPolicy, StalePolicy, TeacherPolicy
 
-POLICY_NAMES = ("teacher", "noop", "random", "openai", "hf")
+POLICY_NAMES = ("teacher", "stale", "forgetful", "noop", "random", "openai", "hf")
 
 
 class PolicyConfigError(ValueError):
@@ -30,6 +31,8 @@ class PolicySpec:
 
 _ACCEPTS = {
     "teacher": {"calls_per_turn"},
+    "stale": {"calls_per_turn"},
+    "forgetful": {"calls_per_turn"},
     "noop": set(),
     "random": {"calls"},
     "openai": {"model", "base_url", "api_key", "temperature", "max_tokens", "seed", "timeout", "max_retries",
@@ -50,6 +53,10 @@ def make_policy(name: str, **settings: Any) -> Policy:
     try:
         if name == "teacher":
             return TeacherPolicy(**settings)
+        if name == "stale":
+            return StalePolicy(**settings)
+        if name == "forgetful":
+            return ForgetfulPolicy(**settings)
         if name == "noop":
             return NoopPolicy()
         if name == "random":

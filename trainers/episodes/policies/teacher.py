@@ -27,6 +27,7 @@ class TeacherPolicy:
         self._ctx: EpisodeContext | None = None
         self._next = 0
         self._done = False
+        self._plan: list[Any] = []
 
     def info(self) -> PolicyInfo:
         """`teacher` with its grouping setting."""
@@ -35,12 +36,18 @@ class TeacherPolicy:
     def start(self, context: EpisodeContext) -> None:
         """Start again at the first reference step."""
         self._ctx, self._next, self._done = context, 0, False
+        self._plan = self._steps(context.spec)
+
+    def _steps(self, spec: Any) -> list[Any]:
+        """The steps this policy plays: the reference's (variants change them)."""
+        return list(spec.reference.steps)
+
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AgentTurn:
         """The next reference step(s) as a turn, then the reference's final answer."""
         if self._ctx is None:
             return AgentTurn(error="the teacher was asked to act before an episode started")
-        steps = self._ctx.spec.reference.steps
+        steps = self._plan
         fill = self._ctx.fill
         if self._next >= len(steps):
             final = self._ctx.spec.reference.final_answer
@@ -62,3 +69,29 @@ class TeacherPolicy:
             calls.append(PolicyCall(s.tool, fill(dict(s.args))))
             self._next += 1
         return AgentTurn(calls=calls)
+
+
+class StalePolicy(TeacherPolicy):
+    """The reference played by an agent that never re-reads after a silent change: every step that has
+    `stale_args` sends those instead (what it would send from what it read earlier). A multi-day
+    environment whose silent change matters fails it; validation requires that."""
+
+    def info(self) -> PolicyInfo:
+        """`stale` with its grouping setting."""
+        return PolicyInfo(name="stale", settings={"calls_per_turn": self.calls_per_turn})
+
+    def _steps(self, spec: Any) -> list[Any]:
+        return [s.model_copy(update={"args": s.stale_args}) if isinstance(s, CallStep) and s.stale_args is not None
+                else s for s in spec.reference.steps]
+
+
+class ForgetfulPolicy(TeacherPolicy):
+    """The reference played by an agent that follows only the latest instruction: the steps marked
+    `recalls` (they carry out an earlier turn's or day's instruction) are left out."""
+
+    def info(self) -> PolicyInfo:
+        """`forgetful` with its grouping setting."""
+        return PolicyInfo(name="forgetful", settings={"calls_per_turn": self.calls_per_turn})
+
+    def _steps(self, spec: Any) -> list[Any]:
+        return [s for s in spec.reference.steps if not (isinstance(s, CallStep) and s.recalls)]

@@ -1,0 +1,113 @@
+"""Multi-day scenarios through the episode runner: each day opens with its instructions and the world's changes,
+each stage is judged on the state it closed on, stage scores become turn rewards, the stale and forgetful
+baselines fail where the scenario says they must, and a record replays to the same states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from synth import load_spec
+from trainers.episodes.policies import make_policy
+from trainers.episodes.replay import replay_record
+from trainers.episodes.runner import run_episode
+from trainers.episodes.turns import AgentTurn, EpisodeContext
+from trainers.record import PolicyInfo
+from trainers.rewards import RewardConfig, turn_rewards
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
+
+
+@pytest.fixture(scope="module")
+def spec():  # type: ignore[no-untyped-def]
+    return load_spec(EXAMPLE)
+
+
+def stages(record) -> dict[str, tuple[bool, float]]:  # type: ignore[no-untyped-def]
+    return {s["id"]: (s["passed"], s["score"]) for s in record.final.evaluation["stages"]}
+
+
+def test_the_teacher_passes_every_day_and_the_days_open_with_their_instructions(spec) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(spec, make_policy("teacher"))
+    assert rec.final.evaluation["passed"] and rec.final.stop_reason == "answered"
+    assert stages(rec) == {"mon": (True, 1.0), "tue": (True, 1.0), "wed": (True, 1.0)}
+    users = [m.content for m in rec.final.messages if m.role == "user"]
+    day2 = next(u for u in users if u.startswith("[Day 2 of 3, Tuesday 3 March]"))
+    assert "Lee Park" in day2 and "Acme" not in day2  # the correction overnight is silent
+    assert any(u.startswith("[Day 3 of 3, Wednesday 4 March]") for u in users)
+    closed = [e for e in rec.events if e.kind == "stage"]
+    assert [e.args["stage"] for e in closed] == ["mon", "tue"]
+    assert [e.sim_time[:10] for e in closed] == ["2026-03-02", "2026-03-03"]
+    world = [e for e in rec.events if e.kind == "world"]
+    assert len(world) == 1 and world[0].sim_time.startswith("2026-03-03T09:00")
+    # the vague answer came first, the precise one when pressed
+    assert users[1].startswith("Dana, you know") and "dana.reyes@" in users[2]
+
+
+def test_the_stale_agent_fails_the_days_after_the_silent_change(spec) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(spec, make_policy("stale"))
+    by_stage = stages(rec)
+    assert by_stage["mon"] == (True, 1.0)
+    assert by_stage["tue"][0] is False and by_stage["wed"][0] is False
+    assert not rec.final.evaluation["passed"] and 0 < rec.final.evaluation["score"] < 1
+
+
+def test_the_forgetful_agent_fails_the_standing_rule(spec) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(spec, make_policy("forgetful"))
+    failed = [r["description"] for r in rec.final.evaluation["results"] if not r["passed"]]
+    assert failed and all("standing rule" in d for d in failed)
+    assert stages(rec)["mon"] == (True, 1.0)
+
+
+class OneDayAgent:
+    """Plays the reference's first day, then reports 'done' every day after without doing anything."""
+
+    def info(self) -> PolicyInfo:
+        return PolicyInfo(name="one-day", settings={})
+
+    def start(self, context: EpisodeContext) -> None:
+        self.teacher = make_policy("teacher")
+        self.teacher.start(context)
+        self.days_done = 0
+
+    def act(self, messages, tools) -> AgentTurn:  # type: ignore[no-untyped-def]
+        if self.days_done:
+            return AgentTurn(content="Nothing more to do today.", expects_reply=False)
+        turn = self.teacher.act(messages, tools)
+        if not turn.calls and turn.expects_reply is False:
+            self.days_done += 1
+        return turn
+
+
+def test_a_day_is_judged_on_the_state_it_closed_on_and_pays_its_reward_in_that_turn(spec) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(spec, OneDayAgent())
+    assert stages(rec)["mon"] == (True, 1.0) and stages(rec)["tue"][0] is False
+    closing_turn = next(e.turn for e in rec.events if e.kind == "stage" and e.args["stage"] == "mon")
+    outcome = turn_rewards(rec, RewardConfig(per_stage=True, violation_penalty=0, fault_penalty=0))
+    assert outcome[closing_turn] == pytest.approx(1 / 3) and sum(outcome) == pytest.approx(1 / 3)
+    partial = turn_rewards(rec, RewardConfig(per_stage=True, terminal="partial"))
+    assert partial[closing_turn] == pytest.approx(1 / 3)
+    assert sum(partial) == pytest.approx(sum(stages(rec)[s][1] for s in ("mon", "tue", "wed")) / 3)
+    # without per_stage the outcome reward is one number at the end, and it is 0: the week failed
+    assert turn_rewards(rec)[-1] == 0.0 and sum(turn_rewards(rec)) == 0.0
+
+
+def test_the_teachers_per_stage_rewards_sum_to_its_outcome(spec) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(spec, make_policy("teacher"))
+    rewards = turn_rewards(rec, RewardConfig(per_stage=True))
+    assert sum(rewards) == pytest.approx(1.0) and sum(r > 0 for r in rewards) == 3
+
+
+def test_a_multi_day_record_replays_to_the_same_states(spec) -> None:  # type: ignore[no-untyped-def]
+    for name in ("teacher", "stale"):
+        rec = run_episode(spec, make_policy(name))
+        report = replay_record(rec, spec)
+        assert report.ok, report.mismatches
+
+
+def test_the_mcp_path_gives_the_same_record_as_the_direct_one(spec) -> None:  # type: ignore[no-untyped-def]
+    direct = run_episode(spec, make_policy("teacher"), episode_id="e")
+    mcp = run_episode(spec, make_policy("teacher"), episode_id="e", transport="mcp")
+    assert [e.model_dump() for e in direct.events] == [e.model_dump() for e in mcp.events]
+    assert direct.final.evaluation == mcp.final.evaluation
