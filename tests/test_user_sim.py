@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from scripted_openai import HTTPError, Message, RecordedRequest, ScriptedOpenAI, ToolCall, ToolCalls
@@ -94,3 +95,21 @@ def test_a_user_model_that_calls_tools_or_refuses_still_gives_a_text_reply() -> 
         assert text == multi_turn_spec().user_simulator.default_reply and facts == []
         text, _ = sim.reply("Why not?", 3)
         assert text == "I'd rather not say."
+
+
+def test_a_vague_fact_is_vague_first_and_precise_when_pressed_for_both_users() -> None:
+    from synth import load_spec
+
+    spec = load_spec(Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml")
+    user = ScriptedUserSim(spec.user_simulator)
+    first, revealed = user.reply("Who is Dana?", 1)
+    assert first.startswith("Dana, you know") and revealed == [] and "dana.reyes" not in first
+    second, revealed = user.reply("Which Dana exactly?", 2)
+    assert "dana.reyes@brightline.example" in second and [f.name for f in revealed] == ["dana"]
+    saved = user.snapshot()
+    user.restore(())
+    assert user.reply("Who is Dana?", 1)[1] == []  # back to never asked
+    user.restore(saved)
+    assert [f.name for f in user.reply("Who is Dana?", 3)[1]] == ["dana"]
+    text = user_system_prompt(spec.user_simulator, spec.request, "Sam Ortiz")
+    assert "the first time you are asked, say only" in text and "dana.reyes@brightline.example" in text

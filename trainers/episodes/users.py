@@ -61,13 +61,15 @@ class ScriptedUserSim(ScriptedUser):
 
 def user_system_prompt(sim: UserSimulator, request: str, user_name: str) -> str:
     """The instructions for an LLM playing the user: persona, the original request, hidden facts, when to stop."""
-    facts = "\n".join(f"- {f.name}: {f.answer}" for f in sim.facts) or "- (none)"
+    facts = "\n".join(f"- {f.name}: the first time you are asked, say only \"{f.vague}\"; when asked again, "
+                      f"{f.answer}" if f.vague else f"- {f.name}: {f.answer}" for f in sim.facts) or "- (none)"
     persona = sim.persona or f"{user_name}, a busy colleague"
     return (
         f"You are {persona}. You asked an AI assistant, who works in your files, mail, calendar and tickets, "
         f"to do this:\n\n{request}\n\n"
         "Only you know the facts below. Never volunteer them: reveal a fact only when the assistant asks "
-        "about it, and then answer with exactly what is written here.\n"
+        "about it, and then answer with exactly what is written here (where a fact has a first, vague answer, "
+        "give that until the assistant asks again).\n"
         f"{facts}\n\n"
         "Answer briefly, as this person would, in plain text. Do not do the work yourself and do not invent "
         f"facts. When the assistant reports that it has finished, or says something that needs no answer, "
