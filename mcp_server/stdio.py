@@ -7,6 +7,13 @@ JSON-RPC error: -32700 for text that is not JSON (id null, as JSON-RPC 2.0 says)
 message that is not a valid request, -32602 for params that are not an object. Only lines that
 pass reach the SDK. stdin is taken over as the SDK does it: fd 0 then reads the null device, so
 nothing a tool starts can consume protocol bytes.
+
+Every request that reached the SDK is answered before the server stops. The SDK's loop cancels
+its in-flight handlers when stdin ends, so a client that sends a call and closes stdin at once
+(`printf ... | coworkenv serve SPEC`) would see the call run (it runs on a worker thread that
+cannot be cancelled, and is recorded) and never get its answer. Here the end of stdin is held
+back until every request passed on has been answered (or cancelled by the client, or
+`DRAIN_TIMEOUT` has passed), so the SDK sees EOF only after the answers are written.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ MAX_LINE = 16 << 20
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
+DRAIN_TIMEOUT = 300.0
+"""Longest wait (seconds) after stdin ends for the answers to requests still running; then the server stops."""
+
 
 class BadLine(Exception):
     """A line refused before the SDK sees it: the JSON-RPC error to answer and the request id, if any."""
@@ -43,6 +53,11 @@ class BadLine(Exception):
 
 def check_line(line: bytes) -> str:
     """The line as text when it is one JSON-RPC message the SDK will accept; otherwise raise BadLine."""
+    return checked_message(line)[0]
+
+
+def checked_message(line: bytes) -> tuple[str, dict[str, Any]]:
+    """The line as text and as the parsed message when the SDK will accept it; otherwise raise BadLine."""
     try:
         msg = parse_client_json(line)
     except JsonProblem as e:
@@ -61,9 +76,9 @@ def check_line(line: bytes) -> str:
             _check_envelope(msg, None)
         except BadLine as e:
             raise BadLine(e.code, e.message, None, answer=False) from None
-        return line.decode("utf-8")
+        return line.decode("utf-8"), msg
     _check_envelope(msg, rid)
-    return line.decode("utf-8")
+    return line.decode("utf-8"), msg
 
 
 def _check_envelope(msg: dict[str, Any], rid: str | int | None) -> None:
@@ -88,14 +103,86 @@ def _check_envelope(msg: dict[str, Any], rid: str | int | None) -> None:
         raise BadLine(INVALID_REQUEST, f"not a valid JSON-RPC message: {where}: {first['msg']}", rid) from None
 
 
-class CheckedLines:
-    """An async iterator over stdin's good lines; bad lines are logged and answered through `reply`."""
+class InFlight:
+    """The ids of the client's requests passed to the SDK and not answered yet (a count per id)."""
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self) -> None:
+        self._open: dict[str | int, int] = {}
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def sent(self, msg: dict[str, Any]) -> None:
+        """Note a message passed to the SDK: a request opens its id; a cancellation closes the one it names."""
+        rid = request_id(msg)
+        if "method" in msg and rid is not None:
+            self._open[rid] = self._open.get(rid, 0) + 1
+            self._idle = anyio.Event() if self._idle.is_set() else self._idle
+        elif msg.get("method") == "notifications/cancelled" and isinstance(msg.get("params"), dict):
+            self.answered(msg["params"].get("requestId"))  # a cancelled request gets no answer
+
+    def answered(self, rid: Any) -> None:
+        """Note an answer (result or error) to request `rid`."""
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)) or rid not in self._open:
+            return
+        self._open[rid] -= 1
+        if not self._open[rid]:
+            del self._open[rid]
+        if not self._open:
+            self._idle.set()
+
+    @property
+    def waiting(self) -> list[str | int]:
+        """The ids still unanswered."""
+        return list(self._open)
+
+    async def drained(self, timeout: float) -> bool:
+        """Wait until every request is answered; False when `timeout` seconds passed first."""
+        with anyio.move_on_after(timeout):
+            await self._idle.wait()
+            return True
+        return not self._open
+
+
+class AnswerWatch:
+    """The SDK's write stream, noting each answer it carries in an `InFlight`."""
+
+    def __init__(self, inner: Any, inflight: InFlight) -> None:
+        self._inner, self._inflight = inner, inflight
+
+    async def send(self, item: SessionMessage) -> None:
+        """Send `item`; once it is handed on, an answer closes its request."""
+        await self._inner.send(item)
+        message = getattr(item.message, "root", item.message)
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self._inflight.answered(message.id)
+
+    def close(self) -> None:
+        """Close the stream."""
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> "AnswerWatch":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+class CheckedLines:
+    """An async iterator over stdin's good lines; bad lines are logged and answered through `reply`.
+
+    At the end of stdin it waits for `inflight` to drain before it stops (see the module)."""
+
+    def __init__(self, source: BinaryIO, drain_timeout: float = DRAIN_TIMEOUT) -> None:
         self._source = source
         self._lineno = 0
         self.reply: Any = None  # the SDK's write stream, attached once the transport is up
         self._ready = anyio.Event()
+        self.inflight = InFlight()
+        self._drain_timeout = drain_timeout
 
     def attach(self, write_stream: Any) -> None:
         """Start answering bad lines on `write_stream`."""
@@ -110,6 +197,7 @@ class CheckedLines:
         while True:
             line = await anyio.to_thread.run_sync(self._source.readline, MAX_LINE + 1)
             if not line:
+                await self._drain()
                 raise StopAsyncIteration
             self._lineno += 1
             try:
@@ -119,9 +207,18 @@ class CheckedLines:
                     raise BadLine(PARSE_ERROR, f"message over {MAX_LINE} bytes")
                 if not line.strip():
                     continue
-                return check_line(line)
+                text, msg = checked_message(line)
+                self.inflight.sent(msg)
+                return text
             except BadLine as e:
                 await self._answer(e)
+
+    async def _drain(self) -> None:
+        if self.inflight.waiting:
+            log.info("stdin ended; answering %d request(s) still running", len(self.inflight.waiting))
+        if not await self.inflight.drained(self._drain_timeout):
+            log.warning("stdin ended; stopping without answering request(s) %s after %.0f s",
+                        ", ".join(repr(r)[:40] for r in self.inflight.waiting[:5]), self._drain_timeout)
 
     async def _answer(self, bad: BadLine) -> None:
         log.warning("stdin line %d refused (JSON-RPC %d): %s", self._lineno, bad.code, bad.message)
@@ -154,7 +251,7 @@ async def checked_stdio_server(stdin: BinaryIO | None = None) -> AsyncIterator[t
     try:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.attach(write_stream)
-            yield read_stream, write_stream
+            yield read_stream, AnswerWatch(write_stream, lines.inflight)
     finally:
         if restore is not None:
             restore()

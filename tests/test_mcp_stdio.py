@@ -167,3 +167,53 @@ def test_stdio_refuses_an_episode_id_that_already_has_a_record(tmp_path: Path) -
     proc = subprocess.run([command, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
                           env={**os.environ, "PYTHONWARNINGS": "ignore", "COLUMNS": "400"})
     assert proc.returncode == 2 and "already has a record" in proc.stderr and "Traceback" not in proc.stderr
+
+
+SPEC = Path(__file__).parent.parent / "examples" / "specs" / "handwritten-archive-invoices.yaml"
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "printf", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+HANDSHAKE_THEN_CALL = [  # what `printf '...\n...\n...\n' | coworkenv serve SPEC` sends: stdin ends right after the call
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "printf", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+     "params": {"name": "write_file", "arguments": {"path": "/notes.txt", "content": "piped\n"}}},
+]
+SESSIONLESS_CALLS = [  # the 2026-07-28 revision: no handshake, two calls, then stdin ends
+    {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {
+        "name": "write_file", "arguments": {"path": "/a.txt", "content": "a"}, "_meta": ENVELOPE}},
+    {"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {
+        "name": "list_directory", "arguments": {"path": "/"}, "_meta": ENVELOPE}},
+]
+
+
+def _pipe(lines: list[dict[str, Any]], record_dir: Path, episode_id: str) -> list[dict[str, Any]]:
+    """Send `lines` to the real console script on a pipe that closes at once; the answers it printed."""
+    script = Path(sys.executable).parent / "coworkenv"
+    proc = subprocess.run([str(script), "serve", str(SPEC), "--record-dir", str(record_dir), "--episode-id",
+                           episode_id], input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                          capture_output=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 0, proc.stderr.decode()
+    return [json.loads(line) for line in proc.stdout.decode().splitlines()]
+
+
+def test_a_call_piped_with_stdin_closed_at_once_is_answered_every_time(tmp_path: Path) -> None:
+    """Issue 19 item 9: the call ran and was recorded but its answer was never written (5 of 5 runs)."""
+    for run in range(5):
+        answers = _pipe(HANDSHAKE_THEN_CALL, tmp_path, f"pipe-{run}")
+        assert [a["id"] for a in answers] == [1, 2], (run, answers)
+        call = answers[1]["result"]
+        assert call["isError"] is False and "/notes.txt" in call["content"][0]["text"], (run, call)
+        (seg,) = read_record_file(tmp_path / f"pipe-{run}.jsonl").segments
+        assert [(e["tool"], e["ok"]) for e in seg.events] == [("write_file", True)]
+        assert seg.final is not None  # answered, then ended and recorded
+
+
+def test_sessionless_calls_piped_with_stdin_closed_are_all_answered(tmp_path: Path) -> None:
+    answers = _pipe(SESSIONLESS_CALLS, tmp_path, "pipe-modern")
+    assert sorted(a["id"] for a in answers) == ["a", "b"], answers
+    listing = next(a for a in answers if a["id"] == "b")["result"]
+    assert listing["isError"] is False and "a.txt" in listing["content"][0]["text"]
+    (seg,) = read_record_file(tmp_path / "pipe-modern.jsonl").segments
+    assert [e["tool"] for e in seg.events] == ["write_file", "list_directory"]
