@@ -132,7 +132,8 @@ def test_make_works_in_a_fresh_interpreter() -> None:
     assert MAKE_ID == "trainers.adapters.gym:coworkenv/CoworkEnv-v0"
 
 
-WRITE_READ = st.text(max_size=300) | st.sampled_from(["a😀b", "x\r\ny", "nul\x00end", "zw\u200dj", "rl\u202eo", "\U0010ffff"])
+WRITE_READ = st.text(max_size=300) | st.sampled_from(["a😀b", "x\r\ny", "nul\x00end", "zw\u200dj", "rl\u202eo",
+                                                       "\U0010ffff"])
 
 
 @pytest.fixture(scope="module")
@@ -168,5 +169,6 @@ def test_the_spaces_are_text_spaces_that_hold_any_unicode() -> None:
     assert vec.observation_space.contains(obs)
     vec.close()
     long = fit_text("y" * (MAX_TEXT + 5000))
-    assert len(long) == MAX_TEXT and space.contains(long) and long.endswith("characters cut: an observation holds at most 1,000,000]")
+    assert len(long) == MAX_TEXT and space.contains(long)
+    assert long.endswith("characters cut: an observation holds at most 1,000,000]")
     assert str(MAX_TEXT + 5000 - long.index("\n[...")) in long

@@ -13,7 +13,8 @@ import pytest
 import uvicorn
 from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
 
-from trainers.adapters.openenv import CoworkAction, CoworkEnvClient, CoworkServerError, ToolCallAction, create_server_app
+from trainers.adapters.openenv import (CoworkAction, CoworkEnvClient, CoworkServerError, ToolCallAction,
+                                       create_server_app)
 from trainers.record import read_records
 
 
@@ -84,7 +85,8 @@ def test_bad_actions_and_resets_are_refused(server) -> None:
 MALFORMED = [({"calls": [], "message": None}, "this one has none \\(calls is empty, message is null, no answer\\)"),
              ({"message": "x", "answer": "y"}, "this one has message and answer"),
              ({}, "this one has none"),
-             ({"calls": [{"tool": "list_directory", "arguments": "/"}]}, "calls.0.arguments: Input should be a valid dictionary"),
+             ({"calls": [{"tool": "list_directory", "arguments": "/"}]},
+              "calls.0.arguments: Input should be a valid dictionary"),
              ({"say": "hi"}, "say: Extra inputs are not permitted")]
 
 

@@ -101,7 +101,8 @@ def mixed_environments() -> list:
     """Two archive tasks (file tools) and a scheduling spec (calendar and contacts tools): two tool sets."""
     from synth.spec import load_spec
 
-    scheduling = load_spec(Path(__file__).parent.parent / "examples/specs/generated-scheduling-earliest-common-slot-5.yaml")
+    specs = Path(__file__).parent.parent / "examples/specs"
+    scheduling = load_spec(specs / "generated-scheduling-earliest-common-slot-5.yaml")
     return [*archive_environments(2), scheduling]
 
 
@@ -123,7 +124,8 @@ def test_mixed_environments_each_offer_their_own_tools(tmp_path: Path) -> None:
     [reward] = adapter.reward_func(["Nothing to do."], [calendar])
     assert isinstance(reward, float)
     [rec] = read_records(tmp_path / "trl.jsonl")
-    assert rec.env_id == envs[2].id and [t["function"]["name"] for t in rec.header.tools] == adapter.tool_names_of(envs[2].id)
+    assert rec.env_id == envs[2].id
+    assert [t["function"]["name"] for t in rec.header.tools] == adapter.tool_names_of(envs[2].id)
     with pytest.raises(ValueError, match="has tool set 'toolset-1', not this class's 'toolset-0'"):
         adapter.environment_factory["toolset-0"]().reset(env_id=envs[2].id)
     with pytest.raises(ValueError, match="2 tool sets"):

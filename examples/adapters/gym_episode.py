@@ -11,7 +11,8 @@ from trainers.adapters import SpecSource
 from trainers.rewards import RewardConfig
 
 # "module:id": Gymnasium imports trainers.adapters.gym (which registers the id), as Gymnasium 1.x intends
-env = gymnasium.make("trainers.adapters.gym:coworkenv/CoworkEnv-v0", envs=SpecSource.procedural(["file_management"], range(3)),
+env = gymnasium.make("trainers.adapters.gym:coworkenv/CoworkEnv-v0",
+                     envs=SpecSource.procedural(["file_management"], range(3)),
                      reward=RewardConfig(terminal="partial", shaping=True))
 obs, info = env.reset(seed=0)
 print(obs[:400], "\ntools:", [t["function"]["name"] for t in info["tools"]][:8], "...")

@@ -142,10 +142,10 @@ class TRLAdapter:
     """Plugs a set of our environments into TRL's GRPOTrainer (dataset, environment factory, reward).
 
     Each environment offers its own tools: its `tool_names` (or every tool its workspace enables), or,
-    when `tool_names` is given, those of them its workspace enables. Environments that offer the same tools share one generated class; `toolsets` maps
-    each class's name ("toolset-0", ...) to its tool names and `toolset_of` each environment id to
-    its class's name. With one tool set, `environment_factory` is a plain factory; with several it
-    is TRL's `{name: factory}` dict and `dataset()` rows carry the `environment` column that routes
+    when `tool_names` is given, those of them its workspace enables. Environments that offer the same
+    tools share one generated class; `toolsets` maps each class's name ("toolset-0", ...) to its
+    tool names and `toolset_of` each environment id to its class's name. With one tool set,
+    `environment_factory` is a plain factory; with several it is TRL's `{name: factory}` dict and `dataset()` rows carry the `environment` column that routes
     them, so every rollout sees and calls only its own environment's tools.
     """
 
