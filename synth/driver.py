@@ -13,6 +13,7 @@ runners share it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -24,6 +25,14 @@ from .spec import (
     FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent,
 )
 from .user import ScriptedUser
+
+
+DAY_HEADER = re.compile(r"^\[Day (\d+) of (\d+)(?:, [^\]\n]*)?\]")  # how a later stage's message opens
+
+
+def day_header(day: int, days: int, title: str = "") -> str:
+    """The line that opens a working day's message, e.g. '[Day 2 of 3, Tuesday 3 March]' (DAY_HEADER reads it)."""
+    return f"[Day {day} of {days}" + (f", {title}" if title else "") + "]"
 
 
 @dataclass(frozen=True)
@@ -104,9 +113,9 @@ class SpecDriver:
         for ev in self.spec.events:
             if ev.at_stage == stage.id and ev.id not in self.fired:
                 self._apply(ev)
-        day = f"Day {self.stage + 1} of {len(self.spec.stages)}" + (f", {stage.title}" if stage.title else "")
         follow = self.user.followup(self.turn)
-        text = f"[{day}]\n\n{stage.instructions}" + (f"\n\n{follow.text}" if follow is not None else "")
+        text = (f"{day_header(self.stage + 1, len(self.spec.stages), stage.title)}\n\n{stage.instructions}"
+                + (f"\n\n{follow.text}" if follow is not None else ""))
         self._open_turn()
         return self._deliver(text)
 

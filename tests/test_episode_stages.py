@@ -111,3 +111,17 @@ def test_the_mcp_path_gives_the_same_record_as_the_direct_one(spec) -> None:  # 
     mcp = run_episode(spec, make_policy("teacher"), episode_id="e", transport="mcp")
     assert [e.model_dump() for e in direct.events] == [e.model_dump() for e in mcp.events]
     assert direct.final.evaluation == mcp.final.evaluation
+
+
+def test_sft_export_keeps_the_week_as_one_conversation_with_its_days_marked(spec) -> None:  # type: ignore[no-untyped-def]
+    from trainers.export.sft import to_hf, to_openai
+
+    example = to_hf(run_episode(spec, make_policy("teacher")))
+    messages = example["messages"]
+    assert len(example["days"]) == 3 and messages[example["days"][0]]["content"] == spec.request
+    assert [messages[i]["content"].split("]")[0] for i in example["days"][1:]] == [
+        "[Day 2 of 3, Tuesday 3 March", "[Day 3 of 3, Wednesday 4 March"]
+    assert example["days"] == sorted(example["days"]) and messages[-1]["role"] == "assistant"
+    assert "days" not in to_openai(run_episode(spec, make_policy("teacher")))  # OpenAI's format has no such key
+    single = to_hf(run_episode(load_spec(EXAMPLE.with_name("handwritten-clarify-recipient.yaml")), make_policy("teacher")))
+    assert "days" not in single

@@ -3,7 +3,9 @@
 Two output formats, one JSON object per line, each `{"messages": [...], "tools": [...]}`:
 
 - `hf`: the Hugging Face chat format; tool call arguments are JSON objects (dicts), as chat
-  templates (`tokenizer.apply_chat_template(messages, tools=tools)`) and TRL expect.
+  templates (`tokenizer.apply_chat_template(messages, tools=tools)`) and TRL expect. A multi-day
+  episode is one conversation across its days; `days` lists the index of the message that opens
+  each day (the later ones start with a day header such as "[Day 2 of 3, Tuesday 3 March]").
 - `openai`: the OpenAI fine-tuning format; tool call arguments are JSON *strings*, every tool call
   has an `id` and every tool message the `tool_call_id` of the call it answers. The tools are in
   their strict form (`strict: true`, see `workspace_sim.registry.strict_schema`) and each call's
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
 from mcp_server.results import PAGER, PAGER_TOOL
+from synth.driver import DAY_HEADER
 from workspace_sim.registry import Tool, strict_arguments
 
 from ..record import EpisodeRecord, RecordError, read_records
@@ -121,9 +124,23 @@ def registry_tools(rec: EpisodeRecord, strict: bool = False) -> list[dict[str, A
     return [registry[n].openai_schema(strict) for n in names]
 
 
+def day_openings(messages: Sequence[dict[str, Any]]) -> list[int]:
+    """Where each working day of a multi-day episode opens: the index of the request, then of each user message
+    that opens a later day (it starts with the driver's day header); empty for a single-day episode."""
+    later = [i for i, m in enumerate(messages) if m.get("role") == "user" and DAY_HEADER.match(m.get("content") or "")]
+    if not later:
+        return []
+    first = next(i for i, m in enumerate(messages) if m.get("role") == "user")
+    return [first, *later]
+
+
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:
     """One SFT example in the Hugging Face format: messages with dict arguments, and tools."""
-    return {"messages": rec.messages, "tools": registry_tools(rec)}
+    out = {"messages": rec.messages, "tools": registry_tools(rec)}
+    days = day_openings(out["messages"])
+    if days:
+        out["days"] = days
+    return out
 
 
 def to_openai(rec: EpisodeRecord) -> dict[str, Any]:
