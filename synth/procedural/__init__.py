@@ -1,6 +1,7 @@
 """The procedural generator: deterministic, offline environments for every capability.
 
-`generate(capability, seed)` picks one of the capability's templates by seed, draws a world with
+`generate(capability, seed)` picks one of the capability's templates by seed (in proportion to their
+weights), draws a world with
 Faker seeded per environment, lets the template write the task into a SpecBuilder (running the
 reference live), and returns the EnvironmentSpec. Same capability and seed, same bytes.
 """
@@ -43,7 +44,10 @@ def generate(capability: str, seed: int, template: str | None = None) -> Environ
     options = templates_for(capability)
     pick = random.Random(f"pick:{capability}:{seed}")
     if template is None:
-        chosen = options[pick.randrange(len(options))]
+        if all(t.weight == 1 for t in options):  # the original uniform draw (keeps unweighted capabilities' bytes)
+            chosen = options[pick.randrange(len(options))]
+        else:
+            chosen = pick.choices(options, weights=[t.weight for t in options])[0]
     else:
         match = [t for t in options if t.name == template]
         if not match:

@@ -49,6 +49,8 @@ class SpecBuilder:
         self.titles: list[str] = []
         self.templates: list[str] = []
         self.persona = ""
+        self.stages: list[dict[str, Any]] = []
+        self.stage: str | None = None  # the open stage's id (None before day one and between end and open)
         self.turn = 0
         self._ws: Workspace | None = None
         self._counters: dict[str, int] = {}
@@ -102,9 +104,15 @@ class SpecBuilder:
             self.capabilities.append(capability)
         self.templates.append(template)
 
-    def check(self, predicate: dict[str, Any]) -> None:
-        """Add a success predicate."""
-        self.predicates.append(predicate)
+    def check(self, predicate: dict[str, Any], weight: float | None = None) -> None:
+        """Add a success predicate; in a scenario it belongs to the open stage (judged on the state that day
+        closes on). `weight` sets its share of the weighted score."""
+        extra: dict[str, Any] = {}
+        if self.stage is not None:
+            extra["stage"] = self.stage
+        if weight is not None:
+            extra["weight"] = weight
+        self.predicates.append({**predicate, **extra} if extra else predicate)
 
     def guard(self, predicate: dict[str, Any]) -> None:
         """Add a collateral-damage guard (unchanged / only_changed / tool_not_called)."""
@@ -147,12 +155,20 @@ class SpecBuilder:
             return {k: self._fill(v) for k, v in value.items()}
         return value
 
-    def call(self, tool: str, _free: tuple[str, ...] = (), **args: Any) -> Any:
+    def call(self, tool: str, _free: tuple[str, ...] = (), _stale: dict[str, Any] | None = None,
+             _recalls: bool = False, **args: Any) -> Any:
         """Record a reference call and run it live (placeholders filled); returns its data. A tool error
         is a template bug, except injected faults, which are recorded as expected and retried. `_free`
-        names arguments whose value the task does not care about (the step's `free`: no mutant changes them)."""
+        names arguments whose value the task does not care about (the step's `free`: no mutant changes them);
+        `_stale` gives the arguments an agent that never re-read after a silent change would send (the
+        step's `stale_args`, only when they differ); `_recalls` marks a step that carries out an earlier
+        turn's or day's instruction (a standing rule), not the latest one."""
         live = self._fill(args)
         extra: dict[str, Any] = {"free": list(_free)} if _free else {}
+        if _stale is not None and _stale != args:
+            extra["stale_args"] = _stale
+        if _recalls:
+            extra["recalls"] = True
         for _ in range(10):
             res: ToolResult = self.ws.call(tool, live)
             if res.ok:
@@ -190,10 +206,60 @@ class SpecBuilder:
             raise TemplateError("world_change must be applied right after the turn it opens")
         self.events.append({"id": f"event-{len(self.events) + 1}", "at_turn": at_turn, "announce": announce,
                             "changes": changes, "note": note})
+        self._apply_change(changes, note)
+
+    def _apply_change(self, changes: list[dict[str, Any]], note: str) -> None:
         self.ws.apply_world_change(changes, note=note)
         for ch in changes:  # what the world changes is not collateral damage
             key = ch.get("key") or (ch.get("record") or {}).get("path") or (ch.get("record") or {}).get("id", "*")
             self.allow(f"files:{key}" if ch["table"].startswith("files.") else f"{ch['table']}:{key}")
+
+    # --- stages (working days) -------------------------------------------------------------------
+
+    def open_stage(self, stage_id: str, title: str, opens_at: datetime | None = None, instructions: str = "") -> None:
+        """Open a working day. Day one (the first call) opens at `now` with the request, so it takes neither
+        `opens_at` nor `instructions`; a later day needs both, and the day before must be closed
+        (`end_stage`). The live clock moves to `opens_at`; the day's user message opens a new turn."""
+        if not self.stages:
+            if opens_at is not None or instructions:
+                raise TemplateError("day one opens at `now` with the request; give no opens_at or instructions")
+            self.stages.append({"id": stage_id, "title": title})
+            self.stage = stage_id
+            return
+        if self.stage is not None:
+            raise TemplateError(f"close stage {self.stage!r} with end_stage before opening {stage_id!r}")
+        if opens_at is None or not instructions.strip():
+            raise TemplateError(f"stage {stage_id!r} needs opens_at and the day's instructions")
+        ws = self.ws
+        if opens_at <= ws.state.now:
+            raise TemplateError(f"stage {stage_id!r} opens at {opens_at.isoformat()}, not after the clock "
+                                f"({ws.state.now.isoformat()})")
+        ws.advance_clock((opens_at - ws.state.now).total_seconds())
+        self.stages.append({"id": stage_id, "title": title, "opens_at": opens_at.isoformat(),
+                            "instructions": instructions})
+        self.stage = stage_id
+        ws.add_message("user", instructions)
+
+    def stage_change(self, changes: list[dict[str, Any]], announce: str | None = None, note: str = "") -> None:
+        """A world event that fires when the open stage (a later day) opens, before its instructions reach
+        the agent: silent when `announce` is None. Applied to the live workspace now, so open the stage and
+        apply its changes before acting in it."""
+        if self.stage is None or self.stage == self.stages[0]["id"]:
+            raise TemplateError("stage_change belongs to a later stage that is open")
+        self.events.append({"id": f"event-{len(self.events) + 1}", "at_stage": self.stage, "announce": announce,
+                            "changes": changes, "note": note})
+        self._apply_change(changes, note)
+
+    def end_stage(self, report: str) -> None:
+        """Close the open stage with the day's report to the user (an `end_stage` step); the last day is
+        not closed: its report is the final answer."""
+        if self.stage is None:
+            raise TemplateError("no open stage to close")
+        self.steps.append({"kind": "end_stage", "text": report})
+        self.ws.add_message("assistant", report)
+        self.ws.close_stage(self.stage)
+        self.turn += 1
+        self.stage = None
 
     # --- result ----------------------------------------------------------------------------------
 
@@ -223,6 +289,7 @@ class SpecBuilder:
             "user_simulator": {"persona": self.persona or f"{self.world.user.name}, {self.world.user.title}; "
                                "answers briefly and only what is asked", "facts": self.facts,
                                "followups": self.followups},
+            **({"stages": self.stages} if len(self.stages) > 1 else {}),
             "events": self.events, "policies": self.policies, "faults": self.faults,
             "predicates": [*self.predicates, *guards],
             "reference": {"steps": self.steps, "final_answer": answer},

@@ -25,16 +25,20 @@ class Template:
     name: str
     fn: Callable[[SpecBuilder, int], Act]
     composable: bool = True
+    weight: int = 1  # how often the generator picks it among its capability's templates, relative to the others
 
 
 _REGISTRY: dict[str, dict[str, Template]] = {}
 
 
-def template(capability: str, name: str, composable: bool = True) -> Callable[[Callable[[SpecBuilder, int], Act]], Callable[[SpecBuilder, int], Act]]:
-    """Register a template function under a capability."""
+def template(capability: str, name: str, composable: bool = True,
+             weight: int = 1) -> Callable[[Callable[[SpecBuilder, int], Act]], Callable[[SpecBuilder, int], Act]]:
+    """Register a template function under a capability (`weight`: its relative share of the capability's draws)."""
+    if weight < 1:
+        raise ValueError(f"template {capability}/{name}: weight must be at least 1, got {weight}")
 
     def register(fn: Callable[[SpecBuilder, int], Act]) -> Callable[[SpecBuilder, int], Act]:
-        _REGISTRY.setdefault(capability, {})[name] = Template(capability, name, fn, composable)
+        _REGISTRY.setdefault(capability, {})[name] = Template(capability, name, fn, composable, weight)
         return fn
 
     return register

@@ -1,0 +1,386 @@
+"""Multi-day scenarios: the existing workflows composed into a story over two to five working days.
+
+One world for the whole story: the same people, ledger, meeting, project and mailbox recur across days.
+Day one opens with the request (the day's tasks and the week's standing rules); each later day opens with
+the clock moved to that morning, the changes of the night applied (some announced, most silent) and the
+day's instructions. The threads that run through the days:
+
+- ledger: a CSV whose total the user tracks. Day one totals it into a report and mails it to someone the
+  user names only vaguely (a hidden fact with a vague first answer; a look-alike shares the first name).
+  Overnight the CSV is corrected silently (or appended, announced): the report and the daily log line
+  (standing rules, `recalls`) must be redone; an agent that never re-reads sends the day-one total
+  (`stale_args`).
+- meeting: day one notes a meeting's time in a plan; the organiser moves it silently; the standing rule to
+  keep the plan in step with the calendar must catch it.
+- incoming mail: a colleague's question about the total arrives silently; the standing rule says to answer.
+- ticket: a colleague reassigns a ticket overnight (silent); the day's instruction is to resolve it and tell
+  whoever owns it now.
+- a memo (announced mail) adds a rule from that day on (copy the manager on mail with figures);
+  a change of mind moves the report; a mid-day follow-up asks for one more mail.
+- chores: the composable single-day templates (archives, renames, triage, reports, replies), one or two a
+  day, each checked on the day it is done.
+
+Each day's predicates are judged on the state that day closed on, weighted towards the checks that catch a
+missed silent change. By construction the stale baseline (day-one reads throughout) and the forgetful one
+(no standing-rule steps) both fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from typing import Any, Callable
+from zoneinfo import ZoneInfo
+
+from ..builder import Act, SpecBuilder, TemplateError
+from . import registry, template
+from .common import TOPICS, add_event, add_project, add_ticket, background_files, background_mail, background_tickets, money
+from .mail import _asker_and_twin
+
+# Single-day templates that compose into a story (capability, name); none reads or rewrites another's data.
+CHORES: tuple[tuple[str, str], ...] = (
+    ("file_management", "archive_by_year"), ("file_management", "rename_term"),
+    ("ticket_workflow", "triage_label"), ("mail_triage", "archive_and_label"),
+    ("document_from_data", "region_total_report"), ("document_from_data", "expense_summary_json"),
+    ("mail_triage", "reply_with_figure"), ("cross_service", "action_items_to_tickets"),
+)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How big a story is: days (inclusive range), chores per day, chore size, and which threads run."""
+
+    days: tuple[int, int]
+    chores: tuple[int, int]
+    size: tuple[int, int]
+    threads: tuple[str, ...] = ("meeting", "mail", "ticket", "memo", "move", "followup")
+    thread_share: float = 1.0  # chance that each optional thread runs (the ledger always does)
+
+
+@dataclass
+class _Day:
+    id: str
+    start: datetime
+    items: list[str] = field(default_factory=list)
+    acts: list[Callable[[], None]] = field(default_factory=list)
+    report: list[str] = field(default_factory=list)
+
+
+def _mornings(b: SpecBuilder, n: int) -> list[datetime]:
+    """Day one's start, then the next n-1 working mornings at 09:00 (weekends skipped), in the user's zone."""
+    z = ZoneInfo(b.world.user.timezone)
+    out = [b.now]
+    day = b.now.astimezone(z).date()
+    while len(out) < n:
+        day += timedelta(days=1)
+        if day.weekday() < 5:
+            out.append(datetime.combine(day, time(9, 0), tzinfo=z))
+    return out
+
+
+def _title(when: datetime) -> str:
+    return f"{when:%A} {when.day} {when:%B}"
+
+
+def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
+    """Set up a multi-day story in `b` (start data, day plans) and return the act that plays it day by day."""
+    rng = b.rng
+    b.use("files", "mail", "contacts")
+    background_files(b, 2)
+    background_mail(b, 2)
+    ndays = rng.randint(*shape.days)
+    mornings = _mornings(b, ndays)
+    days = [_Day(f"day-{i + 1}", m) for i, m in enumerate(mornings)]
+    abbr = [f"{m:%a}" for m in mornings]
+    threads = [t for t in shape.threads if rng.random() < shape.thread_share]
+    me, mgr = b.world.user, b.world.manager
+    tz = ZoneInfo(me.timezone)
+
+    # --- the ledger (always) ---------------------------------------------------------------------
+    topic = rng.choice(TOPICS)
+    tag = rng.randint(10, 999)
+    src = f"/data/{topic}-ledger-{tag}.csv"
+    report = f"/reports/{topic}-total-{tag}.md"
+    log = f"/reports/{topic}-log-{tag}.md"
+    rows = [(f"{topic[:3].upper()}-{100 + i}", round(rng.uniform(80, 4000), 2)) for i in range(5 + rng.randint(0, 4))]
+    b.table("files", "files").append({"path": src, "content": _csv(rows)})
+    versions: list[list[tuple[str, float]]] = [rows]  # the CSV as each day opens
+    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None]] = {}
+    for d in range(1, ndays):
+        if d == 1 or rng.random() < 0.4:  # day two always brings a silent correction
+            cur = list(versions[-1])
+            if d == 1 or rng.random() < 0.5:
+                i = rng.randrange(len(cur))
+                cur[i] = (cur[i][0], round(cur[i][1] + rng.choice((-1, 1)) * rng.uniform(50, 600), 2))
+                announce = None
+            else:
+                cur += [(f"{topic[:3].upper()}-{200 + d * 10 + k}", round(rng.uniform(80, 4000), 2)) for k in range(2)]
+                announce = f"Finance added late entries to {src} overnight."
+            if abs(sum(a for _, a in cur) - sum(a for _, a in versions[-1])) < 0.005:
+                cur.append((f"{topic[:3].upper()}-{300 + d}", 99.0))
+            ledger_events[d] = (cur, announce)
+            versions.append(cur)
+        else:
+            versions.append(versions[-1])
+    totals = [money(sum(a for _, a in v)) for v in versions]
+    recipient, twin = _asker_and_twin(b)
+    first = recipient.name.split()[0]
+    rcpt = b.fact("recipient", recipient.email, ["who", "which", "email address", "address"],
+                  f"{recipient.name} in {recipient.department}, {recipient.email}.", decoy=twin.email)
+    b.facts[-1]["vague"] = f"{first}, you know, the one who looks after the {topic} numbers."
+    cast = [p for p in b.world.colleagues() if p not in (recipient, twin, mgr)]
+    rng.shuffle(cast)
+    if len(cast) < 4:
+        raise TemplateError("too few colleagues for the story's parts")
+    asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
+    rules = [f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date "
+             f"with one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"]
+    days[0].items.append(f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the "
+                         f"total to {first}.")
+
+    # --- optional threads: set up their data now ---------------------------------------------------
+    meeting = None
+    if "meeting" in threads and ndays >= 2:
+        b.use("calendar")
+        other = b.world.colleagues()[-1]
+        mtitle = f"{rng.choice([t for t in TOPICS if t != topic]).capitalize()} review"
+        start = datetime.combine(mornings[-1].astimezone(tz).date() + timedelta(days=1), time(rng.choice((10, 11, 14))),
+                                 tzinfo=tz)
+        moved = start + timedelta(hours=rng.choice((1, 2, 3)), days=rng.choice((0, 1)))
+        eid = add_event(b, mtitle, start, 60, mgr.email, [me.email, other.email])
+        plan = f"/notes/plan-{tag}.md"
+        b.table("files", "files").append({"path": plan, "content": "# This week\n"})
+        move_day = rng.randint(1, ndays - 1)
+        meeting = (mtitle, start, moved, eid, plan, move_day)
+        days[0].items.append(f"Note when the '{mtitle}' meeting is in {plan} as a line 'Review: <weekday> <HH:MM>' "
+                             "(24-hour, my time zone).")
+        rules.append(f"every day, keep the Review line in {plan} in step with my calendar")
+    incoming = None
+    if "mail" in threads and ndays >= 2:
+        incoming = (asker, rng.randint(1, ndays - 1), b.next_id("mail"))
+        rules.append(f"if anyone mails me asking for the {topic} total, reply in their thread with the current one")
+    ticket = None
+    if "ticket" in threads and ndays >= 3:
+        project = rng.choice(("OPS", "WEB", "DATA", "INFRA", "APP"))
+        add_project(b, project, f"{project.capitalize()} team")
+        background_tickets(b, project, 3)
+        ttitle = f"{topic.capitalize()} {b.maker.word()} import drops rows"
+        key = add_ticket(b, project, ttitle, "In Progress", "high", owner.email, [topic])
+        due = rng.randint(2, ndays - 1)
+        ticket = (key, ttitle, owner, taker, due)
+    memo_day = rng.randint(1, ndays - 1) if "memo" in threads and ndays >= 2 else None
+    move_day = rng.randint(2, ndays - 1) if "move" in threads and ndays >= 3 else None
+    follow_day = rng.randint(1, ndays - 1) if "followup" in threads and ndays >= 2 else None
+
+    # --- chores: the composable templates, set up now, done on their day ---------------------------
+    chores = rng.sample(CHORES, len(CHORES))
+    for d in range(ndays):
+        for _ in range(rng.randint(*shape.chores)):
+            if not chores:
+                break
+            cap, tname = chores.pop()
+            n0 = len(b.requests)
+            days[d].acts.append(registry()[cap][tname].fn(b, rng.randint(*shape.size)))
+            days[d].items.extend(b.requests[n0:])
+            del b.requests[n0:]
+
+    # --- the story, day by day -------------------------------------------------------------------
+    def act() -> None:
+        written = {"report": report}  # where the report lives now (a change of mind moves it)
+        cc: list[str] = []  # the memo's rule, once it arrived
+        for d, day in enumerate(days):
+            total, stale = totals[d], totals[0]
+            if d == 0:
+                b.open_stage(day.id, _title(day.start))
+                b.question(f"Who is {first} here?", [])
+                b.question(f"Which {first} exactly? There are two; could you give me the email address?", ["recipient"])
+                b.call("search_contacts", query=first)
+                b.call("read_text_file", path=src)
+                b.call("create_directory", path="/reports")
+                b.call("write_file", path=report, content=f"Total: {total}\n")
+                b.call("send_email", _free=("subject",), to=[rcpt], subject=f"{topic.capitalize()} total",
+                       body=f"Hi {first}, the {topic} total is {total}.")
+                b.check({"kind": "file", "path": report, "content": {"contains": f"Total: {total}"},
+                         "description": f"day one's report holds day one's total ({total})"})
+                b.check({"kind": "mail_sent", "to": [recipient.email], "body": {"contains": total},
+                         "only_recipients": True, "description": f"{recipient.name} (not {twin.name}) got the total"},
+                        weight=2)
+                day.report.append(f"The {topic} total is {total}; it is in {report} and {recipient.name} has it.")
+            else:
+                instructions = _instructions(day, d, ndays, ticket, move_day, report)
+                b.open_stage(day.id, _title(day.start), day.start, instructions)
+                _changes(b, d, src, ledger_events, meeting, incoming, ticket, memo_day, topic, mgr, cc)
+                if move_day == d:
+                    new = f"/shared/{report.rsplit('/', 1)[1]}"
+                    b.call("move_file", source=written["report"], destination=new)
+                    written["report"] = new
+                    b.check({"kind": "all", "description": "the report is where the user now wants it, moved, not copied",
+                             "predicates": [{"kind": "file", "path": new, "content": {"contains": f"Total: {total}"}},
+                                            {"kind": "file", "path": report, "exists": False}]}, weight=2)
+                    b.allow("files:/shared", f"files:{new}")
+                    day.report.append(f"Moved the report to {new}.")
+                b.call("read_text_file", path=src)
+                if total != totals[d - 1]:
+                    b.call("read_text_file", path=written["report"])
+                    b.call("write_file", _recalls=True, _stale={"path": written["report"], "content": f"Total: {stale}\n"},
+                           path=written["report"], content=f"Total: {total}\n")
+                    b.check({"kind": "file", "path": written["report"], "content": {"contains": f"Total: {total}"},
+                             "description": f"the report was redone after {src} changed (now {total})"}, weight=3)
+                    day.report.append(f"{src} changed overnight, so the total is now {total}; I updated the report.")
+            if meeting is not None:
+                _meeting_step(b, d, meeting, tz, day)
+            if incoming is not None and incoming[1] == d:
+                asker, _, mid = incoming
+                b.call("search_emails", _recalls=True, query="is:unread")
+                b.call("read_email", _recalls=True, id=mid)
+                b.call("reply_email", _recalls=True, _stale={"id": mid, "body": f"Hi, the {topic} total is {stale}.",
+                                                            **({"cc": cc} if cc else {})},
+                       id=mid, body=f"Hi, the {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
+                b.check({"kind": "mail_sent", "to": [asker.email], "in_reply_to": mid, "body": {"contains": total},
+                         **({"cc": list(cc)} if cc else {}),
+                         "description": f"{asker.name}'s question got the current total ({total})"}, weight=2)
+                day.report.append(f"{asker.name} asked for the total; I replied with {total}.")
+            if ticket is not None and ticket[4] == d:
+                key, ttitle, owner, taker, _ = ticket
+                b.call("get_ticket", key=key)
+                b.call("transition_ticket", key=key, status="Resolved", comment="Fixed: the import keeps every row now.")
+                b.call("send_email", _free=("subject",), _stale={"to": [owner.email], "subject": f"{key} resolved",
+                                                                "body": f"Hi, {key} is resolved."},
+                       to=[taker.email], subject=f"{key} resolved", body=f"Hi, {key} is resolved.")
+                b.check({"kind": "ticket", "key": key, "status": "Resolved", "new_comment": {"regex": "(?i)fix"},
+                         "description": f"{key} resolved with a comment"})
+                b.check({"kind": "mail_sent", "to": [taker.email], "body": {"contains": key}, "only_recipients": True,
+                         "description": f"{taker.name}, who took {key} over, was told (not {owner.name})"}, weight=3)
+                b.allow(f"tickets.tickets:{key}")
+                day.report.append(f"Resolved {key} and told {taker.name}, who owns it now.")
+            for chore in day.acts:
+                chore()
+                day.report.extend(b.answers)
+                b.answers.clear()
+            if follow_day == d:
+                b.say("That's today's list done.", followup=f"Thanks! One more thing: please email {extra.name} the "
+                                                             f"current {topic} total too.")
+                b.call("send_email", _free=("subject",),
+                       _stale={"to": [extra.email], "subject": f"{topic.capitalize()} total",
+                               "body": f"Hi, the current {topic} total is {stale}.", **({"cc": cc} if cc else {})},
+                       to=[extra.email], subject=f"{topic.capitalize()} total",
+                       body=f"Hi, the current {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
+                b.check({"kind": "mail_sent", "to": [extra.email], "body": {"contains": total},
+                         **({"cc": list(cc)} if cc else {}),
+                         "description": f"{extra.name} got the current total" + (" with the manager in copy" if cc else "")},
+                        weight=2)
+                day.report.append(f"Sent {extra.name} the total, {total}.")
+            lines = "".join(f"{abbr[i]}: total {totals[i]}\n" for i in range(d + 1))
+            stale_lines = "".join(f"{abbr[i]}: total {stale}\n" for i in range(d + 1))
+            if d:
+                b.call("read_text_file", _recalls=True, path=log)
+            b.call("write_file", _recalls=d > 0, _stale={"path": log, "content": stale_lines}, path=log, content=lines)
+            b.check({"kind": "file", "path": log, "content": {"contains": f"{abbr[d]}: total {total}"},
+                     "description": f"the standing rule held on {abbr[d]}: the log has that day's total"},
+                    weight=2 if total != stale else 1)
+            day.report.append(f"The log is up to date ({abbr[d]}: total {total}).")
+            if d < ndays - 1:
+                b.end_stage(" ".join(day.report))
+            else:
+                b.answer(" ".join(day.report))
+        b.allow("mail.messages:msg-*", f"files:{report}", f"files:{log}", "files:/reports")
+
+    b.requests.append("Good morning! Here is what I need this week, starting today:\n"
+                      + "\n".join(f"{i}. {t}" for i, t in enumerate(days[0].items, 1))
+                      + "\nStanding rules for the whole week:\n" + "\n".join(f"- {r}." for r in rules))
+    b.titles.insert(0, f"A {ndays}-day week with the {topic} figures")
+    if capability not in b.capabilities:
+        b.capabilities.insert(0, capability)
+    b.templates.insert(0, name)
+    return act
+
+
+def _csv(rows: list[tuple[str, float]]) -> str:
+    return "entry,amount\n" + "".join(f"{e},{a:.2f}\n" for e, a in rows)
+
+
+def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str) -> str:
+    items = list(day.items)
+    if ticket is not None and ticket[4] == d:
+        items.insert(0, f"{ticket[0]} ('{ticket[1]}') is fixed: resolve it with a comment saying so, and email "
+                        "whoever is assigned to it now that it is resolved.")
+    if move_day == d:
+        items.insert(0, f"Change of plan for the report: I want it in /shared/ instead of /reports/, so move "
+                        f"{report} there and keep it there from now on.")
+    head = "Morning! " + ("Last day of this stretch. " if d == ndays - 1 else "")
+    if not items:
+        return head + "Nothing new from me today; keep to the standing rules."
+    return head + "Today:\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
+
+
+def _changes(b: SpecBuilder, d: int, src: str, ledger_events: dict[int, Any], meeting: Any, incoming: Any,
+             ticket: Any, memo_day: int | None, topic: str, mgr: Any, cc: list[str]) -> None:
+    """The night's changes before day d opens: each its own event (announced or silent)."""
+    if d in ledger_events:
+        rows, announce = ledger_events[d]
+        b.stage_change([{"op": "patch", "table": "files.files", "key": src, "fields": {"content": _csv(rows)}}],
+                       announce=announce, note=f"{src} was " + ("appended (announced)" if announce else "corrected (silent)"))
+    if meeting is not None and meeting[5] == d:
+        mtitle, start, moved, eid, _plan, _ = meeting
+        b.stage_change([{"op": "patch", "table": "calendar.events", "key": eid,
+                         "fields": {"start": moved.isoformat(), "end": (moved + timedelta(hours=1)).isoformat()}}],
+                       note=f"the organiser moved '{mtitle}' (silent)")
+    if incoming is not None and incoming[1] == d:
+        asker, _, mid = incoming
+        b.stage_change([{"op": "put", "table": "mail.messages", "record": {
+            "id": mid, "owner": b.world.user.email, "folder": "inbox", "sender": asker.email, "to": [b.world.user.email],
+            "subject": f"{topic.capitalize()} total?", "body": f"Hi, what is the current {topic} total? Thanks, "
+            f"{asker.name.split()[0]}", "date": (b.ws.state.now - timedelta(hours=1)).isoformat(), "read": False,
+            "labels": [], "attachments": []}}], note=f"{asker.name} asked for the total (silent)")
+    if ticket is not None and ticket[4] == d:
+        key, _t, _owner, taker, _due = ticket
+        b.stage_change([{"op": "patch", "table": "tickets.tickets", "key": key, "fields": {"assignee": taker.email}}],
+                       note=f"{taker.name} took {key} over (silent)")
+    if memo_day == d:
+        mid = b.next_id("mail")
+        b.stage_change([{"op": "put", "table": "mail.messages", "record": {
+            "id": mid, "owner": b.world.user.email, "folder": "inbox", "sender": mgr.email, "to": [b.world.user.email],
+            "subject": "Memo: sharing figures", "body": "From today, please copy me (cc) on every mail that "
+            "contains a figure.", "date": (b.ws.state.now - timedelta(hours=2)).isoformat(), "read": False,
+            "labels": [], "attachments": []}}], announce=f"A memo from {mgr.name} about sharing figures arrived; "
+                                                        "it applies from today.", note="policy memo (announced)")
+        cc.append(mgr.email)
+
+
+def _meeting_step(b: SpecBuilder, d: int, meeting: Any, tz: ZoneInfo, day: _Day) -> None:
+    mtitle, start, moved, _eid, plan, move_day = meeting
+    fmt = "%A %H:%M"
+    old, new = f"{start.astimezone(tz):{fmt}}", f"{moved.astimezone(tz):{fmt}}"
+    b.call("list_events", _recalls=d > 0, query=mtitle)
+    if d == 0:
+        b.call("write_file", path=plan, content=f"# This week\nReview: {old}\n")
+        b.check({"kind": "file", "path": plan, "content": {"contains": f"Review: {old}"},
+                 "description": f"the plan notes the meeting's time ({old})"})
+        b.allow(f"files:{plan}")
+        day.report.append(f"Noted the '{mtitle}' time ({old}) in {plan}.")
+    elif d == move_day:
+        b.call("write_file", _recalls=True, _stale={"path": plan, "content": f"# This week\nReview: {old}\n"},
+               path=plan, content=f"# This week\nReview: {new}\n")
+        b.check({"kind": "file", "path": plan, "content": {"contains": f"Review: {new}", "not_contains": old},
+                 "description": f"the plan follows the meeting's silent move to {new}"}, weight=3)
+        day.report.append(f"The '{mtitle}' moved to {new}; I updated {plan}.")
+
+
+def _register(capability: str, name: str, shape: Shape, weight: int, doc: str) -> None:
+    def fn(b: SpecBuilder, size: int = 1) -> Act:
+        return story(b, capability, name, shape)
+
+    fn.__doc__ = doc
+    template(capability, name, composable=False, weight=weight)(fn)
+
+
+_register("long_horizon", "working_week", Shape(days=(3, 5), chores=(1, 2), size=(2, 4)), 6,
+          "Three to five working days: the ledger, meeting, mail, ticket, memo and change-of-mind threads, and one "
+          "or two chores a day (40+ calls).")
+_register("dynamic_world", "two_day_update", Shape(days=(2, 2), chores=(0, 1), size=(1, 2), thread_share=0.6), 4,
+          "Two days: day one's totals and notes, then silent overnight changes that invalidate them.")
+_register("cross_service", "handoff_days", Shape(days=(2, 3), chores=(1, 1), size=(1, 2), thread_share=0.6), 3,
+          "Two or three days of one workflow across files, mail, calendar and tickets, with changes between days.")
+_register("clarification", "vague_week", Shape(days=(2, 2), chores=(0, 1), size=(1, 1),
+                                               threads=("followup", "mail", "meeting"), thread_share=0.5), 2,
+          "Two days that start with a recipient the user names vaguely (asked twice) and a mid-task request.")
