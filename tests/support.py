@@ -18,12 +18,15 @@ from workspace_sim.predicates import evaluate, parse_predicates
 
 
 def need(condition: bool, reason: str) -> None:
-    """Skip when `condition` is false, saying why; under COWORKENV_NO_SKIP=1 (CI) fail instead."""
+    """Skip when `condition` is false, saying why; under COWORKENV_NO_SKIP=1 (CI) fail instead.
+
+    It works in a test and at a module's top level alike (there it skips or fails the whole file).
+    """
     if condition:
         return
     if os.environ.get("COWORKENV_NO_SKIP") == "1":
         pytest.fail(f"required in CI: {reason}")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
 
 
 class HttpServer:

@@ -3,14 +3,20 @@ real OpenAI-compatible HTTP server playing scripted turns; the rubric's rewards 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
-import verifiers as vf
-from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
-from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls
+from support import need
 
-from trainers.adapters.verifiers_env import CoworkVerifiersEnv
+# pip cannot install verifiers next to mcp>=2.3 (0.3.1 declares mcp<2, 0.4.0 mcp==2.0.0), so `.[dev]` leaves it out
+need(importlib.util.find_spec("verifiers") is not None,
+     "verifiers is not installed: no release resolves with mcp>=2.3; .ci/setup_adapters.sh installs 0.3.1")
+import verifiers as vf  # noqa: E402
+from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs  # noqa: E402
+from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls  # noqa: E402
+
+from trainers.adapters.verifiers_env import CoworkVerifiersEnv  # noqa: E402
 
 
 def script(ref) -> list:
