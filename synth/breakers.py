@@ -6,12 +6,13 @@ predicate rejects is drawn (another value of the field seen in the start state, 
 one, a time an hour later, filler text), and set by an enabled tool that takes the record's key and
 that field, as a careless agent would (e.g. `update_ticket(key, priority)`). When no tool can set
 it, a direct change to the record stands in, so the check still proves the predicate reads the field.
+A maintained predicate of a stage that closes before the end is broken just before that stage's end_stage.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from workspace_sim.registry import Tool
 from workspace_sim.state import State
@@ -63,11 +64,16 @@ def _json(value: Any) -> Any:
 
 
 def break_mutants(spec: EnvironmentSpec, parsed: list[Any], final: State, tools: Mapping[str, Tool],
-                  index: ValueIndex, end: int, answer: str | None) -> dict[int, list[Mutant]]:
-    """For each maintained predicate (by index), candidate mutants that break it after the solution;
-    an empty list means it reads no record field this module knows how to change."""
+                  index: ValueIndex, end: int, answer: str | None, only: Iterable[int] | None = None,
+                  when: str = "after the solution") -> dict[int, list[Mutant]]:
+    """For each maintained predicate (by index; those in `only` when given), candidate mutants that break it
+    at step `end` of the solution (after it, or before the end_stage that closes the predicate's stage),
+    `final` being the state there (`when` says so in the descriptions); an empty list means it reads no record field this module knows how to change."""
     out: dict[int, list[Mutant]] = {}
+    chosen = set(only) if only is not None else None
     for i in maintained(spec):
+        if chosen is not None and i not in chosen:
+            continue
         cands: list[Mutant] = []
         for rule in field_rules([parsed[i]]):
             table = final.table(rule.table)
@@ -83,9 +89,9 @@ def break_mutants(spec: EnvironmentSpec, parsed: list[Any], final: State, tools:
                     if tool is not None:
                         step = CallStep(tool=tool, args={rec.key_field: key, rule.field: _json(wrong)})
                         cands.append(Mutant("break_maintained", end, (step,), answer, f"predicates[{i}]",
-                                            f"a collateral {tool} after the solution: {what}"))
+                                            f"a collateral {tool} {when}: {what}"))
                     cands.append(Mutant("break_maintained", end, (), answer, f"predicates[{i}]",
-                                        f"the guarded record changed after the solution: {what}",
+                                        f"the guarded record changed {when}: {what}",
                                         patch=({"op": "patch", "table": rule.table, "key": key,
                                                 "fields": {rule.field: _json(wrong)}},)))
         out[i] = cands

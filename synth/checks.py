@@ -1,5 +1,6 @@
-"""Static checks of a parsed spec: referential integrity, the reference's tools and arguments,
-hidden facts and turns, policies, faults and what the predicates point at. Nothing is executed here.
+"""Static checks of a parsed spec: referential integrity, the reference's tools and arguments (its
+stale_args too), hidden facts (vague ones need asking twice) and turns (an end_stage opens one), the
+recalls marks, policies, faults and what the predicates point at. Nothing is executed here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from workspace_sim.services import all_services
 
 from .capabilities import CAPABILITIES
 from .feedback import ValidationReport
-from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EnvironmentSpec, ReferenceSolution, SayStep
+from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep
 from .user import ScriptedUser
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
@@ -92,38 +93,60 @@ def _check_reference(spec: EnvironmentSpec, report: ValidationReport) -> None:
 def _check_solution(spec: EnvironmentSpec, root: str, solution: ReferenceSolution, report: ValidationReport) -> None:
     tools = enabled_tools(spec)
     facts = {f.name for f in spec.user_simulator.facts}
-    asked: set[str] = set()
+    vague = {f.name for f in spec.user_simulator.facts if f.vague}
+    asked: set[str] = set()  # revealed precisely
     user = ScriptedUser(spec.user_simulator)
+    turn = 0
     for i, step in enumerate(solution.steps):
         where = f"{root}.steps[{i}]"
         if isinstance(step, CallStep):
-            for name in FACT_PLACEHOLDER.findall(repr(step.args)):
+            for name in FACT_PLACEHOLDER.findall(repr(step.args) + repr(step.stale_args or {})):
                 if name not in facts:
                     report.add("references", f"{where}.args", f"placeholder {{{{fact:{name}}}}} names no hidden fact",
                                f"declare it in user_simulator.facts or use one of {sorted(facts) or 'none'}")
                 elif name not in asked:
-                    report.add("references", f"{where}.args", f"uses fact {name!r} before any message reveals it",
+                    vaguely = name in vague and user.asked.get(name)
+                    report.add("references", f"{where}.args", f"uses fact {name!r} before any message reveals it"
+                               + (" precisely (the first answer is vague)" if vaguely else ""),
+                               "ask again (press) for the precise answer first" if vaguely else
                                "ask the user a question containing one of its reveal_keywords first")
+            if step.recalls and turn == 0:
+                report.add("references", f"{where}.recalls", "marks recalls before any later turn or day has opened: "
+                           "there is no earlier instruction yet to remember",
+                           "mark only steps of a later turn or day that carry out an earlier instruction")
             tool = tools.get(step.tool)
             if tool is None:
                 close = difflib.get_close_matches(step.tool, list(tools), n=3)
                 report.add("references", f"{where}.tool", f"unknown or disabled tool {step.tool!r}",
                            f"use {' or '.join(close)}" if close else f"use one of: {', '.join(sorted(tools))}")
                 continue
-            filled = _fill_values(step.args, spec)
-            try:
-                tool.args_model.model_validate(filled)
-            except ValidationError as e:
-                report.add("references", f"{where}.args", pydantic_error_message(e),
-                           f"match the input schema of {step.tool}: {sorted(tool.input_schema.get('properties', {}))}")
+            named = [("args", step.args)] + ([("stale_args", step.stale_args)] if step.stale_args is not None else [])
+            for field, args in named:
+                try:
+                    tool.args_model.model_validate(_fill_values(args, spec))
+                except ValidationError as e:
+                    report.add("references", f"{where}.{field}", pydantic_error_message(e),
+                               f"match the input schema of {step.tool}: {sorted(tool.input_schema.get('properties', {}))}")
+            if step.stale_args is not None and step.stale_args == step.args:
+                report.add("references", f"{where}.stale_args", "equals args, so the stale baseline sends what the "
+                           "reference does", "give the arguments an agent that missed the change would send (from "
+                           "what it read before), or drop stale_args")
+        elif isinstance(step, EndStageStep):
+            turn += 1
         else:
-            revealed = {f.name for f in user.revealed_by(step.text)}
+            turn += 1
+            _, precise = user.reply(step.text, turn)
+            revealed = {f.name for f in precise}
             asked |= revealed
             if isinstance(step, AskStep):
                 for name in step.facts:
                     if name not in facts:
                         report.add("references", f"{where}.facts", f"names no hidden fact {name!r}",
                                    f"declare it in user_simulator.facts or use one of {sorted(facts) or 'none'}")
+                    elif name not in revealed and name in vague and user.asked.get(name) == 1:
+                        report.add("references", f"{where}.facts", f"this question gets only the vague answer to "
+                                   f"fact {name!r} (the first time it is asked)",
+                                   "ask again (press) in a later question and list the fact there")
                     elif name not in revealed:
                         report.add("references", f"{where}.text", f"the question does not reveal fact {name!r}",
                                    "mention one of the fact's reveal_keywords in the question")
@@ -145,7 +168,7 @@ def _fill_values(value: Any, spec: EnvironmentSpec) -> Any:
 
 
 def _check_user(spec: EnvironmentSpec, report: ValidationReport) -> None:
-    turns = sum(1 for s in spec.reference.steps if isinstance(s, (SayStep, AskStep)))
+    turns = sum(1 for s in spec.reference.steps if isinstance(s, (SayStep, AskStep, EndStageStep)))
     used = {name for _, sol in spec.solutions() for name in FACT_PLACEHOLDER.findall(
         repr([s.model_dump() for s in sol.steps]) + (sol.final_answer or ""))}
     for i, f in enumerate(spec.user_simulator.facts):
@@ -156,12 +179,12 @@ def _check_user(spec: EnvironmentSpec, report: ValidationReport) -> None:
         if f.turn > turns:
             report.add("references", f"user_simulator.followups[{i}].turn",
                        f"turn {f.turn} is never reached: the reference opens only {turns} turn(s)",
-                       "add say/ask steps to the reference or lower the turn")
+                       "add say/ask/end_stage steps to the reference or lower the turn")
     for i, e in enumerate(spec.events):
         if e.at_turn is not None and e.at_turn > turns:
             report.add("references", f"events[{i}].at_turn",
                        f"turn {e.at_turn} is never reached: the reference opens only {turns} turn(s)",
-                       "add say/ask steps to the reference or lower the turn")
+                       "add say/ask/end_stage steps to the reference or lower the turn")
 
 
 def _check_rules(spec: EnvironmentSpec, report: ValidationReport) -> None:

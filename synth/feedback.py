@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Check = Literal[
-    "schema", "references", "predicates", "reference", "do_nothing", "mutants", "multi_turn", "capability",
+    "schema", "references", "predicates", "reference", "do_nothing", "mutants", "multi_turn", "stale", "forgetful",
+    "capability",
 ]
 
 

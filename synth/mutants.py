@@ -1,5 +1,6 @@
 """Mutants of a reference solution: a state-changing step dropped, an argument changed to a plausible
-wrong value, a collateral action added. Good predicates reject every one of them.
+wrong value, a collateral action added; in a multi-day scenario also a day's step done a day late (after
+its stage closed) and a day's report replaced by filler. Good predicates reject every one of them.
 
 Argument changes model real agent mistakes: another record of the same table (preferring the most
 similar key, i.e. the look-alike), another person's address, a time an hour off, another value of
@@ -18,7 +19,7 @@ from typing import Any, Callable, Iterable, Sequence
 from workspace_sim.records import Record
 from workspace_sim.state import State
 
-from .spec import FACT_PLACEHOLDER, CallStep, EnvironmentSpec, ReferenceSolution
+from .spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution
 
 FILLER = "n/a"
 
@@ -30,7 +31,8 @@ class Mutant:
     A `break_maintained` mutant appends one call, or (`patch`, when no tool can make the change)
     a direct change to the guarded record, after the whole solution."""
 
-    kind: str  # "drop_step" | "change_arg" | "collateral" | "change_answer" | "break_maintained"
+    # "drop_step" | "change_arg" | "collateral" | "change_answer" | "break_maintained" | "defer_step" | "change_report"
+    kind: str
     at: int
     steps: tuple[Any, ...]
     final_answer: str | None
@@ -191,15 +193,28 @@ def _next_statuses(state: State, ticket: Any) -> list[str]:
     return list(workflow.get(ticket.status, []))
 
 
+def stage_of_steps(steps: Sequence[Any]) -> list[int]:
+    """The index of the stage (working day) each step belongs to: an end_stage step closes its own stage."""
+    out, stage = [], 0
+    for step in steps:
+        out.append(stage)
+        if isinstance(step, EndStageStep):
+            stage += 1
+    return out
+
+
 def make_mutants(
     spec: EnvironmentSpec, changed_steps: Sequence[int], start: State, final: State, tools: Iterable[str],
     touched: set[tuple[str, str]], answer_checked: bool, solution: ReferenceSolution | None = None,
-    root: str = "reference",
+    root: str = "reference", checked_reports: Iterable[int] = (),
 ) -> list[Mutant]:
     """Every mutant of a solution (the reference unless given; `root` is its field path): drops and
     argument changes of the state-changing steps (indices in `changed_steps`; `free` arguments are
     left alone), collateral actions on records outside `touched`, and a filler final answer when
-    predicates read the answer. `start`/`final` are the solution's start and end states."""
+    predicates read the answer. In a multi-day scenario, each state-changing step of a day but the last
+    is also moved past the end_stage that closes its day (the work done a day late), and the report of each
+    day in `checked_reports` (stage indices whose predicates read the day's report) is replaced by filler.
+    `start`/`final` are the solution's start and end states."""
     steps = list(solution.steps if solution is not None else spec.reference.steps)
     answer = solution.final_answer if solution is not None else spec.reference.final_answer
     index = ValueIndex(start, [p.email for p in spec.world.people])
@@ -220,6 +235,21 @@ def make_mutants(
             new = CallStep(tool=step.tool, args=free, expect_error=step.expect_error, free=step.free, note=step.note)
             out.append(Mutant("change_arg", i, (new, *steps[i + 1:]), answer, f"{root}.steps[{i}].args",
                               f"{step.tool} with its free text replaced by {FILLER!r}"))
+    ends = [j for j, st in enumerate(steps) if isinstance(st, EndStageStep)]
+    days = stage_of_steps(steps)
+    for i in changed_steps:
+        if days[i] < len(ends):
+            close = ends[days[i]]
+            sid = spec.stages[days[i]].id if days[i] < len(spec.stages) else str(days[i])
+            late = (*steps[i + 1:close + 1], steps[i], *steps[close + 1:])
+            out.append(Mutant("defer_step", i, late, answer, f"{root}.steps[{i}]",
+                              f"step {i} ({steps[i].tool}) done a day late, after stage {sid!r} closed"))
+    reports = set(checked_reports)
+    for day, j in enumerate(ends):
+        if day in reports and steps[j].text.strip() != FILLER:
+            out.append(Mutant("change_report", j, (EndStageStep(text=FILLER), *steps[j + 1:]), answer,
+                              f"{root}.steps[{j}].text", f"the report closing stage "
+                              f"{spec.stages[day].id if day < len(spec.stages) else day!r} replaced by {FILLER!r}"))
     end = len(steps)
     available = set(tools)
     for tool, maker in COLLATERAL.items():

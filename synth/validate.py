@@ -5,15 +5,20 @@
 2. references: referential integrity, reference tools and arguments, facts, turns, rules, and what
    predicates point at (synth.checks);
 3. reference: the reference solution and every alternative run with no unexpected tool error or
-   policy violation and pass every predicate;
+   policy violation and pass every predicate, at every stage (a staged predicate's failure names its stage);
 4. do_nothing: the start state passes no success predicate (a do-nothing agent scores zero), and
-   every predicate marked maintain holds there;
+   every predicate marked maintain holds there; in a multi-day scenario the do-nothing agent closes each
+   day without working, and the world's changes alone must pass nothing either;
 5. mutants: every mutant of each solution (a step dropped, an argument not marked free changed, a
-   collateral action added) fails at least one predicate, unless it is equivalent: its end state
-   equals a right solution's except for values the predicates' tolerances accept (counted, not
-   failed); each maintained predicate is broken by a later change to the record field it guards;
+   collateral action added; a day's step done a day late, a day's report replaced) fails at least one
+   predicate, unless it is equivalent: its end state equals a right solution's except for values the
+   predicates' tolerances accept (counted, not failed); each maintained predicate is broken by a change
+   to the record field it guards (after the solution, or before its stage closes);
 6. multi_turn: with hidden facts, no solution passes without the user's answers;
-7. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
+7. stale: with a silent world change, the reference with its steps' stale_args fails (synth.baselines);
+8. forgetful: with two or more stages (or steps marked recalls), the reference without its recalls steps
+   fails (synth.baselines);
+9. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
 """
 
 from __future__ import annotations
@@ -23,17 +28,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_sim.errors import SpecError
-from workspace_sim.predicates import in_scope
+from workspace_sim.predicates import Evaluation, in_scope
 from workspace_sim.state import State
 
+from .baselines import check_forgetful, check_stale, idle_steps
 from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .checks import check_static, enabled_tools
 from .driver import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
 from .feedback import ValidationReport
-from .mutants import Mutant, ValueIndex, make_mutants, sample_mutants
-from .spec import CallStep, EnvironmentSpec, ReferenceSolution, parse_spec
+from .mutants import Mutant, ValueIndex, make_mutants, sample_mutants, stage_of_steps
+from .spec import CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, parse_spec
 from .tolerance import equivalent, field_rules
 
 LONG_HORIZON_CALLS = 15
@@ -49,6 +55,7 @@ class _Solved:
     solution: ReferenceSolution
     run: Run
     ok: bool
+    evaluation: Evaluation | None = None  # raw verdicts (guards not gated) on the run
 
     @property
     def label(self) -> str:
@@ -87,17 +94,25 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
         except SpecError as e:
             report.add("references", e.path, e.problem, "world-event changes must name existing tables and records")
             return report
-        solved.append(_Solved(root, solution, run, _check_solution_run(spec, root, solution, run, report)))
+        evaluation = spec.evaluate(run.workspace, run.final_answer, gate_guards=False)
+        solved.append(_Solved(root, solution, run, _check_solution_run(spec, root, solution, run, evaluation, report),
+                              evaluation))
     main = solved[0]
+    assert main.evaluation is not None
     report.stats["reference_calls"] = sum(1 for o in main.run.outcomes if o.result is not None)
-    report.stats["reference_score"] = round(spec.evaluate(main.run.workspace, main.run.final_answer,
-                                                          gate_guards=False).score, 6)
+    report.stats["reference_score"] = round(main.evaluation.score, 6)
+    if spec.stages:
+        report.stats["stages"] = len(spec.stages)
+        report.stats["stage_scores"] = {st.id: round(st.score, 6) for st in main.evaluation.stages()}
     if spec.alternatives:
         report.stats["alternatives"] = len(spec.alternatives)
     _check_do_nothing(spec, base, report)
     if spec.user_simulator.facts:
         for s in solved:
             _check_without_answers(spec, base, s, report)
+    if main.ok:  # a baseline is judged against a reference that works
+        check_stale(spec, main.run, report)
+        check_forgetful(spec, main.run, report)
     _check_capabilities(spec, main.run, report)
     if mutants and all(s.ok for s in solved):
         _guard_unchanged_scopes(spec, base.initial, report)
@@ -109,7 +124,7 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
 
 
 def _check_solution_run(spec: EnvironmentSpec, root: str, solution: ReferenceSolution, run: Run,
-                        report: ValidationReport) -> bool:
+                        evaluation: Evaluation, report: ValidationReport) -> bool:
     """A solution executes cleanly and passes every predicate; returns whether it did."""
     ok = True
     steps = solution.steps
@@ -135,28 +150,50 @@ def _check_solution_run(spec: EnvironmentSpec, root: str, solution: ReferenceSol
                            "fix the arguments or the initial data so the call succeeds"
                            + ("; a fault-injected failure needs expect_error: fault and a retry" if res.error.code == "fault" else ""))
             ok = False
-    evaluation = spec.evaluate(run.workspace, run.final_answer, gate_guards=False)
     for i, r in enumerate(evaluation.results):
         if r.passed:
             continue
+        when = _when(spec, i)
         if root == "reference":
-            report.add("reference", f"predicates[{i}]", f"the reference solution fails it: expected {r.expected}; "
-                       f"observed {r.observed}", "fix the predicate or the reference so they agree")
+            report.add("reference", f"predicates[{i}]", f"the reference solution fails it{when}: expected "
+                       f"{r.expected}; observed {r.observed}", "fix the predicate or the reference so they agree"
+                       + ("; a stage's predicates see the state when its end_stage step closes the day" if when else ""))
         else:
-            report.add("reference", root, f"alternative {root} fails predicates[{i}]: expected {r.expected}; "
+            report.add("reference", root, f"alternative {root} fails predicates[{i}]{when}: expected {r.expected}; "
                        f"observed {r.observed}", "fix the alternative, or widen the predicate (a tolerance) "
                        "if the alternative is right")
         ok = False
     return ok
 
 
+def _when(spec: EnvironmentSpec, index: int) -> str:
+    """' at the close of stage X (title)' for a staged predicate, ' at the end (stage X)' for an unstaged one
+    of a scenario, '' for a single day."""
+    if not spec.stages:
+        return ""
+    sid = spec.predicates[index].get("stage")
+    if sid is None:
+        return f" at the end (stage {spec.stages[-1].id!r})"
+    stage = next(st for st in spec.stages if st.id == sid)
+    title = f" ({stage.title})" if stage.title else ""
+    return f" at the close of stage {sid!r}{title}" if sid != spec.stages[-1].id else f" in stage {sid!r}{title}"
+
+
 def _check_do_nothing(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
     ws = base.fork()
+    if spec.stages:  # the do-nothing agent closes each day without working; the world changes regardless
+        driver = SpecDriver(spec, ws)
+        driver.start()
+        try:
+            run_steps(driver, idle_steps(spec), None)
+        except SpecError:
+            return  # the reference run has reported the event that does not apply
     evaluation = spec.evaluate(ws, None)
     raw = spec.evaluate(ws, None, gate_guards=False)
     for i, r in enumerate(evaluation.results):
         if r.passed and not spec.is_guard(i):
-            report.add("do_nothing", f"predicates[{i}]", f"passes before the agent does anything ({r.expected})",
+            report.add("do_nothing", f"predicates[{i}]", f"passes before the agent does anything{_when(spec, i)} "
+                       f"({r.expected})" + (": the world's changes between days satisfy it" if spec.stages else ""),
                        "check something the task must change, or mark a condition that already holds and must "
                        "stay so with maintain: true (or use unchanged / only_changed / tool_not_called)")
         elif spec.predicates[i].get("maintain") is True and not raw.results[i].passed:
@@ -200,6 +237,9 @@ def _check_capabilities(spec: EnvironmentSpec, run: Run, report: ValidationRepor
             elif need == "long" and calls < LONG_HORIZON_CALLS:
                 problem, hint = f"needs {LONG_HORIZON_CALLS}+ tool calls, the reference makes {calls}", \
                     "widen the task (more items to handle) so the reference needs more calls"
+            elif need == "stages" and len(spec.stages) < 2:
+                problem, hint = "needs a multi-day scenario (two or more stages)", \
+                    "split the work into stages (working days) with end_stage steps and the next day's instructions"
             elif need == "multi_service" and len(changed_services) < 2:
                 problem, hint = f"needs changes in 2+ services, the reference changes {sorted(changed_services)}", \
                     "chain the workflow across services"
@@ -216,9 +256,10 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     diff = run.workspace.diff()
     touched = {(c.table, c.key) for c in diff}
     changed = [o.index for o in run.outcomes if o.changed_state]
-    answer_checked = any(_reads_answer(p) for p in spec.predicates)
+    answer_checked, reports = _answers_read(spec)
     tools = enabled_tools(spec)
-    mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root)
+    mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root,
+                           reports)
     _count(report, "mutants_total", len(mutants))
     if max_mutants is not None:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
@@ -253,16 +294,36 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     _check_maintained(spec, solved, driver, tools, ValueIndex(start, [p.email for p in spec.world.people]), report)
 
 
+def _maintained_at(spec: EnvironmentSpec, solution: ReferenceSolution) -> dict[int, list[int]]:
+    """Where each maintained predicate is broken: step index -> predicates. A predicate of a stage that closes
+    before the end is broken just before that stage's end_stage step; the rest after the whole solution."""
+    ends = [j for j, st in enumerate(solution.steps) if isinstance(st, EndStageStep)]
+    close = {st.id: ends[k] for k, st in enumerate(spec.stages) if k < len(ends)}
+    out: dict[int, list[int]] = {}
+    for i, p in enumerate(spec.predicates):
+        if p.get("maintain") is True:
+            out.setdefault(close.get(p.get("stage"), len(solution.steps)), []).append(i)
+    return out
+
+
 def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver, tools: Any, index: ValueIndex,
                       report: ValidationReport) -> None:
-    """Each maintained predicate must fail once the record field it guards is changed after the solution."""
+    """Each maintained predicate must fail once the record field it guards is changed (after the solution, or
+    before the end_stage that closes its stage, the rest of the solution then running on)."""
     run = solved.run
-    end = len(solved.solution.steps)
-    for i, cands in break_mutants(spec, spec.parsed_predicates(), run.workspace.state, tools, index, end,
-                                  run.final_answer).items():
+    steps = solved.solution.steps
+    end = len(steps)
+    found: dict[int, tuple[int, list[Mutant]]] = {}
+    for at, members in _maintained_at(spec, solved.solution).items():
+        when = "after the solution" if at == end else f"before stage {spec.stages[stage_of_steps(steps)[at]].id!r} closed"
+        for i, cands in break_mutants(spec, spec.parsed_predicates(), run.checkpoints[at].state, tools, index, at,
+                                      run.final_answer, only=members, when=when).items():
+            found[i] = (at, cands)
+    for i in sorted(found):
+        at, cands = found[i]
         applied: list[Mutant] = []
         for m in cands:
-            driver.resume(run.checkpoints[end])
+            driver.resume(run.checkpoints[at])
             if m.patch:
                 try:
                     driver.ws.apply_world_change(list(m.patch), note="validation: break a maintained predicate")
@@ -274,7 +335,10 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
                     continue
             applied.append(m)
             _count(report, "mutants", 1)
-            if not spec.passes_all(driver.ws, run.final_answer):
+            answer = run.final_answer
+            if at < end:
+                answer = run_steps(driver, steps[at:], solved.solution.final_answer, first_index=at).final_answer
+            if not spec.passes_all(driver.ws, answer):
                 _count(report, "mutants_killed", 1)
                 break
         else:
@@ -290,6 +354,17 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
                 report.add("mutants", f"predicates[{i}].maintain", f"no change can break this maintained predicate: {why}",
                            "maintain a ticket / record_exists / event_exists / mail_sent / file predicate on the field "
                            "that must stay as it is, or use unchanged / only_changed for whole records")
+
+
+def _answers_read(spec: EnvironmentSpec) -> tuple[bool, set[int]]:
+    """Whether a predicate reads the final answer, and the indices of the stages whose predicates read the
+    day's report (the answer of a closed stage is its end_stage text)."""
+    if not spec.stages:
+        return any(_reads_answer(p) for p in spec.predicates), set()
+    ids = spec.stage_ids()
+    read = {ids.index(p.get("stage")) if p.get("stage") in ids else len(ids) - 1
+            for p in spec.predicates if _reads_answer(p)}
+    return len(ids) - 1 in read, read - {len(ids) - 1}
 
 
 def _reads_answer(predicate: dict[str, Any]) -> bool:
@@ -317,6 +392,9 @@ def _mutant_hint(m: Mutant) -> str:
         "collateral": "add an only_changed guard over the scopes the task may change (or unchanged on the rest)",
         "change_answer": "make the answer predicate check the specific fact the answer must state",
         "break_maintained": "make the maintained predicate check the record and field that must stay as it is",
+        "defer_step": "give the step's stage a predicate (stage: <its id>) that checks the step's effect by the "
+                      "day's end, so work left to the next day fails that day",
+        "change_report": "make the stage's answer predicate check the specific fact the day's report must state",
     }[m.kind]
 
 
