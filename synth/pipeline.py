@@ -100,3 +100,96 @@ def synthesize(capabilities: Sequence[str] | None, count: int, seed: int = 0, pr
         if on_attempt is not None:
             on_attempt(attempt)
     return result
+
+
+# --- the distribution of a set of environments (what `coworkenv stats` prints) -------------------------------
+
+MIX_TARGETS: dict[str, float] = {
+    "median_calls": 12, "share_two_turns": 0.30, "share_world_change": 0.25, "share_multi_day": 0.20,
+}
+"""Targets for the balanced mix (issue 20): median reference calls, and the shares of environments with two or
+more user turns, with a world change, and spanning two or more days."""
+
+LONG_HORIZON_TARGETS: dict[str, float] = {"median_calls": 40, "median_stages": 3, "max_calls": 100}
+"""Targets for the long_horizon capability: median reference calls over a median of stages, and the largest."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One environment's size: reference calls (retries of injected faults not counted), user turns (the
+    request, each reply to a message, each day's opening), stages (days), world changes, silent ones, services."""
+
+    id: str
+    capability: str
+    calls: int
+    user_turns: int
+    stages: int
+    world_changes: int
+    silent_changes: int
+    services: int
+
+
+def profile(spec: EnvironmentSpec) -> Profile:
+    """How big and how interactive one environment is (see Profile)."""
+    steps = spec.reference.steps
+    calls = sum(1 for s in steps if s.kind == "call" and not s.expect_error)  # type: ignore[union-attr]
+    turns = 1 + sum(1 for s in steps if s.kind in ("ask", "say", "end_stage"))
+    return Profile(spec.id, spec.capabilities[0], calls, turns, max(len(spec.stages), 1), len(spec.events),
+                   sum(1 for e in spec.events if e.announce is None), len(spec.services))
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return float(s[n // 2]) if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def summarize(profiles: Sequence[Profile]) -> dict[str, Any]:
+    """The distribution of a group of environments: count; calls median/mean/max; user turns, stages,
+    world changes, silent changes and services (median/mean/max); and the shares that meet each target."""
+    if not profiles:
+        raise ValueError("no environments to summarize")
+    out: dict[str, Any] = {"count": len(profiles)}
+    for name in ("calls", "user_turns", "stages", "world_changes", "silent_changes", "services"):
+        xs = [getattr(p, name) for p in profiles]
+        out[name] = {"median": _median(xs), "mean": round(sum(xs) / len(xs), 2), "max": max(xs)}
+    n = len(profiles)
+    out["share"] = {
+        "calls_at_least_12": round(sum(p.calls >= MIX_TARGETS["median_calls"] for p in profiles) / n, 4),
+        "two_turns": round(sum(p.user_turns >= 2 for p in profiles) / n, 4),
+        "world_change": round(sum(p.world_changes > 0 for p in profiles) / n, 4),
+        "silent_change": round(sum(p.silent_changes > 0 for p in profiles) / n, 4),
+        "multi_day": round(sum(p.stages >= 2 for p in profiles) / n, 4),
+    }
+    return out
+
+
+def distribution(profiles: Sequence[Profile]) -> dict[str, Any]:
+    """Per-capability and overall summaries, and each target with the measured figure and whether it is met
+    (the long_horizon targets only when that capability is present). ValueError for no environments."""
+    if not profiles:
+        raise ValueError("no environments to summarize")
+    groups: dict[str, list[Profile]] = {}
+    for p in profiles:
+        groups.setdefault(p.capability, []).append(p)
+    order = [c for c in CAPABILITIES if c in groups] + sorted(c for c in groups if c not in CAPABILITIES)
+    per = {c: summarize(groups[c]) for c in order}
+    overall = summarize(profiles)
+    targets = [
+        _target("median reference calls", overall["calls"]["median"], MIX_TARGETS["median_calls"]),
+        _target("share with >= 2 user turns", overall["share"]["two_turns"], MIX_TARGETS["share_two_turns"]),
+        _target("share with a world change", overall["share"]["world_change"], MIX_TARGETS["share_world_change"]),
+        _target("share spanning >= 2 days", overall["share"]["multi_day"], MIX_TARGETS["share_multi_day"]),
+    ]
+    if "long_horizon" in per:
+        lh = per["long_horizon"]
+        targets += [
+            _target("long_horizon median calls", lh["calls"]["median"], LONG_HORIZON_TARGETS["median_calls"]),
+            _target("long_horizon median days", lh["stages"]["median"], LONG_HORIZON_TARGETS["median_stages"]),
+            _target("long_horizon max calls", lh["calls"]["max"], LONG_HORIZON_TARGETS["max_calls"]),
+        ]
+    return {"capabilities": per, "overall": overall, "targets": targets}
+
+
+def _target(name: str, measured: float, target: float) -> dict[str, Any]:
+    return {"target": name, "measured": measured, "at_least": target, "met": measured >= target}

@@ -45,6 +45,13 @@ CHORES: tuple[tuple[str, str], ...] = (
     ("mail_triage", "reply_with_figure"), ("cross_service", "action_items_to_tickets"),
 )
 
+# Chores whose text is relative to day one ("from tomorrow", "before the pipeline meeting"): only a story
+# focused on their capability draws them, and as its first chores (day one).
+FIRST_DAY_CHORES: dict[str, tuple[tuple[str, str], ...]] = {
+    "scheduling": (("scheduling", "earliest_common_slot"), ("scheduling", "cross_timezone_call")),
+    "evidence_report": (("evidence_report", "crm_account_review"),),
+}
+
 
 @dataclass(frozen=True)
 class Shape:
@@ -55,6 +62,7 @@ class Shape:
     size: tuple[int, int]
     threads: tuple[str, ...] = ("meeting", "mail", "ticket", "memo", "move", "followup")
     thread_share: float = 1.0  # chance that each optional thread runs (the ledger always does)
+    focus: str | None = None  # chores of this capability come first (the story's own workflow)
 
 
 @dataclass
@@ -174,6 +182,9 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
 
     # --- chores: the composable templates, set up now, done on their day ---------------------------
     chores = rng.sample(CHORES, len(CHORES))
+    if shape.focus in FIRST_DAY_CHORES:
+        chores.append(rng.choice(FIRST_DAY_CHORES[shape.focus]))
+    chores.sort(key=lambda c: c[0] == shape.focus)  # popped from the end: the focus capability's chores first
     for d in range(ndays):
         for _ in range(rng.randint(*shape.chores)):
             if not chores:
@@ -374,13 +385,38 @@ def _register(capability: str, name: str, shape: Shape, weight: int, doc: str) -
     template(capability, name, composable=False, weight=weight)(fn)
 
 
-_register("long_horizon", "working_week", Shape(days=(3, 5), chores=(1, 2), size=(2, 4)), 6,
+_register("long_horizon", "working_week", Shape(days=(3, 5), chores=(1, 2), size=(3, 6)), 8,
           "Three to five working days: the ledger, meeting, mail, ticket, memo and change-of-mind threads, and one "
           "or two chores a day (40+ calls).")
-_register("dynamic_world", "two_day_update", Shape(days=(2, 2), chores=(0, 1), size=(1, 2), thread_share=0.6), 4,
-          "Two days: day one's totals and notes, then silent overnight changes that invalidate them.")
-_register("cross_service", "handoff_days", Shape(days=(2, 3), chores=(1, 1), size=(1, 2), thread_share=0.6), 3,
+_register("dynamic_world", "two_day_update", Shape(days=(2, 3), chores=(1, 1), size=(1, 2), thread_share=0.6), 6,
+          "Two or three days: day one's totals and notes, then silent overnight changes that invalidate them.")
+_register("cross_service", "handoff_days", Shape(days=(2, 3), chores=(1, 1), size=(1, 2), thread_share=0.6,
+                                                  focus="cross_service"), 9,
           "Two or three days of one workflow across files, mail, calendar and tickets, with changes between days.")
-_register("clarification", "vague_week", Shape(days=(2, 2), chores=(0, 1), size=(1, 1),
-                                               threads=("followup", "mail", "meeting"), thread_share=0.5), 2,
+_register("clarification", "vague_week", Shape(days=(2, 2), chores=(1, 1), size=(1, 2),
+                                               threads=("followup", "mail", "meeting"), thread_share=0.5), 6,
           "Two days that start with a recipient the user names vaguely (asked twice) and a mid-task request.")
+_register("file_management", "files_over_days", Shape(days=(2, 2), chores=(1, 1), size=(2, 3),
+                                                       threads=("meeting", "move", "followup"), thread_share=0.6,
+                                                       focus="file_management"), 6,
+          "Two days of file work (an archive or a rename a day) while the tracked figures and plans change.")
+_register("document_from_data", "reports_over_days", Shape(days=(2, 2), chores=(1, 1), size=(1, 3),
+                                                           threads=("mail", "followup"), thread_share=0.6,
+                                                           focus="document_from_data"), 6,
+          "Two days of reports from data, with the source corrected silently overnight.")
+_register("mail_triage", "inbox_over_days", Shape(days=(2, 2), chores=(1, 1), size=(1, 3),
+                                                  threads=("mail", "memo", "followup"), thread_share=0.6,
+                                                  focus="mail_triage"), 9,
+          "Two days of mail: triage and replies, a question arriving overnight, a memo that adds a rule.")
+_register("ticket_workflow", "tickets_over_days", Shape(days=(3, 3), chores=(1, 1), size=(1, 3),
+                                                        threads=("ticket", "followup"), thread_share=0.7,
+                                                        focus="ticket_workflow"), 6,
+          "Three days of ticket work: a triage, and a ticket a colleague takes over silently before it is resolved.")
+_register("scheduling", "meetings_over_days", Shape(days=(2, 2), chores=(1, 1), size=(1, 2),
+                                                    threads=("meeting", "followup"), thread_share=0.7,
+                                                    focus="scheduling"), 4,
+          "Two days: a meeting booked at the earliest common slot on day one, and a noted meeting that moves.")
+_register("evidence_report", "accounts_over_days", Shape(days=(2, 2), chores=(1, 1), size=(1, 2),
+                                                         threads=("mail", "followup"), thread_share=0.6,
+                                                         focus="evidence_report"), 4,
+          "Two days: a review of the renewal-due accounts on day one, the tracked figures changing overnight.")
