@@ -8,9 +8,13 @@ offers two more tools and a read-only resource:
 - `ask_user(question)`: the environment's simulated user answers (the spec's scripted user, or an
   LLM user when the server was given one); each question opens the next turn, as a message to the
   user does in the direct runner, so turn-triggered world events and follow-ups happen here too;
-- `submit_answer(answer)`: logs the final answer, ends the episode and evaluates it; the reply says
-  the score only when the server was told it may (`reveal_score`);
-- `episode://status`: turn, calls, simulated time, whether it ended, and the score once it has.
+- `submit_answer(answer)`: the agent says it is done. When the user has more for it (a scripted
+  follow-up still to come, or in a multi-day scenario the next working day, which the answer
+  closes as the day's report), the reply is the user's next message and the episode goes on;
+  otherwise the answer is the final one, the episode ends and is evaluated, and the reply says the
+  score only when the server was told it may (`reveal_score`);
+- `episode://status`: turn, calls, simulated time, the day (of how many) in a multi-day scenario,
+  whether it ended, and the score once it has.
 
 Timed world events fire before the first call at or after their time; every call moves the
 simulated clock by the workspace's tick, so they fire at a known call count. The turn semantics
@@ -49,6 +53,12 @@ class Conversation(Protocol):
 
     def ask(self, message: str) -> str:
         """The agent says `message` to the user; log both sides and return the user's reply."""
+        ...
+
+    def submit(self, answer: str) -> str | None:
+        """The agent says it is done (`answer`). When the episode goes on (a follow-up is still to come, or the
+        answer closes a working day and the next one opens), log both sides and return the user's next message;
+        else None, logging nothing: `answer` is the final answer, for the episode to log and evaluate."""
         ...
 
     def status(self) -> dict[str, Any]:
@@ -121,10 +131,10 @@ def ask_user(ctx: Any, question: Annotated[str, Field(min_length=1, max_length=M
 
 
 def submit_answer(ctx: Any, answer: Annotated[str, Field(max_length=MAX_TEXT)]) -> str:
-    """Finish the task: give your final reply to the person you work for. This ends the episode and has it evaluated; no tool works afterwards, so call it only when you are done.
+    """Report to the person you work for that you are done, with your reply. If they have more for you (a follow-up, or in a multi-day task the next working day's instructions, this answer being the day's report), their message comes back and you go on working; otherwise the episode ends and is evaluated, and no tool works afterwards.
 
     Args:
-        answer: Your final message to them (what you did, or the answer they asked for); empty to end without one.
+        answer: Your message to them (what you did, or the answer they asked for); empty to end the episode at once without one.
     """
     raise NotImplementedError("served by EpisodeControl.submit; this function only defines the tool")
 
@@ -184,6 +194,16 @@ class EpisodeControl:
         self.asked += 1
         return self.conversation.ask(args["question"])
 
+    def carry_on(self, answer: str) -> str | None:
+        """The user's next message after the agent's `answer` when the episode goes on, else None (the answer is
+        final). Continuing submissions count against the same bound as questions: past it, the answer is final."""
+        if self.conversation is None or self.asked >= MAX_ASKS:
+            return None
+        reply = self.conversation.submit(answer)
+        if reply is not None:
+            self.asked += 1
+        return reply
+
     def submission(self, arguments: Any) -> str | None:
         """The final answer in `arguments` (None for an empty one), checked before anything changes."""
         args = check_arguments(SUBMIT_ANSWER.name, arguments)
@@ -194,6 +214,20 @@ class EpisodeControl:
         """The conversation's part of the episode status."""
         conv = self.conversation.status() if self.conversation is not None else {"turn": 0}
         return {**conv, "user": self.conversation is not None, "submitted": self.submitted}
+
+
+def how_to_finish(status: dict[str, Any]) -> str:
+    """How an MCP-only agent finishes, for the start prompt and the task resource: submit_answer, what comes back
+    when the user has more, and in a multi-day scenario how days close (`status`: the conversation's status)."""
+    days = status.get("days") or 1
+    if days > 1:
+        return (f"This task spans {days} working days. When the day's work is done, call {SUBMIT_ANSWER.name} "
+                f"with your report for the day: it closes the day, and the next day's instructions (with any news) "
+                f"come back as its result. Work through each day the same way; {SUBMIT_ANSWER.name} on the last "
+                f"day ends the episode. {STATUS_URI} shows which day it is (day N of {days}).")
+    return (f"When you are done, call {SUBMIT_ANSWER.name} with a short summary of what you did. If the person "
+            f"has more for you, their message comes back as its result: carry on and call {SUBMIT_ANSWER.name} "
+            f"again when that is done. The episode ends when the result says so.")
 
 
 def submit_reply(evaluation: dict[str, Any], reveal: bool) -> str:

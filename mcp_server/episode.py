@@ -167,6 +167,9 @@ class Episode:
             if name == SUBMIT_ANSWER.name:
                 answer = self.control.submission(arguments)
                 if answer is not None:
+                    going_on = self._carry_on(answer)
+                    if going_on is not None:
+                        return going_on
                     self.workspace.add_message("assistant", answer)
                 self.control.submitted, self.control.final_answer = True, answer
                 self._sync_record()
@@ -193,6 +196,25 @@ class Episode:
             return Answer(reply, {"reply": reply}, False)
         except ControlError as e:
             return Answer(f"Error ({e.code}): {e.message}", None, True)
+
+    def _carry_on(self, answer: str) -> Answer | None:
+        """The user's next message when `answer` does not end the episode (a follow-up, the next working day),
+        recorded; None when it is the final answer. A failing world event ends the episode; a failing user
+        model is an error the agent may retry."""
+        assert self.control is not None
+        try:
+            reply = self.control.carry_on(answer)
+        except SpecError as e:  # a world event of the new turn or day that does not apply
+            return self._environment_failed(e)
+        except Exception as e:
+            self._sync_record()
+            return Answer(f"Error (user_unavailable): the simulated user could not answer: {e}", None, True)
+        if reply is None:
+            return None
+        self._sync_record()
+        conv = self.control.conversation.status() if self.control.conversation is not None else {}
+        where = {k: conv[k] for k in ("turn", "day", "days", "stage") if k in conv}
+        return Answer(reply, {"reply": reply, "ended": False, **where}, False)
 
     def status(self) -> dict[str, Any]:
         """The episode as the agent may see it (`episode://status`): turn, calls, clock, ended, and the score

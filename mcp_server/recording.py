@@ -286,8 +286,9 @@ def read_record_file(path: str | Path) -> RecordFile:
         if seg is None:
             raise RecordReadError(f"{where}: {obj['type']} line for episode {sid!r} before its header")
         if obj["type"] == "event":
-            if not isinstance(obj.get("index"), int) or obj.get("kind") not in ("call", "message", "world"):
-                raise RecordReadError(f"{where}: event lines need an integer index and kind call, message or world")
+            if not isinstance(obj.get("index"), int) or obj.get("kind") not in ("call", "message", "world", "stage"):
+                raise RecordReadError(f"{where}: event lines need an integer index and kind call, message, world or "
+                                      "stage")
             seg.events.append(obj)
         elif obj["type"] == "final":
             seg.final = obj

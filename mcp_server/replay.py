@@ -1,8 +1,8 @@
 """Judging recorded episodes: rebuild the environment, replay the recorded calls, evaluate, append.
 
 A record segment says where its environment came from and starts from a fresh workspace, so
-replaying its events (calls, messages, world events, with the clock moved to each event's recorded
-time) reproduces its final state exactly (the workspace is deterministic). Each
+replaying its events (calls, messages, world events, the close of each working day, with the clock
+moved to each event's recorded time) reproduces its final state exactly (the workspace is deterministic). Each
 replayed call is checked against the recorded outcome; a difference (the environment was edited
 since) is reported rather than hidden.
 """
@@ -71,6 +71,13 @@ def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tu
             except (SpecError, KeyError, TypeError) as e:
                 raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: the recorded "
                                   f"world change does not apply: {e}") from None
+        elif kind == "stage":  # a working day closed: its predicates are judged on the state here
+            args = ev.get("args")
+            stage = args.get("stage") if isinstance(args, dict) else None
+            if not isinstance(stage, str):
+                raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: a stage "
+                                  f"event needs args.stage, the id of the stage it closes")
+            ws.close_stage(stage)
         else:
             raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: "
                               f"{kind} events cannot be replayed")

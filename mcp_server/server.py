@@ -6,7 +6,8 @@ goes straight to the episode, so a workspace error reaches the model as `isError
 workspace's own message. The task is served as the `workspace://task` resource and the
 `start_task` prompt; nothing else about the environment is served. An MCP-only episode (see
 `mcp_server.control`) adds the `ask_user` and `submit_answer` tools and the read-only
-`episode://status` resource.
+`episode://status` resource, and its prompt and task resource say how it goes on and ends
+(`submit_answer`, once per working day in a multi-day scenario).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from mcp_types import Tool as MCPTool
 
 from workspace_sim.services import tools_named
 
-from .control import CONTROL_TOOLS, STATUS_URI
+from .control import CONTROL_TOOLS, STATUS_URI, how_to_finish
 from .episode import Episode
 from .results import PAGER, PAGER_TOOL
 
@@ -63,9 +64,15 @@ def _instructions(episode: Episode) -> str:
     if episode.control is not None:
         ask = "ask_user" in episode.control.tool_names()
         text += ((" If you need information only they have, ask them with ask_user." if ask else "")
-                 + f" When you are done, call submit_answer with your final reply: it ends the episode. The "
-                   f"{STATUS_URI} resource shows the episode's progress, and its score once it has ended.")
+                 + f" {finishing(episode)} The {STATUS_URI} resource shows the episode's progress, and its score "
+                   f"once it has ended.")
     return text
+
+
+def finishing(episode: Episode) -> str:
+    """How an MCP-only episode's agent finishes (submit_answer; in a multi-day scenario, a report per day)."""
+    conv = episode.control.conversation if episode.control is not None else None
+    return how_to_finish(conv.status() if conv is not None else {})
 
 
 def control_tools(episode: Episode) -> list[MCPTool]:
@@ -189,7 +196,10 @@ class EpisodeServer(MCPServer):
         if str(uri) != TASK_URI:
             known = " and ".join(r.uri for r in await self.list_resources())
             raise ResourceNotFoundError(f"Unknown resource: {str(uri)[:200]} (this server has only {known})")
-        return [ReadResourceContents(content=self.episode.task_text(), mime_type="text/plain")]
+        text = self.episode.task_text()
+        if self.episode.control is not None:  # an MCP-only agent learns here how the episode goes on and ends
+            text += f"\n\n---\n{finishing(self.episode)}"
+        return [ReadResourceContents(content=text, mime_type="text/plain")]
 
     async def list_prompts(self) -> list[MCPPrompt]:
         """The one prompt: start the task."""
@@ -201,9 +211,11 @@ class EpisodeServer(MCPServer):
         if name != START_PROMPT:
             raise ValueError(f"Unknown prompt: {name[:200]} (this server has only {START_PROMPT})")
         user = self.episode.workspace.config.user
-        finish = ("call submit_answer with a short summary of what you did (it ends the episode)"
-                  if self.episode.control is not None else "reply with a short summary of what you did")
-        text = f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this, then {finish}.)"
+        if self.episode.control is not None:
+            text = f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this. {finishing(self.episode)})"
+        else:
+            text = (f"{self.episode.task_text()}\n\n(You act for {user}. Use the workspace tools to do this, then "
+                    f"reply with a short summary of what you did.)")
         return GetPromptResult(description=_START_PROMPT.description,
                                messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 

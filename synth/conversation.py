@@ -46,17 +46,20 @@ class SpecConversation:
 
     def submit(self, answer: str) -> str | None:
         """The agent says it has done what it was asked (`answer`). Returns the user's next message when the
-        episode goes on (a scripted follow-up is still to come, or another working day opens), else None:
-        the episode is over and `answer` is its final answer, for the caller to log and evaluate."""
+        episode goes on, else None: the episode is over and `answer` is its final answer, for the caller to
+        log and evaluate. While working days remain, the answer is the day's report and closes the day (the
+        next day's message comes back, with a follow-up due at the turn it opens, as `end_stage` gives it);
+        on the last (or only) day the user replies while it has more to say (a scripted follow-up still to
+        come, or, for a user that can judge it, `satisfied()` says no)."""
         d = self.driver
+        if d.stages_left:  # a follow-up of a later turn stays due; it comes with the turn that reaches it
+            return d.end_stage(answer)
         satisfied = getattr(d.user, "satisfied", None)
         if callable(satisfied):
             more = not satisfied(answer, d.turn + 1)
         else:
             more = any(f.turn > d.turn for f in self.spec.user_simulator.followups)
-        if more:
-            return d.message(answer)
-        return d.end_stage(answer) if d.stages_left else None
+        return d.message(answer) if more else None
 
     def status(self) -> dict[str, Any]:
         """The turn the conversation is in (0 until the agent first asks), and in a multi-day scenario the

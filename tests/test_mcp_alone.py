@@ -26,9 +26,10 @@ from mcp_server.replay import judge_record
 from support import start_http_server
 from synth.capabilities import CAPABILITIES
 from synth.procedural import generate
-from synth.spec import FACT_PLACEHOLDER, CallStep, EnvironmentSpec, parse_spec
+from synth.spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, parse_spec
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec
+from trainers.episodes.runner import EpisodeLimits
 
 MCP_ONLY = ControlOptions(enabled=True)
 
@@ -59,7 +60,9 @@ async def play_reference(c: Client, spec: EnvironmentSpec) -> Any:
         if isinstance(step, CallStep):
             await c.call_tool(step.tool, fill(step.args))
             continue
-        reply = await c.call_tool("ask_user", {"question": fill(step.text)})
+        # the day's report closes the day: submit_answer, whose result is the next day's message
+        tool, key = ("submit_answer", "answer") if isinstance(step, EndStageStep) else ("ask_user", "question")
+        reply = await c.call_tool(tool, {key: fill(step.text)})
         assert not reply.is_error, text_of(reply)
         for fact in spec.user_simulator.facts:
             if fact.value.casefold() in text_of(reply).casefold():
@@ -85,7 +88,9 @@ def every_capability() -> list[EnvironmentSpec]:
 def test_every_capability_ends_over_mcp_alone_with_the_direct_runners_result(tmp_path: Path) -> None:
     specs = every_capability()
     assert {c for s in specs for c in s.capabilities} >= set(CAPABILITIES)
-    direct = run_batch(specs, BatchConfig(PolicySpec("teacher")))
+    # the long-horizon capability's reference runs past the default limits (30 turns, 100 calls)
+    direct = run_batch(specs, BatchConfig(PolicySpec("teacher"), limits=EpisodeLimits(max_turns=500,
+                                                                                      max_tool_calls=500)))
 
     async def go(ep: Episode, spec: EnvironmentSpec) -> tuple[Any, dict[str, Any]]:
         async with Client(build_server(ep)) as c:
@@ -170,6 +175,10 @@ def test_after_submit_every_call_is_refused_and_nothing_changes(tmp_path: Path) 
 
     async def go() -> dict[str, Any]:
         async with Client(build_server(ep)) as c:
+            # the user has more until the scripted follow-up (turn 2) has come: the first two submissions go on
+            going_on = [await c.call_tool("submit_answer", {"answer": "Nothing to do."}) for _ in range(2)]
+            assert [r.structured_content["ended"] for r in going_on] == [False, False]
+            assert text_of(going_on[1]) == "Thanks! Please also copy it to /shared."
             first = await c.call_tool("submit_answer", {"answer": "Nothing to do."})
             again = await c.call_tool("submit_answer", {"answer": "Actually, done."})
             ask = await c.call_tool("ask_user", {"question": "What name?"})
@@ -343,7 +352,9 @@ def test_an_llm_user_answers_ask_user_when_the_server_is_given_one(tmp_path: Pat
 
         submitted, status = anyio.run(go)
         asked = [r.messages[-1]["content"] for r in server.completion_requests]
-    assert asked[0] == "What should the final file be called?" and len(asked) == 2
+    # the question, the reference's remark, and the final answer (is the user satisfied? it says DONE)
+    assert asked == ["What should the final file be called?", "Moved it to /reports/q3-final.md.",
+                     "Done: /reports/q3-final.md and a copy in /shared."]
     assert status["score"] == 1.0 and status["passed"] is True
     (seg,) = read_record_file(tmp_path / "llm-user.jsonl").segments
     assert seg.settings["control"]["user"] == {"kind": "llm", "model": "user-model", "base_url": server.base_url}
