@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings as hsettings, strategies as st
 
 from scripted_openai import (
@@ -444,3 +446,52 @@ def test_cli_synth_llm_without_a_model_is_a_clear_error(tmp_path: Any) -> None:
     assert result.exit_code == 2
     assert "no model given: pass --model or set COWORKENV_OPENAI_MODEL" in result.output
     assert "Traceback" not in result.output
+
+
+# --- multi-day scenarios ----------------------------------------------------------------------------------
+
+MULTIDAY_PATH = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
+
+
+def _multiday() -> dict[str, Any]:
+    return json.loads(json.dumps(yaml.safe_load(MULTIDAY_PATH.read_text()), default=str))
+
+
+def test_a_flawed_multi_day_scenario_is_repaired_from_the_baselines_feedback() -> None:
+    good = _multiday()
+    flawed = copy.deepcopy(good)
+    for step in flawed["reference"]["steps"]:  # the model forgot both baselines' marks
+        step.pop("stale_args", None)
+        step.pop("recalls", None)
+    feedback = validate_spec(parse_spec(flawed)).feedback
+    assert {f.check for f in feedback} == {"stale", "forgetful"}
+    with ScriptedOpenAI([Message(text(flawed)), Message(text(good))]) as server:
+        spec, stats = generate_spec("long_horizon", "Track vendor spend over a week", llm(server), max_repairs=2)
+        first, second = server.completion_requests
+    assert [r.outcome for r in stats.history] == ["validation", "valid"] and stats.repaired
+    assert isinstance(spec, EnvironmentSpec) and len(spec.stages) == 3
+    report = validate_spec(spec)
+    assert report.ok and report.stats["stale_score"] < 1 and report.stats["forgetful_score"] < 1
+    repair = second.messages[-1]["content"]
+    assert "[stale] at events[0]" in repair and "[forgetful] at reference.steps" in repair
+    for item in feedback:
+        assert item.problem in repair and item.hint in repair
+    # the model was taught how to write a scenario in the first place
+    system = first.messages[0]["content"]
+    for word in ("stages", "end_stage", "at_stage", '"stage"', "weight", "vague", "stale_args", "recalls"):
+        assert word in system, word
+
+
+def test_the_prompts_scenario_example_is_written_in_the_spec_language() -> None:
+    """Every fragment of the prompt's example parses with the spec's own models, so the prompt cannot drift."""
+    from synth.llm.prompt import SCENARIOS
+    from synth.spec import ReferenceSolution, Stage, WorldEvent
+    from workspace_sim.predicates import parse_predicates
+
+    fragments = json.loads("{" + SCENARIOS.split("Example (fragments of one spec):\n", 1)[1] + "}")
+    assert len([Stage.model_validate(s) for s in fragments["stages"]]) == 2
+    assert all(WorldEvent.model_validate(e).at_stage == "tue" for e in fragments["events"])
+    assert [p.stage for p in parse_predicates(fragments["predicates"])] == ["mon", "tue", None]
+    solution = ReferenceSolution.model_validate(fragments["reference"])
+    assert solution.stage_ends() == 1 and any(s.recalls for s in solution.calls())
+    assert any(s.stale_args for s in solution.calls())

@@ -1,5 +1,8 @@
 """The messages the LLM generator sends: the task, the repair request, and the retry after a refusal.
 
+The system message also teaches multi-day scenarios (stages, end_stage reports, stage events and
+predicates, weights, vague answers, stale_args and recalls) with a compact example (`SCENARIOS`).
+
 Everything the model is told about tools and records comes from the registry (`Tool.openai_schema`
 and each table's record model), never from text written here, so the prompt follows the services.
 """
@@ -30,8 +33,50 @@ success predicates (an agent that does nothing must score zero);
 argument, an extra destructive action must fail at least one);
 - use realistic, varied details and include distractors (look-alike names, near-miss messages).
 
+{scenarios}
+
 Answer with exactly one JSON object that conforms to this JSON Schema, with no prose and no code fences:
 {schema}"""
+
+# How multi-day scenarios and changing worlds are written, with a compact example; validation enforces each rule.
+SCENARIOS = """\
+Long-horizon work: a spec may be a multi-day scenario and its world may change under the agent.
+- `stages`: two or more working days, [{"id", "title", "opens_at", "instructions"}]. Day one opens with \
+`request` (no instructions, no opens_at); each later stage opens at its `opens_at` (later than the day \
+before) with that day's `instructions`. The workspace carries over from day to day.
+- The reference closes every day but the last with {"kind":"end_stage","text":"<the day's report>"}: \
+exactly one fewer end_stage than stages.
+- A world event with "at_stage":"<id of a later stage>" applies when that day opens (never on day one: \
+day one's records go in `initial`). With "announce": null the change is silent and the agent must notice \
+it by reading again; at_turn and at_time events work as before.
+- A predicate with "stage":"<id>" is judged on the state when that day was closed (its answer is the \
+day's report); one without a stage is judged at the end. "weight" (default 1) sets its share of the \
+weighted score. Give each day's work a predicate of that day: work left to the next day must fail it.
+- A hidden fact may have a `vague` first answer (without the value); the precise `answer` comes only \
+when the agent asks again, so the reference asks twice before it uses {{fact:NAME}}.
+- Where a world event is silent, mark each reference call whose arguments depend on the changed data \
+with `stale_args`: the arguments an agent that never re-read would send, from what it read before. \
+The reference with those stale_args must fail a predicate.
+- In a scenario, mark with "recalls": true each call that carries out an earlier instruction rather than \
+the latest one (a standing rule from day one, a detail before the user changed their mind). The \
+reference without those calls must fail a predicate.
+Example (fragments of one spec):
+"stages":[{"id":"mon","title":"Monday 2 March"},{"id":"tue","title":"Tuesday 3 March",\
+"opens_at":"2026-03-03T09:00:00+01:00","instructions":"Please email Lee the current total today."}],
+"events":[{"id":"acme-corrected","at_stage":"tue","announce":null,"note":"Acme's spend corrected (silent)",\
+"changes":[{"op":"patch","table":"files.files","key":"/data/vendors.csv","fields":{"content":"vendor,spend\\nAcme,1500\\nGlobex,1800\\n"}}]}],
+"predicates":[{"stage":"mon","kind":"file","path":"/reports/log.md","content":{"contains":"Mon: 3000"}},\
+{"stage":"tue","kind":"mail_sent","to":["lee.park@acme.io"],"body":{"contains":"3300"},"weight":2},\
+{"kind":"file","path":"/reports/log.md","content":{"contains":"Tue: 3300"}}],
+"reference":{"steps":[{"kind":"call","tool":"read_text_file","args":{"path":"/data/vendors.csv"}},\
+{"kind":"call","tool":"write_file","args":{"path":"/reports/log.md","content":"Mon: 3000\\n"}},\
+{"kind":"end_stage","text":"The total is 3000; logged."},\
+{"kind":"call","tool":"read_text_file","args":{"path":"/data/vendors.csv"}},\
+{"kind":"call","tool":"send_email","args":{"to":["lee.park@acme.io"],"subject":"Total","body":"The total is 3300."},\
+"stale_args":{"to":["lee.park@acme.io"],"subject":"Total","body":"The total is 3000."}},\
+{"kind":"call","tool":"write_file","args":{"path":"/reports/log.md","content":"Mon: 3000\\nTue: 3300\\n"},\
+"stale_args":{"path":"/reports/log.md","content":"Mon: 3000\\nTue: 3000\\n"},"recalls":true}],\
+"final_answer":"Lee has the corrected total, 3300; the log is up to date."}"""
 
 TASK = """\
 Capability: {name}
@@ -147,7 +192,7 @@ def task_messages(capability: Any, requirement: str | None, spec_schema: dict[st
         "choose a realistic workflow that exercises this capability")
     var = f"\nThis is variation #{variation}: make it differ from other variations." if variation is not None else ""
     return [
-        {"role": "system", "content": SYSTEM.format(schema=_compact(spec_schema))},
+        {"role": "system", "content": SYSTEM.format(schema=_compact(spec_schema), scenarios=SCENARIOS)},
         {"role": "user", "content": TASK.format(name=name, description=description or "(no description)",
                                                 requirement=req, tools=tools_block(services),
                                                 tables=tables_block(services),
