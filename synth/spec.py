@@ -273,6 +273,10 @@ class EnvironmentSpec(_Model):
     policies: list[Policy] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     predicates: list[dict[str, Any]] = Field(min_length=1, description="workspace_sim predicate documents.")
+    pass_threshold: float | None = Field(None, gt=0, le=1, exclude_if=_empty, description=(
+        "When set, an episode (and each stage) passes when its weighted score reaches this fraction, as benchmarks "
+        "that pass at e.g. 0.75 of weighted checks define it; strict success (every predicate) is reported beside "
+        "it. Absent: every predicate must pass."))
     reference: ReferenceSolution
     alternatives: list[ReferenceSolution] = Field(
         default_factory=list, description="Other right solutions; validation requires each to pass as the reference does.")
@@ -417,7 +421,8 @@ class EnvironmentSpec(_Model):
         do-nothing agent would otherwise earn partial credit; here it scores zero. `gate_guards=False`
         gives the raw verdicts. `judge` decides `judged` predicates (default: their key facts).
         """
-        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge, stages=self.stage_ids())
+        ev = evaluate(self.parsed_predicates(), workspace, final_answer, judge=judge, stages=self.stage_ids(),
+                      threshold=self.pass_threshold)
         if not gate_guards:
             return ev
         groups = list(ev.stage_members().values()) if self.stages else [list(range(len(ev.results)))]
@@ -433,10 +438,11 @@ class EnvironmentSpec(_Model):
         return ev
 
     def passes_all(self, workspace: Workspace, final_answer: str | None = None) -> bool:
-        """Whether every predicate passes (same verdict as `evaluate(...).passed`, stopping at the first
-        failure; success predicates are tried first since they fail most often)."""
+        """Whether every predicate passes: strict success (`evaluate(...).strict`, which is `passed` when the spec
+        sets no pass_threshold), stopping at the first failure; success predicates are tried first since they
+        fail most often."""
         if self.stages:
-            return self.evaluate(workspace, final_answer).passed
+            return self.evaluate(workspace, final_answer).strict
         ctx = EvalContext(workspace.initial, workspace.state, workspace.events(), final_answer, workspace.config.user)
         preds = self.parsed_predicates()
         order = [i for i in range(len(preds)) if not self.is_guard(i)] + [i for i in range(len(preds)) if self.is_guard(i)]

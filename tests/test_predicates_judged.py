@@ -69,11 +69,16 @@ def test_documents_file_mail_and_record_targets() -> None:
     assert not missing.passed and "no file" in missing.observed
     sel = {"mail": {"to": ["bo@acme.com"]}}
     assert evaluate(judged(target=sel), ws).results[0].observed == "no mail was sent"
-    for body in ("Revenue 42,000, owner Dana Reyes.", "Bluebird: 42,000 and Dana"):
+    for body in ("Revenue 42,000, owner Dana Reyes.", "So far: 42,000"):
         assert ws.call("send_email", {"to": ["bo@acme.com"], "subject": "Q3", "body": body}).ok
     assert evaluate(judged(target=sel), ws).results[0].passed  # some mail meets the rubric
+    assert evaluate(judged(target=sel, documents="together"), ws).results[0].passed
     every = evaluate(judged(target=sel, documents="all"), ws).results[0]
-    assert not every.passed and "1 of 2 documents pass" in every.observed
+    assert not every.passed and "1 of 2 documents judged pass" in every.observed
+    # a forbidden fact in another mail fails 'any' too: wrong statements are judged over every document
+    assert ws.call("send_email", {"to": ["bo@acme.com"], "subject": "Q3", "body": "Bluebird is on track"}).ok
+    spread = evaluate(judged(target=sel), ws).results[0]
+    assert not spread.passed and "a wrong candidate is stated in another document" in spread.observed
     rec = {"record": {"table": "files.files", "key": "/r/summary.md", "field": "content"}}
     assert evaluate(judged(target=rec), ws).results[0].passed
 
@@ -127,18 +132,19 @@ def test_model_judge_passes_fails_with_reasons_and_caches() -> None:
         assert again.to_json()["judge_cached"] is True and again.passed is False
 
 
-def test_malformed_json_is_retried_then_falls_back_to_key_facts() -> None:
+def test_malformed_json_is_retried_then_not_judged() -> None:
     ws = files_ws()
     with ScriptedOpenAI([Message("{not json"), Message('{"verdicts": [{"id": 1, "passed": true}]}')]) as server:
         r = evaluate(judged(), ws, "42,000 by Dana", judge=openai_judge(llm(server), attempts=2)).results[0]
         assert len(server.completion_requests) == 2
     d = r.to_json()
-    assert d["judge"] == "key_facts" and "model:judge-model failed 2 time(s)" in d["judge_note"]
+    assert d["judge"] == "model:judge-model" and "model:judge-model failed 2 time(s)" in d["judge_note"]
     assert "malformed JSON" in d["judge_note"] and "1 verdicts for 3 criteria" in d["judge_note"]
-    assert r.passed  # decided by the key facts, which the answer states
+    # the key facts are stated, but no weaker check decides in the model's place: not judged, flagged
+    assert not r.passed and d["not_judged"] is True and r.observed.startswith("not judged")
 
 
-def test_timeout_refusal_and_server_error_fall_back_and_never_pass_by_default() -> None:
+def test_timeout_refusal_and_server_error_are_not_judged_and_never_pass_by_default() -> None:
     def slow(req: Any) -> Message:
         time.sleep(0.6)
         return Message(verdicts(True, True, True))
@@ -149,7 +155,7 @@ def test_timeout_refusal_and_server_error_fall_back_and_never_pass_by_default() 
         r = evaluate(judged(), ws, "nothing relevant", judge=judge).results[0]
         note = r.to_json()["judge_note"]
         assert "timeout" in note and "refused" in note and "HTTP 503" in note, note
-        assert not r.passed and r.to_json()["judge"] == "key_facts"
+        assert not r.passed and r.to_json()["judge"] == "model:judge-model" and r.to_json()["not_judged"] is True
         assert len(judge.cache) == 0  # failures are not cached: the next evaluation asks again
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
 from ..errors import SpecError
 from ..state import State
-from .base import EvalContext, PredicateBase, PredicateResult
+from .base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
 from .calendar import EventExists
 from .calls import Answer, ToolCalled, ToolNotCalled
 from .conditions import Condition
@@ -53,6 +53,32 @@ class AnyOf(PredicateBase):
                            f"{len(passed)} passed" if passed else "none passed", kids)
 
 
+class AtLeast(PredicateBase):
+    """At least `k` of the child predicates pass (k of n: partial credit inside one check; k = n is `all`,
+    k = 1 is `any`). The result names which passed."""
+
+    kind: Literal["at_least"] = "at_least"
+    k: int = Field(ge=1, description="How many of the children must pass.")
+    predicates: list["Predicate"] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _k(self) -> "AtLeast":
+        if self.k > len(self.predicates):
+            raise ValueError(f"k {self.k} exceeds the {len(self.predicates)} predicates listed")
+        return self
+
+    def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        kids = [p.evaluate(ctx) for p in self.predicates]
+        passed = [i for i, r in enumerate(kids) if r.passed]
+        failed = [i for i, r in enumerate(kids) if not r.passed]
+        observed = f"{len(passed)} of {len(kids)} passed" + (
+            f" ({', '.join(f'{i + 1}) {kids[i].description}' for i in passed)})" if passed else "")
+        if failed:
+            observed += f"; failed: {', '.join(f'{i + 1}) {kids[i].description}' for i in failed)}"
+        return self.result(len(passed) >= self.k, f"at least {self.k} of {len(kids)} checks", observed[:2000], kids,
+                           {"passed_children": [i for i in passed]})
+
+
 class NotOf(PredicateBase):
     """The child predicate fails."""
 
@@ -67,11 +93,11 @@ class NotOf(PredicateBase):
 Predicate = Annotated[
     Union[
         RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
-        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, AllOf, AnyOf, NotOf,
+        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, AllOf, AnyOf, AtLeast, NotOf,
     ],
     Field(discriminator="kind"),
 ]
-for _m in (AllOf, AnyOf, NotOf):
+for _m in (AllOf, AnyOf, AtLeast, NotOf):
     _m.model_rebuild()
 
 _LIST = TypeAdapter(list[Predicate])
@@ -124,10 +150,11 @@ class StageScore:
     passed: bool
     score: float
     reached: bool
+    strict: bool | None = None  # every predicate of the stage passed (None: same as passed, no threshold)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "passed": self.passed, "score": round(self.score, 6), "reached": self.reached,
-                "predicates": self.predicates}
+        return {"id": self.id, "passed": self.passed, "strict": self.passed if self.strict is None else self.strict,
+                "score": round(self.score, 6), "reached": self.reached, "predicates": self.predicates}
 
 
 def weighted_score(results: list[PredicateResult]) -> float:
@@ -149,11 +176,23 @@ class Evaluation:
     stage_ids: list[str] = field(default_factory=list)  # the scenario's stages in order (empty: one day)
     stage_of: list[str | None] = field(default_factory=list)  # per result: its stage (None: the end)
     reached: set[str] = field(default_factory=set)
+    threshold: float | None = None  # the spec's pass_threshold: passed means the weighted score reaches it
+
+    @property
+    def strict(self) -> bool:
+        """True when every predicate passes (strict success)."""
+        return all(r.passed for r in self.results)
 
     @property
     def passed(self) -> bool:
-        """True when every predicate passes."""
-        return all(r.passed for r in self.results)
+        """The episode's verdict: strict success, or, with a `threshold`, a weighted score reaching it."""
+        return self.strict if self.threshold is None else reaches(self.score, self.threshold)
+
+    @property
+    def not_judged(self) -> list[int]:
+        """Indices of the results a judge could not decide (a model that refused, the request cap): the
+        evaluation is flagged, never quietly decided by a weaker check."""
+        return [i for i, r in enumerate(self.results) if _has_not_judged(r)]
 
     @property
     def score(self) -> float:
@@ -178,18 +217,32 @@ class Evaluation:
         out = []
         for sid, members in self.stage_members().items():
             rs = [self.results[i] for i in members]
-            out.append(StageScore(sid, members, all(r.passed for r in rs), weighted_score(rs), sid in self.reached))
+            strict, score = all(r.passed for r in rs), weighted_score(rs)
+            ok = strict if self.threshold is None else reaches(score, self.threshold)
+            out.append(StageScore(sid, members, ok, score, sid in self.reached, strict))
         return out
 
     def to_json(self) -> dict[str, Any]:
         out = {
-            "passed": self.passed, "score": round(self.score, 6), "policy_violations": self.policy_violations,
+            "passed": self.passed, "strict": self.strict, "score": round(self.score, 6), "threshold": self.threshold,
+            "policy_violations": self.policy_violations,
             "tool_errors": self.tool_errors, "faults": self.faults,
             "results": [r.to_json() for r in self.results],
         }
         if self.stage_ids:
             out["stages"] = [s.to_json() for s in self.stages()]
+        if self.not_judged:
+            out["not_judged"] = self.not_judged
         return out
+
+
+def reaches(score: float, threshold: float) -> bool:
+    """Whether a weighted score reaches a pass threshold (with a rounding allowance of 1e-9)."""
+    return score >= threshold - 1e-9
+
+
+def _has_not_judged(r: PredicateResult) -> bool:
+    return bool(r.details.get("not_judged")) or any(_has_not_judged(c) for c in r.children)
 
 
 def stage_checkpoints(events: list[Any]) -> dict[str, Any]:
@@ -209,17 +262,23 @@ def _last_assistant_message(state: State) -> str | None:
 def evaluate_states(
     predicates: list[Any], initial: State, final: State, user: str, final_answer: str | None = None,
     events: list[Any] | None = None, judge: Judge | None = None, stages: Sequence[str] = (),
+    threshold: float | None = None, judge_requests: int | None = None,
 ) -> Evaluation:
     """Judge predicates on explicit states and events; `judge` decides `judged` predicates (default: key facts).
 
     `stages` names a scenario's stages in order. A predicate of a closed stage is judged on the state that
     stage closed on (its `stage` event's checkpoint), its answer being the agent's last message then (the
     day's report); one of the open stage (the first not closed) on the final state; one of a stage the
-    episode never reached fails, saying so.
+    episode never reached fails, saying so. `threshold` (0-1]: passed means the weighted score reaches it
+    (strict success is reported beside it). `judge_requests` caps the model judge requests of this evaluation
+    (default `MAX_JUDGE_REQUESTS`); past the cap, results say "not judged".
     """
+    if threshold is not None and not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    budget = JudgeBudget() if judge_requests is None else JudgeBudget(judge_requests)
     evs = events if events is not None else final.events()
     judge = judge if judge is not None else KEY_FACTS
-    ctx = EvalContext(initial, final, evs, final_answer, user, judge)
+    ctx = EvalContext(initial, final, evs, final_answer, user, judge, budget)
     closed = stage_checkpoints(evs) if stages else {}
     open_stage = next((s for s in stages if s not in closed), None)
     contexts: dict[str, EvalContext] = {}
@@ -231,7 +290,7 @@ def evaluate_states(
         elif sid in closed:
             if sid not in contexts:
                 cp = closed[sid].checkpoint
-                contexts[sid] = EvalContext(initial, cp, cp.events(), _last_assistant_message(cp), user, judge)
+                contexts[sid] = EvalContext(initial, cp, cp.events(), _last_assistant_message(cp), user, judge, budget)
             results.append(p.evaluate(contexts[sid]))
         else:
             r = p.result(False, p.description or p.kind, f"stage {sid!r} was never reached")
@@ -244,19 +303,21 @@ def evaluate_states(
         tool_errors=sum(1 for e in calls if not e.ok and e.error and e.error.code not in ("fault", "policy_violation")),
         faults=sum(1 for e in calls if not e.ok and e.error and e.error.code == "fault"),
         stage_ids=list(stages), stage_of=[p.stage for p in predicates] if stages else [], reached=reached,
+        threshold=threshold,
     )
 
 
 def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = None, judge: Judge | None = None,
-             stages: Sequence[str] = ()) -> Evaluation:
-    """Judge predicates on a workspace: its initial state against its current one (`judge`, `stages`: see
-    evaluate_states)."""
+             stages: Sequence[str] = (), threshold: float | None = None,
+             judge_requests: int | None = None) -> Evaluation:
+    """Judge predicates on a workspace: its initial state against its current one (`judge`, `stages`,
+    `threshold`, `judge_requests`: see evaluate_states)."""
     return evaluate_states(predicates, workspace.initial, workspace.state, workspace.config.user, final_answer,
-                           judge=judge, stages=stages)
+                           judge=judge, stages=stages, threshold=threshold, judge_requests=judge_requests)
 
 
 __all__ = [
-    "AllOf", "Answer", "AnyOf", "Condition", "Criterion", "EvalContext", "Evaluation", "EventExists", "FileContent",
+    "AllOf", "Answer", "AnyOf", "AtLeast", "JudgeBudget", "reaches", "Condition", "Criterion", "EvalContext", "Evaluation", "EventExists", "FileContent",
     "Judge", "JudgeCache", "Judged", "KEY_FACTS", "KINDS", "KeyFactsJudge", "MailSent", "ModelJudge", "NotOf",
     "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "StageScore", "RecordAbsent", "RecordExists", "RecordsRead",
     "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "Verdict", "evaluate", "evaluate_states",

@@ -11,7 +11,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..diff import Diff, diff_states
 from ..events import Event
 from ..state import State
-from .judge import KEY_FACTS, Judge
+from .judge import KEY_FACTS, MAX_JUDGE_REQUESTS, Judge, Rule, Verdict, not_judged
+
+
+@dataclass
+class JudgeBudget:
+    """Model judge requests left to one evaluation (shared by every context of it, every stage's too)."""
+
+    limit: int = MAX_JUDGE_REQUESTS
+    used: int = 0
 
 
 @dataclass
@@ -24,6 +32,19 @@ class EvalContext:
     answer: str | None
     user: str
     judge: Judge = KEY_FACTS  # who decides `judged` predicates (the deterministic key facts by default)
+    budget: JudgeBudget = field(default_factory=JudgeBudget)
+
+    def ask_judge(self, rules: list[Rule], text: str) -> Verdict:
+        """The judge's verdict on `text`, counted against the evaluation's cap of model requests (a deterministic
+        judge costs nothing); past the cap the verdict is "not judged"."""
+        j = self.judge
+        if getattr(j, "deterministic", False):
+            return j.judge(rules, text)
+        cost = j.requests(text) if hasattr(j, "requests") else 1
+        if self.budget.used + cost > self.budget.limit:
+            return not_judged(rules, j.name, f"the evaluation's cap of {self.budget.limit} judge requests was reached")
+        self.budget.used += cost
+        return j.judge(rules, text)
 
     @cached_property
     def diff(self) -> Diff:

@@ -70,6 +70,12 @@ class Condition(BaseModel):
     includes: list[Any] | None = Field(None, description="A list value must include all of these.")
     excludes: list[Any] | None = None
     count: "Condition | None" = Field(None, description="Condition on the length of a list or text.")
+    each: "Condition | None" = Field(None, description=(
+        "Every element of a list meets this condition (e.g. {one_of: [...]}: every element is one of a set); "
+        "an empty list meets it, so add count to require elements."))
+    distinct: "Condition | None" = Field(None, description=(
+        "Condition on how many distinct values there are: the distinct elements of a list, or, with regex, the "
+        "distinct matches in the text (e.g. {regex: 'KB-\\d+', distinct: {gte: 4}})."))
     exists: bool | None = Field(None, description="Whether the value is present (not null).")
     ignore_case: bool = False
     tolerance: float = Field(1e-6, ge=0, description="Allowed numeric difference for equals.")
@@ -107,6 +113,10 @@ class Condition(BaseModel):
             parts.append(f"within {self.within_minutes:g} minutes of {self.near.isoformat()!r}")
         if self.count is not None:
             parts.append(f"count {self.count.describe()}")
+        if self.each is not None:
+            parts.append(f"every element {self.each.describe()}")
+        if self.distinct is not None:
+            parts.append(f"distinct {'matches' if self.regex is not None else 'elements'} {self.distinct.describe()}")
         return " and ".join(parts) or "anything"
 
     def check(self, value: Any) -> bool:
@@ -157,7 +167,25 @@ class Condition(BaseModel):
         if self.count is not None:
             if not isinstance(value, (list, str)) or not self.count.check(len(value)):
                 return False
+        if self.each is not None:
+            if not isinstance(value, list) or not all(self.each.check(v) for v in value):
+                return False
+        if self.distinct is not None and not self.distinct.check(self._distinct(value, fold)):
+            return False
         return True
+
+    def _distinct(self, value: Any, fold: Any) -> int:
+        """How many distinct values: regex matches in a text, or elements of a list (-1 for anything else)."""
+        if self.regex is not None and isinstance(value, str):
+            rx = compile_spec_regex(self.regex, ignore_case=self.ignore_case)
+            return len({fold(m.group(0)) for m in rx.finditer(value)})
+        if isinstance(value, list):
+            seen: list[Any] = []
+            for v in value:
+                if not any(self._eq(v, x, fold) for x in seen):
+                    seen.append(v)
+            return len(seen)
+        return -1
 
     def _eq(self, a: Any, b: Any, fold: Any) -> bool:
         if isinstance(a, str) and isinstance(b, str):

@@ -1,13 +1,14 @@
-"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts."""
+"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts, by path or glob."""
 
 from __future__ import annotations
 
 import csv
+import fnmatch
 import io
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .base import EvalContext, PredicateBase, PredicateResult, short
 from .conditions import Condition, field_value
@@ -30,21 +31,88 @@ class CsvCell(BaseModel):
     value: Condition
 
 
+class CsvRows(BaseModel):
+    """The data rows of a CSV file whose cells meet `where` (column -> condition), counted by `count`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    where: dict[str, Condition] = Field(default_factory=dict, description="Conditions on the row's cells.")
+    count: Condition = Field(description="Condition on how many rows match, e.g. {gte: 3}.")
+
+    def describe(self) -> str:
+        conds = ", ".join(f"{k} {c.describe()}" for k, c in self.where.items())
+        return (f"rows with {conds}: " if conds else "rows: ") + f"count {self.count.describe()}"
+
+
 class FileContent(PredicateBase):
-    """A file exists (or not) and its content meets the conditions."""
+    """A file exists (or not) and its content meets the conditions; by exact `path`, or by `path_glob` with
+    `matching` one (exactly one file matches and meets them), any (some file does) or all (every one does)."""
 
     kind: Literal["file"] = "file"
-    path: str
+    path: str | None = Field(None, description="The file's path.")
+    path_glob: str | None = Field(None, description=(
+        "A pattern locating the file instead of `path` ('*' within a folder name, '**' across folders, '?', "
+        "[abc]), e.g. '/reports/*summary*.md'."))
+    matching: Literal["one", "any", "all"] = Field("one", description=(
+        "With path_glob: 'one' (exactly one file matches, and it meets the conditions), 'any' (some matching file "
+        "meets them), 'all' (there is a match and every matching file meets them)."))
     exists: bool = True
     content: Condition | None = None
     json_field: JsonField | None = None
     csv_cell: CsvCell | None = None
-    csv_rows: Condition | None = Field(None, description="Condition on the number of data rows.")
+    csv_rows: CsvRows | Condition | None = Field(None, description=(
+        "Condition on the number of data rows, or {where: {column: condition}, count: condition} counting "
+        "the rows that meet `where`."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rows(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("csv_rows"), dict) and "where" in data["csv_rows"]:
+            data = {**data, "csv_rows": CsvRows.model_validate(data["csv_rows"])}
+        return data
+
+    @model_validator(mode="after")
+    def _located(self) -> "FileContent":
+        if (self.path is None) == (self.path_glob is None):
+            raise ValueError("give exactly one of path or path_glob")
+        if self.path_glob is not None and not self.path_glob.startswith("/"):
+            raise ValueError(f"path_glob must be absolute (start with /), got {self.path_glob!r}")
+        return self
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        f = ctx.final.table("files.files").get(self.path)
+        files = ctx.final.table("files.files")
+        if self.path is not None:
+            return self._one(files.get(self.path), self.path)
+        pattern = self.path_glob or ""
+        paths = [p for p in sorted(files.keys()) if glob_match(pattern, p)]
+        where = f"files matching {pattern}"
         if not self.exists:
-            return self.result(f is None, f"no file at {self.path}", "it exists" if f is not None else "absent")
+            return self.result(not paths, f"no file matching {pattern}",
+                               f"{len(paths)} match ({', '.join(paths[:5])})" if paths else "none match")
+        results = [self._one(files[p], p) for p in paths]
+        ok_paths = [p for p, r in zip(paths, results) if r.passed]
+        head = {"one": "exactly one of the", "any": "some of the", "all": "every one of the"}[self.matching]
+        expected = f"{head} {where}" + (" with " + results[0].expected.split(" with ", 1)[1]
+                                         if results and " with " in results[0].expected else "")
+        if not paths:
+            return self.result(False, expected, "no file matches")
+        if self.matching == "one":
+            ok = len(paths) == 1 and results[0].passed
+            observed = (results[0].observed if len(paths) == 1
+                        else f"{len(paths)} files match ({', '.join(paths[:5])}), not exactly one")
+        elif self.matching == "any":
+            ok = bool(ok_paths)
+            observed = f"{len(ok_paths)} of {len(paths)} matching files pass" + (
+                f" ({', '.join(ok_paths[:5])})" if ok_paths else f"; {paths[0]}: {results[0].observed}")
+        else:
+            bad = [(p, r) for p, r in zip(paths, results) if not r.passed]
+            ok = not bad
+            observed = f"{len(ok_paths)} of {len(paths)} matching files pass" + (
+                f"; {bad[0][0]}: {bad[0][1].observed}" if bad else "")
+        return self.result(ok, expected, observed)
+
+    def _one(self, f: Any, path: str) -> PredicateResult:
+        if not self.exists:
+            return self.result(f is None, f"no file at {path}", "it exists" if f is not None else "absent")
         parts = []
         if self.content:
             parts.append(f"content {self.content.describe()}")
@@ -53,8 +121,9 @@ class FileContent(PredicateBase):
         if self.csv_cell:
             parts.append(f"CSV column {self.csv_cell.column} {self.csv_cell.value.describe()}")
         if self.csv_rows:
-            parts.append(f"CSV rows {self.csv_rows.describe()}")
-        expected = f"file {self.path}" + (" with " + "; ".join(parts) if parts else "")
+            parts.append(f"CSV {self.csv_rows.describe()}" if isinstance(self.csv_rows, CsvRows)
+                         else f"CSV rows {self.csv_rows.describe()}")
+        expected = f"file {path}" + (" with " + "; ".join(parts) if parts else "")
         if f is None:
             return self.result(False, expected, "the file does not exist")
         text = f.content if f.encoding == "utf-8" else ""
@@ -70,7 +139,11 @@ class FileContent(PredicateBase):
                 return self.result(False, expected, f"{self.json_field.path} = {short(v)}")
         if self.csv_cell is not None or self.csv_rows is not None:
             rows = _csv_rows(text)
-            if self.csv_rows is not None and not self.csv_rows.check(len(rows)):
+            if isinstance(self.csv_rows, CsvRows):
+                hits = [r for r in rows if all(c.check(r.get(k)) for k, c in self.csv_rows.where.items())]
+                if not self.csv_rows.count.check(len(hits)):
+                    return self.result(False, expected, f"{len(hits)} of {len(rows)} rows match")
+            elif self.csv_rows is not None and not self.csv_rows.check(len(rows)):
                 return self.result(False, expected, f"{len(rows)} rows")
             if self.csv_cell is not None:
                 cell = self.csv_cell
@@ -79,6 +152,20 @@ class FileContent(PredicateBase):
                 if not hits or not all(cell.value.check(v) for v in vals):
                     return self.result(False, expected, f"matching rows' {cell.column} = {short(vals)}")
         return self.result(True, expected, "as expected")
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Whether `path` matches `pattern`: '**' crosses folders, '*' and '?' stay within one name, [abc] sets."""
+    pat_parts, path_parts = pattern.strip("/").split("/"), path.strip("/").split("/")
+
+    def walk(i: int, j: int) -> bool:
+        if i == len(pat_parts):
+            return j == len(path_parts)
+        if pat_parts[i] == "**":
+            return any(walk(i + 1, k) for k in range(j, len(path_parts) + 1))
+        return j < len(path_parts) and fnmatch.fnmatchcase(path_parts[j], pat_parts[i]) and walk(i + 1, j + 1)
+
+    return walk(0, 0)
 
 
 def _csv_rows(text: str) -> list[dict[str, Any]]:

@@ -4,8 +4,9 @@ A judge decides, for each criterion of a rubric, whether a text (the final answe
 document) meets it, with a reason. `KeyFactsJudge` checks each criterion's listed key facts with
 case, whitespace and number-format tolerance ("42,000" == "42000" == "42 000"). `ModelJudge` asks a
 chat model with the one versioned prompt below (`PROMPT_VERSION`), caches verdicts by content
-hash, retries unusable answers a bounded number of times and then falls back to the key facts,
-saying so; it never raises and never passes by default. It is transport-free: it is given an
+hash, retries unusable answers a bounded number of times and then answers "not judged" (never a
+silent fallback to the key facts); it never raises and never passes by default. Long documents are
+judged in parts, never cut. It is transport-free: it is given an
 `ask(messages) -> text` function, so this package needs no HTTP client (synth/judge.py supplies
 one over any OpenAI-compatible endpoint).
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-PROMPT_VERSION = "judge-v2"  # v2: "excludes" in the rubric; any spelling of the fence tag escaped
+PROMPT_VERSION = "judge-v3"  # v3: bound facts, NFKC fence, long documents judged in parts; v2: "excludes"
 
 SYSTEM_PROMPT = """\
 You are a strict grader. You receive a rubric (numbered criteria) and a document written by an AI \
@@ -39,6 +40,9 @@ written in any format ("42,000", "42000", "42k" when the criterion allows it). M
 the rubric alone.
 - A criterion with "excludes" lists wrong candidates (other names, other totals): it is not met when \
 the document states any of them as well, so a document listing every candidate does not meet it.
+- A key fact written {"entity": ..., "value": ...} binds a value to its subject: it is stated only when the \
+document gives that value for that entity (the right priority for the right ticket), not when both merely appear.
+- A document may be one part of a longer one ("part 2 of 3"): judge that part alone, as it is.
 - If the document is empty or unrelated, every positive criterion is not met.
 
 Answer with one JSON object and nothing else:
@@ -54,7 +58,9 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "required": ["verdicts"],
 }
 
-MAX_DOCUMENT_CHARS = 40_000  # longer documents are judged on their head (and the result says so)
+MAX_DOCUMENT_CHARS = 40_000  # a model judge sees longer documents in parts of this size, every part judged
+PART_OVERLAP = 500  # characters each part repeats of the one before, so no fact is cut in two
+MAX_JUDGE_REQUESTS = 64  # model judge requests one evaluation may make; past it, results say "not judged"
 
 
 @dataclass(frozen=True)
@@ -62,13 +68,18 @@ class Rule:
     """One criterion as a judge sees it: the requirement, its key facts (each a tuple of alternatives), polarity."""
 
     requirement: str
-    key_facts: tuple[tuple[str, ...], ...]
+    key_facts: tuple[tuple[str, ...] | Bound, ...]
     negative: bool = False
-    excludes: tuple[str, ...] = ()  # wrong candidates: a positive criterion stating any of them is not met
+    excludes: tuple[str | Bound, ...] = ()  # wrong candidates: a positive criterion stating any of them is not met
 
     def to_json(self) -> dict[str, Any]:
         return {"requirement": self.requirement, "negative": self.negative,
-                "key_facts": [list(alts) for alts in self.key_facts], "excludes": list(self.excludes)}
+                "key_facts": [_fact_json(f) for f in self.key_facts],
+                "excludes": [_fact_json(x) if isinstance(x, Bound) else x for x in self.excludes]}
+
+
+def _fact_json(f: Any) -> Any:
+    return f.to_json() if isinstance(f, Bound) else list(f)
 
 
 @dataclass(frozen=True)
@@ -81,12 +92,15 @@ class CriterionVerdict:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's answer on one text: a verdict per criterion, who judged, and any note (fallback, truncation)."""
+    """A judge's answer on one text: a verdict per criterion, who judged, and any note. `not_judged`: the judge
+    could not decide (a model that refused or failed every attempt, or the request cap was reached); every
+    criterion then counts as not met and the result says so; nothing weaker decides in its place."""
 
     criteria: tuple[CriterionVerdict, ...]
     judge: str
     note: str = ""
     cached: bool = False
+    not_judged: bool = False
 
     @property
     def passed(self) -> bool:
@@ -105,10 +119,18 @@ class Judge(Protocol):
         ...
 
 
-# --- the deterministic fallback ------------------------------------------------------------------
+# --- the deterministic judge -------------------------------------------------------------------
 
 _THOUSANDS = re.compile(r"(?<!\d)\d{1,3}(?:[, '_]\d{3})+(?!\d)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.(\d*?)0+(?!\d)")
+# scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK ideographs, Hangul
+# syllables with their particles): a fact next to one of these characters needs no word boundary
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff\u3100-\u312f\u3400-\u4dbf"
+                       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f]")
+_WORD = re.compile(r"(?<![^\W\d_])([^\W\d_]+)(?:['\u2019]s)?(?![^\W\d_])")
+_SUFFIXES = ("ings", "ing", "ions", "ion", "ments", "ment", "ed", "ies", "es", "s")
+_CLAUSE = re.compile(r"[,\uff0c\u3001:\uff1a]|\s[-\u2013\u2014]\s|\s(?:and|but|while|whereas)\s")
+_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[\u3002\uff01\uff1f\uff1b]|\n")
 
 
 def _drop_zeros(m: re.Match[str]) -> str:
@@ -125,55 +147,177 @@ def normalise(text: str) -> str:
     return t
 
 
+def stem(word: str) -> str:
+    """A light, deterministic stem of one Latin-script word: one inflectional or -ion/-ment suffix and a final
+    "e" dropped when at least four letters stay ("escalated", "escalates", "escalation", "escalations" and
+    "escalating" are all "escalat"; "priorities" is "priority"). Words of other scripts are returned as given."""
+    if not word.isascii():
+        return word
+    w = word
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 4 and not (suf == "s" and w.endswith("ss")):
+            w = w[: -len(suf)] + ("y" if suf == "ies" else "")
+            break
+    if w.endswith("e") and len(w) >= 5:
+        w = w[:-1]
+    return w
+
+
+def _stemmed(t: str) -> str:
+    """Normalised text with each Latin word stemmed and possessives dropped ("Dana's" -> "dana")."""
+    return _WORD.sub(lambda m: stem(m.group(1)), t)
+
+
+def _prepare(text: str) -> str:
+    return _stemmed(normalise(text))
+
+
+def _unspaced(c: str) -> bool:
+    return _UNSPACED.match(c) is not None
+
+
 def _bounded(t: str, i: int, j: int, f: str) -> bool:
-    """Whether the match t[i:j] of fact f stands alone (not part of a longer word or number)."""
-    if f[0].isalnum() and i > 0:
+    """Whether the match t[i:j] of fact f stands alone (not part of a longer word or number). Next to a
+    character of a script written without spaces (Chinese, Japanese, Thai, Korean particles) no boundary is
+    needed."""
+    if f[0].isalnum() and i > 0 and not _unspaced(f[0]):
         c = t[i - 1]
-        if c.isalnum() or (f[0].isdigit() and c in ".," and i > 1 and t[i - 2].isdigit()):
+        if (c.isalnum() and not _unspaced(c)) or (f[0].isdigit() and c in ".," and i > 1 and t[i - 2].isdigit()):
             return False
-    if f[-1].isalnum() and j < len(t):
+    if f[-1].isalnum() and j < len(t) and not _unspaced(f[-1]):
         c = t[j]
-        if c.isalnum() or (f[-1].isdigit() and c in ".," and j + 1 < len(t) and t[j + 1].isdigit()):
+        if (c.isalnum() and not _unspaced(c)) or (f[-1].isdigit() and c in ".," and j + 1 < len(t) and t[j + 1].isdigit()):
             return False
+    if f[0].isdigit() and i > 0 and t[i - 1].isdigit():
+        return False  # a number never matches inside a longer one, whatever the script around it
+    if f[-1].isdigit() and j < len(t) and (t[j].isdigit() or (t[j] in ".," and j + 1 < len(t) and t[j + 1].isdigit())):
+        return False
     return True
 
 
 def mentions(text: str, fact: str) -> bool:
-    """Whether normalised `text` states `fact` as a whole word or number (see `normalise`)."""
-    return _found(normalise(text), fact)
+    """Whether `text` states `fact` as a whole word or number, inflections allowed (see `normalise`, `stem`)."""
+    return _found(_prepare(text), fact)
 
 
-def _found(t: str, fact: str) -> bool:
-    f = normalise(fact)
+def _spans(t: str, fact: str) -> list[tuple[int, int]]:
+    f = _prepare(fact)
+    out: list[tuple[int, int]] = []
     if not f:
-        return False
+        return out
     start = t.find(f)
     while start >= 0:
         if _bounded(t, start, start + len(f), f):
-            return True
+            out.append((start, start + len(f)))
         start = t.find(f, start + 1)
-    return False
+    return out
+
+
+def _found(t: str, fact: str) -> bool:
+    return bool(_spans(t, fact))
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A fact that binds an entity to its value ("OPS-12" and "high"): both must be stated in one clause or
+    sentence, the value nearer this entity than any other entity the rubric binds, so the right value next
+    to the wrong ticket is not the fact. `entity` and `value` are tuples of alternatives."""
+
+    entity: tuple[str, ...]
+    value: tuple[str, ...]
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"entity": list(self.entity), "value": list(self.value)}
+
+    def words(self) -> str:
+        return f"{' / '.join(repr(a) for a in self.entity)} with {' / '.join(repr(a) for a in self.value)}"
+
+
+def _pieces(t: str, splitter: re.Pattern[str]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for m in splitter.finditer(t):
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(t)))
+    return [(a, b) for a, b in out if b > a]
+
+
+def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(0, b[0] - a[1], a[0] - b[1])
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+class _Text:
+    """A text prepared once for every fact of a rubric: stemmed normalised lines cut into sentences and clauses."""
+
+    def __init__(self, text: str) -> None:
+        self.flat = _prepare(text)
+        lines = [_prepare(line) for line in unicodedata.normalize("NFKC", text).splitlines()]
+        self.sentences = [line[a:b] for line in lines for a, b in _pieces(line, _SENTENCE)]
+        self.clauses = [s[a:b] for s in self.sentences for a, b in _pieces(s, _CLAUSE)]
+
+    def states(self, fact: "tuple[str, ...] | Bound", rivals: frozenset[str]) -> str | None:
+        """The alternative of `fact` the text states (for a bound fact, its words), or None."""
+        if not isinstance(fact, Bound):
+            return next((a for a in fact if _found(self.flat, a)), None)
+        others = [r for r in rivals if _prepare(r) not in {_prepare(e) for e in fact.entity}]
+        for seg in self.clauses + self.sentences:
+            ents = [s for e in fact.entity for s in _spans(seg, e)]
+            if not ents:
+                continue
+            for v in fact.value:
+                for vs in _spans(seg, v):
+                    apart = [_gap(vs, e) for e in ents if not _overlap(vs, e)]
+                    if not apart:
+                        continue
+                    rival = min((_gap(vs, r) for o in others for r in _spans(seg, o) if not _overlap(vs, r)),
+                                default=None)
+                    if rival is None or min(apart) < rival:
+                        return fact.words()
+        return None
+
+
+def _alts_words(fact: "tuple[str, ...] | Bound") -> str:
+    return fact.words() if isinstance(fact, Bound) else " / ".join(repr(a) for a in fact)
+
+
+def rivals_of(rules: Sequence["Rule"]) -> frozenset[str]:
+    """Every entity a rubric binds (in key facts and excludes): the candidates a bound value may sit next to."""
+    out: set[str] = set()
+    for r in rules:
+        for f in (*r.key_facts, *r.excludes):
+            if isinstance(f, Bound):
+                out.update(f.entity)
+    return frozenset(out)
 
 
 class KeyFactsJudge:
-    """The deterministic judge: a positive criterion needs every key fact (one of its alternatives) stated;
-    a negative one is met when none of its key facts is."""
+    """The deterministic judge: a positive criterion needs every key fact (one of its alternatives; a bound
+    fact's entity and value together) stated and none of its `excludes`; a negative one is met when none of
+    its key facts is. Matching is over NFKC, case-folded, number-normalised, lightly stemmed text; scripts
+    without word boundaries match by substring."""
 
     name = "key_facts"
+    deterministic = True
 
     def judge(self, rules: Sequence[Rule], text: str) -> Verdict:
         """Check each rule's key facts in `text`."""
         out = []
-        t = normalise(text)
+        t = _Text(text)
+        rivals = rivals_of(rules)
         for rule in rules:
-            found = [next((a for a in alts if _found(t, a)), None) for alts in rule.key_facts]
+            found = [t.states(f, rivals) for f in rule.key_facts]
             if rule.negative:
                 hits = [a for a in found if a is not None]
                 out.append(CriterionVerdict(not hits, f"mentions {', '.join(repr(a) for a in hits)}" if hits
                                             else "mentions none of the forbidden facts"))
             else:
-                missing = [" / ".join(repr(a) for a in alts) for alts, a in zip(rule.key_facts, found) if a is None]
-                wrong = [x for x in rule.excludes if _found(t, x)]
+                missing = [_alts_words(f) for f, a in zip(rule.key_facts, found) if a is None]
+                wrong = [w for x in rule.excludes
+                         if (w := t.states(x if isinstance(x, Bound) else (x,), rivals)) is not None]
                 if missing:
                     out.append(CriterionVerdict(False, f"missing {', '.join(missing)}"))
                 elif wrong:
@@ -185,6 +329,52 @@ class KeyFactsJudge:
 
 
 KEY_FACTS = KeyFactsJudge()
+
+
+def split_rules(rules: Sequence[Rule]) -> tuple[list[Rule], list[tuple[int, int | None, int | None]]]:
+    """A rubric cut for judging over several parts (chunks of one long text, or several documents): each
+    positive criterion's own facts (met when some part meets them), and, as negative rules met only when every
+    part meets them, each negative criterion and each positive one's excludes. Returns the derived rules and,
+    per original rule, (index of its positive part or -1, index of its negative part or None, kind) as
+    (pos, neg, _)."""
+    derived: list[Rule] = []
+    plan: list[tuple[int, int | None, int | None]] = []
+    for r in rules:
+        if r.negative:
+            derived.append(r)
+            plan.append((-1, len(derived) - 1, None))
+            continue
+        derived.append(Rule(r.requirement, r.key_facts))
+        pos = len(derived) - 1
+        neg = None
+        if r.excludes:
+            derived.append(Rule(f"Does not state any wrong candidate for: {r.requirement}",
+                                tuple(x if isinstance(x, Bound) else (x,) for x in r.excludes), negative=True))
+            neg = len(derived) - 1
+        plan.append((pos, neg, None))
+    return derived, plan
+
+
+def combine_parts(rules: Sequence[Rule], plan: list[tuple[int, int | None, int | None]],
+                  parts: list[Verdict], labels: Sequence[str]) -> tuple[CriterionVerdict, ...]:
+    """Per original rule, the verdict over every part (see `split_rules`): its positive part met in some part,
+    its negative part met in all."""
+    out = []
+    for r, (pos, neg, _) in zip(rules, plan):
+        reasons, ok = [], True
+        if pos >= 0:
+            hit = next((i for i, v in enumerate(parts) if v.criteria[pos].passed), None)
+            ok = hit is not None
+            reasons.append(f"{labels[hit]}: {parts[hit].criteria[pos].reason}" if hit is not None
+                           else "no part meets it (" + "; ".join(f"{labels[i]}: {v.criteria[pos].reason}"
+                                                                 for i, v in enumerate(parts))[:400] + ")")
+        if neg is not None:
+            bad = [i for i, v in enumerate(parts) if not v.criteria[neg].passed]
+            if bad:
+                ok = False
+                reasons.append("; ".join(f"{labels[i]}: {parts[i].criteria[neg].reason}" for i in bad)[:400])
+        out.append(CriterionVerdict(ok, "; ".join(reasons)))
+    return tuple(out)
 
 
 # --- the model judge ------------------------------------------------------------------------------
@@ -249,20 +439,48 @@ def cache_key(model: str, rules: Sequence[Rule], text: str, scope: str = "") -> 
     return hashlib.blake2b(json.dumps(doc, ensure_ascii=False, sort_keys=True).encode(), digest_size=16).hexdigest()
 
 
-_FENCE_TAG = re.compile(r"[<\uff1c\ufe64\u2039\u3008]\s*/?\s*document", re.IGNORECASE)
+# After NFKC (full-width and compatibility forms folded) and with invisible format characters removed, any
+# spelling of the fence tag (any case, spaces, look-alike brackets) has its bracket escaped.
+_FENCE_TAG = re.compile(r"[<\u2039\u3008\u27e8\u276e\u02c2\u2329]\s*/?\s*document", re.IGNORECASE)
+_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
 
 
-def judge_messages(rules: Sequence[Rule], text: str) -> list[dict[str, str]]:
-    """The chat messages of the fixed prompt for a rubric and a document."""
+def fence(text: str) -> str:
+    """The document as the model sees it inside its fence: NFKC, invisible characters dropped, and every
+    spelling of the fence tag escaped, so the text can neither open nor close a fence of its own."""
+    body = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return _FENCE_TAG.sub(lambda m: "&lt;" + m.group(0)[1:], body)
+
+
+def parts_of(text: str, size: int = MAX_DOCUMENT_CHARS, overlap: int = PART_OVERLAP) -> list[str]:
+    """A text cut into parts of at most `size` characters for a model judge (each repeating the last `overlap`
+    characters of the one before, cut at a line end when one is near); the whole text when it fits."""
+    if len(text) <= size:
+        return [text]
+    out, start = [], 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            nl = text.rfind("\n", start + size * 4 // 5, end)
+            end = nl + 1 if nl > start else end
+        out.append(text[start:end])
+        if end >= len(text):
+            break
+        start = max(end - overlap, start + 1)
+    return out
+
+
+def judge_messages(rules: Sequence[Rule], text: str, part: tuple[int, int] | None = None) -> list[dict[str, str]]:
+    """The chat messages of the fixed prompt for a rubric and a document (`part`: (i, n) for part i of n)."""
     rubric = "\n".join(
         f"{i}. {'[negative] ' if r.negative else ''}{r.requirement}\n   key_facts: "
-        + json.dumps([list(a) for a in r.key_facts], ensure_ascii=False)
-        + (f"\n   excludes: {json.dumps(list(r.excludes), ensure_ascii=False)}" if r.excludes else "")
+        + json.dumps([_fact_json(f) for f in r.key_facts], ensure_ascii=False)
+        + (f"\n   excludes: {json.dumps([_fact_json(x) if isinstance(x, Bound) else x for x in r.excludes], ensure_ascii=False)}"
+           if r.excludes else "")
         for i, r in enumerate(rules, 1))
-    # The document cannot open or close a fence of its own: every spelling of the tag (any case, spaces,
-    # full-width brackets after NFKC) has its "<" escaped.
-    body = _FENCE_TAG.sub(lambda m: "&lt;" + m.group(0)[1:], text[:MAX_DOCUMENT_CHARS])
-    user = f"Rubric:\n{rubric}\n\nDocument:\n<document>\n{body}\n</document>"
+    which = f" (part {part[0]} of {part[1]} of a longer document)" if part is not None and part[1] > 1 else ""
+    user = f"Rubric:\n{rubric}\n\nDocument{which}:\n<document>\n{fence(text)}\n</document>"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -299,52 +517,77 @@ def parse_verdicts(answer: str, n: int) -> list[CriterionVerdict]:
     return out
 
 
+def not_judged(rules: Sequence[Rule], judge: str, why: str) -> Verdict:
+    """The verdict of a judge that could not decide: every criterion not met, saying why."""
+    return Verdict(tuple(CriterionVerdict(False, f"not judged: {why}") for _ in rules), judge, why, not_judged=True)
+
+
 @dataclass
 class ModelJudge:
-    """A chat model judging with the fixed prompt; verdicts cached; bounded retries; key facts as fallback.
+    """A chat model judging with the fixed prompt; verdicts cached; bounded retries; never a silent fallback.
 
     `ask(messages)` returns the model's answer text and raises on any failure (HTTP error, timeout,
     refusal). An answer that is malformed, or a failure, is retried up to `attempts` times in all;
-    then the key-facts judge decides and the verdict's note says why. Only model verdicts are cached.
+    then the verdict is "not judged" (`Verdict.not_judged`, every criterion unmet, the note saying
+    why): a weaker check never decides in the model's place, so no agent can pick its judge by
+    making the model refuse. A document longer than `MAX_DOCUMENT_CHARS` is judged in parts (see
+    `split_rules`): every part is seen. Only model verdicts are cached.
     """
 
     model: str
     ask: Callable[[list[dict[str, str]]], str]
     attempts: int = 2
     cache: JudgeCache = field(default_factory=JudgeCache)
-    fallback: Judge = field(default_factory=KeyFactsJudge)
     scope: str = ""  # where the model is served (the endpoint), part of the cache key
+    deterministic = False
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {self.attempts}")
         self.name = f"model:{self.model}"
 
+    def requests(self, text: str) -> int:
+        """How many documents (parts) judging `text` sends: what it costs against an evaluation's cap."""
+        return len(parts_of(text))
+
     def judge(self, rules: Sequence[Rule], text: str) -> Verdict:
-        """Ask the model (or the cache); on repeated failure, the fallback's verdict with the reason."""
-        key = cache_key(self.model, rules, text, self.scope)
+        """Ask the model (or the cache); "not judged" after repeated failure; a long text judged part by part."""
+        parts = parts_of(text)
+        if len(parts) == 1:
+            return self._one(rules, text, None)
+        derived, plan = split_rules(rules)
+        verdicts = [self._one(derived, p, (i, len(parts))) for i, p in enumerate(parts, 1)]
+        failed = [v for v in verdicts if v.not_judged]
+        if failed:
+            return not_judged(rules, self.name, failed[0].note)
+        labels = [f"part {i}" for i in range(1, len(parts) + 1)]
+        return Verdict(combine_parts(rules, plan, verdicts, labels), self.name,
+                       f"judged whole in {len(parts)} parts of at most {MAX_DOCUMENT_CHARS} characters",
+                       cached=all(v.cached for v in verdicts))
+
+    def _one(self, rules: Sequence[Rule], text: str, part: tuple[int, int] | None) -> Verdict:
+        key = cache_key(self.model, rules, text, self.scope + (f"#part{part[0]}/{part[1]}" if part else ""))
         hit = self.cache.get(key)
-        note = "" if len(text) <= MAX_DOCUMENT_CHARS else f"judged on the first {MAX_DOCUMENT_CHARS} characters"
         if hit is not None and len(hit) == len(rules):
             return Verdict(tuple(CriterionVerdict(bool(v.get("passed")), str(v.get("reason", ""))) for v in hit),
-                           self.name, note, cached=True)
-        messages = judge_messages(rules, text)
+                           self.name, cached=True)
+        messages = judge_messages(rules, text, part)
         problems = []
         for _ in range(self.attempts):
             try:
                 verdicts = parse_verdicts(self.ask(messages), len(rules))
-            except Exception as e:  # any failure of the model or its transport: retry, then fall back
+            except Exception as e:  # any failure of the model or its transport: retry, then "not judged"
                 problems.append(f"{getattr(e, 'kind', None) or type(e).__name__}: {str(e)[:200]}")
                 continue
             self.cache.put(key, [{"passed": v.passed, "reason": v.reason} for v in verdicts])
-            return Verdict(tuple(verdicts), self.name, note)
-        fb = self.fallback.judge(rules, text)
-        why = f"{self.name} failed {self.attempts} time(s) ({'; '.join(problems)}); fell back to {fb.judge}"
-        return Verdict(fb.criteria, fb.judge, why)
+            return Verdict(tuple(verdicts), self.name)
+        return not_judged(rules, self.name, f"{self.name} failed {self.attempts} time(s) ({'; '.join(problems)}); "
+                                            "not judged (no other check decides in its place)")
 
 
 __all__ = [
-    "AnswerError", "CriterionVerdict", "Judge", "JudgeCache", "KEY_FACTS", "KeyFactsJudge", "MAX_DOCUMENT_CHARS",
-    "ModelJudge", "PROMPT_VERSION", "Rule", "SYSTEM_PROMPT", "VERDICT_SCHEMA", "Verdict", "cache_key",
-    "judge_messages", "mentions", "normalise", "parse_verdicts",
+    "AnswerError", "Bound", "CriterionVerdict", "Judge", "JudgeCache", "KEY_FACTS", "KeyFactsJudge",
+    "MAX_DOCUMENT_CHARS", "MAX_JUDGE_REQUESTS", "ModelJudge", "PART_OVERLAP", "PROMPT_VERSION", "Rule", "SYSTEM_PROMPT",
+    "VERDICT_SCHEMA", "Verdict", "cache_key", "combine_parts", "fence", "judge_messages", "mentions", "normalise",
+    "not_judged", "parse_verdicts", "parts_of", "rivals_of", "split_rules", "stem",
 ]

@@ -61,10 +61,17 @@ class RecordAbsent(PredicateBase):
     kind: Literal["record_absent"] = "record_absent"
     table: str
     where: dict[str, Condition] = Field(default_factory=dict)
+    new_only: bool = Field(False, description=(
+        "Only records that did not match at the start count (created, or changed to match, during the episode): "
+        "a guard such as 'nothing shared with the client' that holds at the start though older records match."))
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
         hits = matching(ctx.final.table(self.table).values(), self.where)
-        return self.result(not hits, "no " + describe_where(self.table, self.where),
+        if self.new_only:
+            before = {r.record_key() for r in matching(ctx.initial.table(self.table).values(), self.where)}
+            hits = [h for h in hits if h.record_key() not in before]
+        expected = "no " + ("new or newly matching " if self.new_only else "") + describe_where(self.table, self.where)
+        return self.result(not hits, expected,
                            f"{len(hits)} matching ({', '.join(h.record_key() for h in hits[:5])})" if hits else "none")
 
 
