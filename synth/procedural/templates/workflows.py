@@ -121,7 +121,9 @@ def data_changed_before_mail(b: SpecBuilder, size: int = 1) -> Act:
                          "fields": {"content": text + "".join(f"{o},{a:.2f}\n" for o, a in extra)}}],
                        at_turn=turn, note="late orders appended to the CSV (silent)")
         b.call("read_text_file", path=src)
-        b.call("send_email", to=[mgr.email], subject="Orders total", body=f"The current total of {src} is {after}.")
+        b.call("send_email", _stale={"to": [mgr.email], "subject": "Orders total",
+                                     "body": f"The current total of {src} is {before}."},
+               to=[mgr.email], subject="Orders total", body=f"The current total of {src} is {after}.")
         b.check({"kind": "file", "path": report, "content": {"contains": before}})
         b.check({"kind": "mail_sent", "to": [mgr.email], "body": {"contains": after},
                  "description": "the mail has the total after the silent update"})
@@ -159,7 +161,9 @@ def meeting_moved_before_reminder(b: SpecBuilder, size: int = 1) -> Act:
                          "fields": {"start": moved.isoformat(), "end": (moved + timedelta(hours=1)).isoformat()}}],
                        at_turn=turn, note="the organiser moved the meeting (silent)")
         b.call("list_events", query=title)
-        b.call("send_email", to=[other.email], subject=f"Reminder: {title}",
+        b.call("send_email", _stale={"to": [other.email], "subject": f"Reminder: {title}",
+                                     "body": f"Reminder: the {title} is on {start.astimezone(tz):{fmt}}."},
+               to=[other.email], subject=f"Reminder: {title}",
                body=f"Reminder: the {title} is on {moved.astimezone(tz):{fmt}}.")
         b.check({"kind": "file", "path": notes, "content": {"contains": f"{start.astimezone(tz):{fmt}}"}})
         b.check({"kind": "mail_sent", "to": [other.email], "body": {"contains": f"{moved.astimezone(tz):{fmt}}"},
