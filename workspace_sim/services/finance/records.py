@@ -1,0 +1,232 @@
+"""The records of the finance ledger: transactions, invoices, and the expense reports and claims made of them.
+
+Money is an integer of the currency's minor unit next to an ISO 4217 code (`workspace_sim.money`); initial
+data may give `amount` in major units instead (converted exactly once on load).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ...money import MAX_MINOR, currency_code, to_minor
+from ...people import normalize_email
+from ...records import Record
+from ...validation import record_id, tag
+
+TxType = Literal["expense", "income", "refund", "transfer"]
+TxStatus = Literal["pending", "posted", "submitted", "approved", "rejected", "reconciled", "void"]
+TX_TYPES: tuple[str, ...] = ("expense", "income", "refund", "transfer")
+TX_STATUSES: tuple[str, ...] = ("pending", "posted", "submitted", "approved", "rejected", "reconciled", "void")
+InvoiceKind = Literal["payable", "receivable"]
+InvoiceStatus = Literal["open", "paid", "void"]
+ReportKind = Literal["report", "claim"]
+ReportStatus = Literal["submitted", "pending_approval", "approved", "rejected"]
+MAX_NAME, MAX_TEXT, MAX_REF = 200, 5_000, 100
+
+
+def major_to_minor(data: Any, major: str = "amount", minor: str = "amount_minor") -> Any:
+    """Let initial data give an amount in major units under `major`; store it under `minor`."""
+    if isinstance(data, dict) and major in data:
+        data = dict(data)
+        value = data.pop(major)
+        if minor in data:
+            raise ValueError(f"give {major} or {minor}, not both")
+        data[minor] = to_minor(value, data.get("currency") or "USD", major)
+    return data
+
+
+def line(value: str, what: str, limit: int) -> str:
+    """One line of text, spaces collapsed, at most `limit` characters."""
+    text = " ".join(value.split())
+    if len(text) > limit:
+        raise ValueError(f"{what} is {len(text)} characters long; at most {limit} are allowed")
+    return text
+
+
+def _email(v: object, what: str) -> str | None:
+    return None if v is None or v == "" else normalize_email(v, what)
+
+
+class Transaction(Record):
+    """A ledger entry: money spent, received, refunded or moved on a date. `customer` or `supplier` names the other
+    party; `spent_by` is the employee whose card or pocket paid; `claim_id` the expense claim it is in;
+    `invoice_id` the invoice it was reconciled against."""
+
+    id: str
+    date: date
+    amount_minor: int = Field(ge=0, le=MAX_MINOR)
+    currency: str = "USD"
+    merchant: str = ""
+    category: str = ""
+    description: str = Field("", max_length=MAX_TEXT)
+    type: TxType = "expense"
+    status: TxStatus = "posted"
+    customer: str = ""
+    supplier: str = ""
+    spent_by: str | None = None
+    approver: str | None = None
+    reference: str = ""
+    claim_id: str | None = None
+    invoice_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _money(cls, data: Any) -> Any:
+        return major_to_minor(data)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return record_id(v, "transaction id", "txn-0001")
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _currency(cls, v: object) -> str:
+        return currency_code(v)
+
+    @field_validator("merchant", "customer", "supplier")
+    @classmethod
+    def _names(cls, v: str) -> str:
+        return line(v, "merchant/customer/supplier", MAX_NAME)
+
+    @field_validator("category")
+    @classmethod
+    def _category(cls, v: str) -> str:
+        return tag(v, "category") if v.strip() else ""
+
+    @field_validator("reference")
+    @classmethod
+    def _reference(cls, v: str) -> str:
+        return line(v, "reference", MAX_REF)
+
+    @field_validator("spent_by", "approver", mode="before")
+    @classmethod
+    def _people(cls, v: object) -> str | None:
+        return _email(v, "spent_by/approver")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Transaction":
+        if self.customer and self.supplier:
+            raise ValueError(f"transaction {self.id} names both a customer and a supplier; give one")
+        if self.status == "reconciled" and self.invoice_id is None:
+            raise ValueError(f"transaction {self.id} is reconciled but names no invoice_id")
+        if self.invoice_id is not None and self.status != "reconciled":
+            raise ValueError(f"transaction {self.id} has an invoice_id but status {self.status}, not reconciled")
+        return self
+
+    @property
+    def counterparty(self) -> str:
+        """The customer or supplier, whichever is set."""
+        return self.customer or self.supplier
+
+
+class Invoice(Record):
+    """An invoice: payable (a supplier billed us) or receivable (we billed a customer); `transaction_id` is the
+    payment it was reconciled with."""
+
+    id: str
+    number: str
+    kind: InvoiceKind = "payable"
+    counterparty: str
+    amount_minor: int = Field(ge=0, le=MAX_MINOR)
+    currency: str = "USD"
+    issued: date | None = None
+    due: date | None = None
+    status: InvoiceStatus = "open"
+    description: str = Field("", max_length=MAX_TEXT)
+    transaction_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _money(cls, data: Any) -> Any:
+        return major_to_minor(data)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return record_id(v, "invoice id", "inv-0001")
+
+    @field_validator("number")
+    @classmethod
+    def _number(cls, v: str) -> str:
+        text = line(v, "invoice number", MAX_REF)
+        if not text:
+            raise ValueError("invoice number is empty")
+        return text
+
+    @field_validator("counterparty")
+    @classmethod
+    def _party(cls, v: str) -> str:
+        text = line(v, "counterparty", MAX_NAME)
+        if not text:
+            raise ValueError("invoice counterparty (the supplier or customer) is empty")
+        return text
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _currency(cls, v: object) -> str:
+        return currency_code(v)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Invoice":
+        if self.issued and self.due and self.due < self.issued:
+            raise ValueError(f"invoice {self.id} is due before it was issued")
+        if self.transaction_id is not None and self.status != "paid":
+            raise ValueError(f"invoice {self.id} has a transaction_id but status {self.status}, not paid")
+        return self
+
+
+class Report(Record):
+    """An expense report (a record of spending submitted to finance) or an expense claim (a request to be repaid,
+    waiting for its approver), over ledger transactions in one currency whose sum is `total_minor`."""
+
+    id: str
+    kind: ReportKind = "report"
+    title: str
+    transaction_ids: list[str] = Field(min_length=1, max_length=500)
+    total_minor: int = Field(ge=0, le=MAX_MINOR)
+    currency: str = "USD"
+    status: ReportStatus = "submitted"
+    approver: str | None = None
+    submitted_by: str | None = None
+    notes: str = Field("", max_length=MAX_TEXT)
+    submitted: datetime | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _money(cls, data: Any) -> Any:
+        return major_to_minor(data, "total", "total_minor")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return record_id(v, "report id", "rep-0001")
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        text = line(v, "title", MAX_NAME)
+        if not text:
+            raise ValueError("report title is empty")
+        return text
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _currency(cls, v: object) -> str:
+        return currency_code(v)
+
+    @field_validator("approver", "submitted_by", mode="before")
+    @classmethod
+    def _people(cls, v: object) -> str | None:
+        return _email(v, "approver/submitted_by")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Report":
+        if self.kind == "claim" and self.approver is None:
+            raise ValueError(f"claim {self.id} needs an approver")
+        if len(set(self.transaction_ids)) != len(self.transaction_ids):
+            raise ValueError(f"report {self.id} lists a transaction twice")
+        return self

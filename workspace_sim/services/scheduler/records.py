@@ -1,0 +1,128 @@
+"""The records of the scheduler: jobs on a cron schedule and the history of their runs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ...people import normalize_email
+from ...records import Record
+from ...validation import record_id, short_name, tag_list
+from .syntax import CronError, parse_cron
+
+RunStatus = Literal["success", "failed", "timeout", "skipped", "running"]
+LastStatus = Literal["never", "success", "failed", "timeout", "skipped", "running"]
+RUN_STATUSES: tuple[str, ...] = ("success", "failed", "timeout", "skipped", "running")
+MAX_NAME, MAX_ACTION, MAX_TEXT, MAX_TAGS, MAX_DEPENDS, MAX_OUTPUT = 100, 2_000, 5_000, 20, 20, 20_000
+
+
+def _aware(value: datetime | None, what: str) -> datetime | None:
+    if value is not None and value.utcoffset() is None:
+        raise ValueError(f"{what} needs a time zone offset, e.g. 2026-03-02T02:00:00+00:00")
+    return value
+
+
+class Job(Record):
+    """A scheduled job: an action run on a cron schedule (in the workspace's time zone) by its owner's account.
+    `next_run` is when it runs next as of its last change (a paused job has none); `depends_on` lists the jobs
+    whose latest run must have succeeded before this one runs."""
+
+    id: str
+    name: str
+    schedule: str
+    action: str
+    description: str = Field("", max_length=MAX_TEXT)
+    enabled: bool = True
+    owner: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    depends_on: list[str] = Field(default_factory=list, max_length=MAX_DEPENDS)
+    timeout_minutes: int = Field(60, ge=1, le=24 * 60)
+    last_status: LastStatus = "never"
+    last_run: datetime | None = None
+    next_run: datetime | None = None
+    created: datetime | None = None
+    updated: datetime | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return record_id(v, "job id", "job-0001")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return short_name(v, "job name", MAX_NAME)
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, v: str) -> str:
+        try:
+            return parse_cron(v).expression
+        except CronError as e:
+            raise ValueError(f"schedule {v!r}: {e}") from None
+
+    @field_validator("action")
+    @classmethod
+    def _action(cls, v: str) -> str:
+        text = v.strip()
+        if not text or len(text) > MAX_ACTION:
+            raise ValueError(f"action must be 1-{MAX_ACTION} characters (the command or task the job runs)")
+        return text
+
+    @field_validator("owner", mode="before")
+    @classmethod
+    def _owner(cls, v: object) -> str | None:
+        return None if v is None or v == "" else normalize_email(v, "owner")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        return tag_list(v, "tags", False, MAX_TAGS, each="tag")
+
+    @field_validator("last_run", "next_run", "created", "updated")
+    @classmethod
+    def _times(cls, v: datetime | None) -> datetime | None:
+        return _aware(v, "a job time")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Job":
+        if self.id in self.depends_on:
+            raise ValueError(f"job {self.id} cannot depend on itself")
+        if self.last_status == "never" and self.last_run is not None:
+            raise ValueError(f"job {self.id} has a last_run but last_status 'never'")
+        return self
+
+
+class Run(Record):
+    """One run of a job: when it started and finished, how it ended, and its error and output."""
+
+    id: str
+    job_id: str
+    started: datetime
+    finished: datetime | None = None
+    status: RunStatus = "success"
+    error: str = Field("", max_length=MAX_TEXT)
+    output: str = Field("", max_length=MAX_OUTPUT)
+    trigger: Literal["schedule", "manual", "retry"] = "schedule"
+
+    @field_validator("id", "job_id")
+    @classmethod
+    def _ids(cls, v: str) -> str:
+        return record_id(v, "run id/job_id", "run-0001")
+
+    @field_validator("started", "finished")
+    @classmethod
+    def _times(cls, v: datetime | None) -> datetime | None:
+        return _aware(v, "a run time")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Run":
+        if self.finished is not None and self.finished < self.started:
+            raise ValueError(f"run {self.id} finished before it started")
+        if self.status == "running" and self.finished is not None:
+            raise ValueError(f"run {self.id} is running but has a finished time")
+        if self.status in ("failed", "timeout") and not self.error.strip():
+            raise ValueError(f"run {self.id} {self.status} without an error message")
+        return self
