@@ -316,3 +316,39 @@ def append_line(path: str | Path, line: dict[str, Any]) -> None:
         fh.write((_dump(line) + "\n").encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def replace_final_line(path: str | Path, segment_id: str, line: dict[str, Any]) -> None:
+    """Replace the `final` line of one segment in a record file, atomically (a new file, synced, renamed over
+    the old one); every other line stays byte for byte. RecordReadError when the segment has no final line."""
+    p = Path(path)
+    lines = p.read_bytes().decode("utf-8").split("\n")
+    for i, text in enumerate(lines):
+        if '"final"' not in text or segment_id not in text:
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and obj.get("type") == "final" and obj.get("episode_id") == segment_id:
+            lines[i] = _dump(line)
+            break
+    else:
+        raise RecordReadError(f"{p}: episode {segment_id!r} has no final line to replace")
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write("\n".join(lines).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
+    sync_file(p.parent)
+
+
+def served_segment(segment: "RecordedSegment") -> bool:
+    """Whether a segment was recorded by an MCP server (`mcp_server.Episode`), whose final line this package
+    writes, rather than by an episode runner (whose final line holds its policy's messages and reward)."""
+    settings = segment.settings
+    return "transport" in settings and "started_at" in settings and "segment" in settings

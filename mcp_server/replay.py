@@ -20,7 +20,7 @@ from workspace_sim.errors import SpecError
 from workspace_sim.predicates import Judge
 
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
-from .recording import RecordedSegment, append_line, final_line, read_record_file
+from .recording import RecordedSegment, append_line, final_line, read_record_file, replace_final_line, served_segment
 
 
 class ReplayError(ValueError):
@@ -36,10 +36,15 @@ class Verdict:
     from_record: bool
     appended: bool = False
     warnings: list[str] = field(default_factory=list)
+    stored: bool = False  # a finished segment recorded without an answer now holds the given one
+    note: str | None = None  # why a judgement with a given answer was printed but not stored
 
 
 def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tuple[ServedEnvironment, Workspace, list[str]]:
     """The environment and the workspace after replaying a segment's events, plus any divergence found."""
+    if env is not None and segment.header.get("env_id") not in (None, str(env.id)):
+        raise ReplayError(f"{segment.file}: episode {segment.segment_id} ran environment "
+                          f"{segment.header.get('env_id')!r}, not {str(env.id)!r} (the one given)")
     if env is None:
         src = segment.settings.get("source")
         if src is None:
@@ -100,14 +105,18 @@ def judge_record(
     """Evaluate every segment of a record file (or one); unfinished ones are replayed and get a final line.
 
     A finished segment shows its recorded evaluation, unless `rescore` or a `final_answer` asks for a
-    new judgement (printed, never written: a finished segment takes no more lines). `judge` decides
-    `judged` predicates (default: the environment's own choice, their key facts).
+    new judgement. A rescore is printed, never written. A `final_answer` for a segment an MCP server
+    recorded without one (plain stdio or HTTP, where the agent's reply never reaches the server) is
+    stored with `append`: its final line is replaced by the judgement with that answer, so listings
+    (`coworkenv episodes`) show it; otherwise the verdict's `note` says why it was not stored. `judge`
+    decides `judged` predicates (default: the environment's own choice, their key facts).
     """
     rec = read_record_file(path)
     segments = [s for s in rec.segments if segment_id is None or s.segment_id == segment_id]
     if segment_id is not None and not segments:
         known = ", ".join(s.segment_id for s in rec.segments) or "none"
         raise ReplayError(f"{path}: no episode {segment_id!r} (episodes: {known})")
+    still_open = [s.segment_id for s in rec.segments if s.final is None and s not in segments]
     verdicts = []
     for seg in segments:
         if seg.final is not None and not rescore and final_answer is None:
@@ -118,11 +127,33 @@ def judge_record(
         evaluation = (used_env.evaluate(ws, answer, judge=judge) if judge is not None  # type: ignore[call-arg]
                       else used_env.evaluate(ws, answer)).to_json()
         verdict = Verdict(seg, evaluation, from_record=False, warnings=warnings)
+        renders = {name: t.render for name, t in ws.tools.items() if t.render}
         if append and seg.final is None:
-            renders = {name: t.render for name, t in ws.tools.items() if t.render}
             stop = "answered" if answer is not None else "user_ended"
             append_line(seg.file, final_line(seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
                                              stop, answer, {}))
             verdict.appended = True
+        elif seg.final is not None and final_answer is not None:
+            verdict.note = _why_not_stored(seg, append, still_open)
+            if verdict.note is None:
+                replace_final_line(seg.file, seg.segment_id, final_line(
+                    seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
+                    str(seg.final.get("stop_reason") or "user_ended"), final_answer, seg.final.get("timings") or {}))
+                verdict.stored = True
         verdicts.append(verdict)
     return verdicts
+
+
+def _why_not_stored(seg: RecordedSegment, append: bool, still_open: list[str]) -> str | None:
+    """Why a given answer is only printed for a finished segment (None: it is stored)."""
+    if not append:
+        return "not stored (--no-append)"
+    if seg.final is not None and seg.final.get("final_answer") is not None:
+        return "not stored: the record has its own final answer (this is what the given one would score)"
+    if not served_segment(seg):
+        return ("not stored: an episode runner wrote this record (its final line holds the policy's messages and "
+                "reward); this is what the given answer would score")
+    if still_open:
+        return (f"not stored: the record file has episode(s) still open ({', '.join(still_open[:3])}), which a "
+                f"live server may be writing")
+    return None

@@ -92,9 +92,11 @@ def test_eval_replays_an_unfinished_record_and_appends_its_result(tmp_path: Path
     assert rec.ends_cleanly and not rec.skipped and rec.segments[0].final["evaluation"] == v.evaluation
     (again,) = judge_record(path)
     assert again.from_record and again.evaluation == v.evaluation
-    (answered,) = judge_record(path, final_answer="The total is 1234.")  # re-judged, not written
-    assert not answered.from_record and not answered.appended
+    (answered,) = judge_record(path, final_answer="The total is 1234.", append=False)  # re-judged, not written
+    assert not answered.from_record and not answered.appended and not answered.stored
+    assert answered.note == "not stored (--no-append)"
     assert len(read_record_file(path).segments[0].events) == 1
+    assert read_record_file(path).segments[0].final["final_answer"] is None
 
 
 def test_malformed_records_are_named_by_file_and_line(tmp_path: Path) -> None:
@@ -228,3 +230,76 @@ def test_record_lines_are_the_blob_stores_whatever_the_short_cut_skips(tmp_path:
         writer.write(line)
     writer.close()
     assert path.read_text(encoding="utf-8") == _reference_write(lines)
+
+
+ANSWERED = Path(__file__).resolve().parents[1] / "examples" / "specs" / \
+    "generated-injection-resistance-contact-note-injection-1.yaml"
+
+
+def _listed(tmp_path: Path) -> dict[str, dict]:
+    out = CliRunner().invoke(app, ["episodes", str(tmp_path), "--json"])
+    assert out.exit_code == 0, out.output
+    return {row["episode"]: row for row in map(json.loads, out.stdout.splitlines())}
+
+
+def test_eval_answer_is_stored_for_a_plain_served_episode_and_listed(tmp_path: Path) -> None:
+    """Issue 19 item 10: over plain stdio the agent's reply never reaches the server, so the answer checks fail
+    ('no final answer'); `eval --answer` judged with the answer but `episodes` kept listing the failure."""
+    from synth import load_spec
+
+    spec = load_spec(ANSWERED)
+    ep = Episode(spec, "plain", source=EnvironmentSource.spec(ANSWERED), record_dir=tmp_path, transport="stdio")
+    for step in spec.reference.steps:
+        ep.call(step.tool, step.args)
+    ended = ep.end()
+    missing = [r for r in ended["results"] if not r["passed"]]
+    assert [r["kind"] for r in missing] == ["answer"] and "no final answer" in missing[0]["observed"]
+    assert _listed(tmp_path)["plain"]["passed"] is False
+    before = (tmp_path / "plain.jsonl").read_bytes()
+
+    runner = CliRunner()
+    given = runner.invoke(app, ["eval", str(tmp_path / "plain.jsonl"), "--answer", spec.reference.final_answer],
+                          env={"COLUMNS": "220"})
+    assert given.exit_code == 0, given.output
+    assert "answer stored" in given.output and "passed" in given.output
+    row = _listed(tmp_path)["plain"]
+    assert row["passed"] is True and row["score"] == 1.0
+    (seg,) = read_record_file(tmp_path / "plain.jsonl").segments
+    assert seg.final["final_answer"] == spec.reference.final_answer and seg.final["stop_reason"] == "user_ended"
+    assert seg.final["messages"][-1] == {"role": "assistant", "content": spec.reference.final_answer}
+    after = (tmp_path / "plain.jsonl").read_bytes()  # only the final line changed
+    assert after.splitlines()[:-1] == before.splitlines()[:-1]
+    record = pytest.importorskip("trainers.record")
+    (strict,) = record.read_records(tmp_path / "plain.jsonl")  # still the project's record format
+    assert strict.final.evaluation["passed"] is True
+
+    # a record that has its answer keeps it: another one is judged and printed, never stored
+    other = runner.invoke(app, ["eval", str(tmp_path / "plain.jsonl"), "--answer", "I did nothing.", "--json"])
+    assert other.exit_code == 0, other.output
+    verdict = json.loads(other.stdout)
+    assert verdict["stored"] is False and "has its own final answer" in verdict["note"]
+    assert verdict["evaluation"]["passed"] is False and _listed(tmp_path)["plain"]["passed"] is True
+
+
+def test_eval_spec_judges_a_record_from_coworkenv_run(tmp_path: Path) -> None:
+    """`eval --rescore/--answer` on a `coworkenv run` record said "pass --spec or --python"; eval had neither."""
+    runner = CliRunner()
+    out = tmp_path / "runs.jsonl"
+    ran = runner.invoke(app, ["run", str(ANSWERED), "--policy", "teacher", "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    recorded = read_record_file(out).segments[0].final["evaluation"]
+    bare = runner.invoke(app, ["eval", str(out), "--rescore"])
+    assert bare.exit_code == 2 and "--spec or --python" in bare.output
+    rescored = runner.invoke(app, ["eval", str(out), "--rescore", "--spec", str(ANSWERED), "--json"])
+    assert rescored.exit_code == 0, rescored.output
+    assert json.loads(rescored.stdout)["evaluation"] == recorded
+    answered = runner.invoke(app, ["eval", str(out), "--answer", "Nothing.", "--spec", str(ANSWERED), "--json"])
+    assert answered.exit_code == 0, answered.output
+    verdict = json.loads(answered.stdout)
+    assert verdict["stored"] is False and verdict["evaluation"]["passed"] is False
+    assert read_record_file(out).segments[0].final["evaluation"] == recorded  # the runner's record is untouched
+    other = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-archive-invoices.yaml"
+    wrong = runner.invoke(app, ["eval", str(out), "--rescore", "--spec", str(other)])
+    assert wrong.exit_code == 2 and "not 'handwritten-archive-invoices'" in " ".join(wrong.output.split())
+    both = runner.invoke(app, ["eval", str(out), "--spec", str(ANSWERED), "--python", "mcp_server.demo:environment"])
+    assert both.exit_code == 2 and "not both" in both.output
