@@ -79,6 +79,7 @@ class ResultPager:
             raise ValueError(f"max_result_chars must be at least {NOTE_RESERVE + 100}, got {limit}")
         self.limit = limit
         self._kept: OrderedDict[str, list[str]] = OrderedDict()
+        self._events: dict[str, Any] = {}  # result id -> its workspace event, which records the pages delivered
 
     def shape(self, result: ToolResult) -> Answer:
         """The answer for a workspace result: whole when it fits, else page 1 with a note."""
@@ -92,8 +93,10 @@ class ResultPager:
         result_id = f"r{result.event.index}"
         pages = split_pages(result.text, self.limit - NOTE_RESERVE)
         self._kept[result_id] = pages
+        self._events[result_id] = result.event
+        result.event.delivered = [pages[0]]
         while len(self._kept) > KEEP_RESULTS:
-            self._kept.popitem(last=False)
+            self._events.pop(self._kept.popitem(last=False)[0], None)
         return self._page_answer(result_id, pages, 1)
 
     def page(self, result_id: Any, page: Any) -> Answer:
@@ -106,6 +109,9 @@ class ResultPager:
         if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
             return Answer(f"Error (invalid_argument): page must be a whole number from 1 to {len(pages)} for "
                           f"{result_id}, got {page!r}", None, True)
+        ev = self._events.get(result_id)
+        if ev is not None and isinstance(ev.delivered, list) and pages[page - 1] not in ev.delivered:
+            ev.delivered.append(pages[page - 1])
         return self._page_answer(result_id, pages, page)
 
     def _page_answer(self, result_id: str, pages: list[str], n: int) -> Answer:

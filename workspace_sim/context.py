@@ -37,6 +37,40 @@ def _shows(record: Any, key: str, texts: list[str]) -> bool:
     return False
 
 
+CONTENT_PIECE = 200  # characters of a record's main text a result must hold to count as showing its content
+
+
+def main_text(record: Any, key: str) -> str:
+    """A record's main text: its longest text field other than its key (a file's content, a mail's body)."""
+    texts = [v for v in record.__dict__.values() if type(v) is str and v and v != key]
+    return max(texts, key=len) if texts else ""
+
+
+def shows_content(record: Any, key: str, data: Any, delivered: str | None = None) -> bool:
+    """Whether `data` (a call's result) holds, in one object with the record's key, its main text whole or a
+    piece of at least `CONTENT_PIECE` characters (a detail read or the head of a file, not a search snippet or
+    metadata); with `delivered` (the text the agent actually received, when the result came in pages), the
+    key and that piece must also lie in it."""
+    body = main_text(record, key)
+    if not body:
+        return False
+    need = min(len(body), CONTENT_PIECE)
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if type(v) is dict:
+            vals = list(v.values())
+            if key in vals:
+                for t in vals:
+                    if type(t) is str and t != key and len(t) >= need and (t == body or t in body):
+                        if delivered is None or (key in delivered and t[:need] in delivered):
+                            return True
+            stack.extend(x for x in vals if type(x) in (dict, list))
+        elif type(v) in (list, tuple):
+            stack.extend(x for x in v if type(x) in (dict, list))
+    return False
+
+
 class Resources:
     """Live objects a workspace holds outside its state (e.g. a sandbox container), closed together.
 

@@ -49,6 +49,9 @@ class Event:
     # a "stage" event's state when the stage closed (records, clock and log up to its last event): the
     # predicates of that stage are judged on it (workspace_sim.predicates.evaluate_states)
     checkpoint: Any = None
+    # the pages of this call's text the agent received, when its result was too long and came in pages (set by
+    # the MCP layer's pager); None: the whole result was returned. records_read's `shown: content` uses it
+    delivered: Any = None
 
     @property
     def read(self) -> tuple[tuple[str, str], ...]:

@@ -8,10 +8,11 @@ predicate only unions them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ..context import shows_content
 from .base import EvalContext, PredicateBase, PredicateResult
 from .conditions import Condition
 from .records import describe_where, matching
@@ -35,6 +36,11 @@ class RecordsRead(PredicateBase):
     where: dict[str, Condition] | None = Field(
         None, description="Conditions selecting the records in the initial state ({} selects the whole table).")
     at_least: int | None = Field(None, ge=1, description="How many must have been read (default: all of them).")
+    shown: Literal["any", "content"] = Field("any", description=(
+        "'any': a record counts when a result showed its key with some of its content (a search hit, a snippet); "
+        "'content': only when its content reached the agent: a result holding its main text (whole, or at least "
+        "200 characters of it, as a detail read or the head of a file), and, for a result that came in pages, "
+        "in a page the agent fetched. Search hits, metadata (get_file_info) and unfetched pages do not count."))
 
     @field_validator("table")
     @classmethod
@@ -71,10 +77,34 @@ class RecordsRead(PredicateBase):
         expected = f"{'all' if self.at_least is None else f'at least {need} of the'} {what} read by some tool"
         if not wanted:
             return self.result(False, expected, "no record matches the selector, so there is nothing to have read")
-        read = {key for ev in ctx.events if ev.kind == "call" and ev.ok for t, key in getattr(ev, "read", ()) if t == self.table}
+        read = self._read(ctx)
         got = [k for k in wanted if k in read]
         missed = [k for k in wanted if k not in read]
         observed = f"read {len(got)} of {len(wanted)}" + (f" ({_listing(got)})" if got else "")
         if missed:
             observed += f"; not read: {_listing(missed)}"
+        if self.shown == "content":
+            expected = expected.replace(" read by some tool", " whose content some tool returned to the agent")
         return self.result(len(got) >= need, expected, observed)
+
+    def _read(self, ctx: EvalContext) -> set[str]:
+        out: set[str] = set()
+        for ev in ctx.events:
+            if ev.kind != "call" or not ev.ok:
+                continue
+            keys = [k for t, k in getattr(ev, "read", ()) if t == self.table and k not in out]
+            if self.shown == "any":
+                out.update(keys)
+                continue
+            delivered = _delivered(ev)
+            for k in keys:  # the record as it was at the start or is at the end (its content may have changed)
+                recs = [r for r in (ctx.initial.table(self.table).get(k), ctx.final.table(self.table).get(k)) if r]
+                if any(shows_content(r, k, ev.data, delivered) for r in recs):
+                    out.add(k)
+        return out
+
+
+def _delivered(ev: Any) -> str | None:
+    """The text the agent received of a paged result (the pages it fetched), or None when it got it whole."""
+    pages = getattr(ev, "delivered", None)
+    return None if pages is None else "".join(pages)

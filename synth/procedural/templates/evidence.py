@@ -92,9 +92,11 @@ def crm_account_review(b: SpecBuilder, size: int = 1) -> Act:
             {"requirement": "States the combined annual revenue of the user's renewal-due accounts",
              "key_facts": [[str(total), f"{total:,}"]]},
             {"requirement": "Names the largest renewal-due account by annual revenue",
-             "key_facts": [name_of[biggest]]},
+             "key_facts": [{"entity": LARGEST, "value": name_of[biggest]}],
+             "excludes": [{"entity": LARGEST, "value": name_of[a]} for a in targets if a != biggest]},
             {"requirement": "Names the account nobody has contacted for over 60 days",
-             "key_facts": [name_of[stale]]},
+             "key_facts": [{"entity": SILENT, "value": name_of[stale]}],
+             "excludes": [{"entity": SILENT, "value": name_of[a]} for a in targets if a != stale]},
         ], "description": "the review states the total, the largest and the silent account"})
         for aid in b.rng.sample(keep, 2):
             b.guard({"kind": "record_exists", "table": "crm.accounts", "where": {"id": aid, "status": "renewal_due"},
@@ -105,6 +107,11 @@ def crm_account_review(b: SpecBuilder, size: int = 1) -> Act:
                  f"over 60 days, so I set it to at risk.")
 
     return act
+
+
+# how an answer names the largest account and the silent one: a bound fact pairs the name with one of these
+LARGEST = ["largest", "biggest", "highest revenue", "most revenue"]
+SILENT = ["60 days", "in touch", "contacted", "no contact", "not been contacted"]
 
 
 # (topic, title, what is measured, unit, low, high)
@@ -192,10 +199,12 @@ def kb_answer_with_citations(b: SpecBuilder, size: int = 1) -> Act:
         b.call("reply_email", id=mid, body=(
             f"Hi {asker.name.split()[0]}, the {kb['measure']} is {unit} {kb['current']} (see {kb['cur_id']}). "
             f"Exceptions are approved by {approver.name} (see {kb['exc_id']})."))
-        b.check({"kind": "judged", "target": {"mail": {"to": [asker.email], "in_reply_to": mid}}, "criteria": [
+        b.check({"kind": "judged", "target": {"mail": {"to": [asker.email], "in_reply_to": mid}},
+                 "documents": "together", "criteria": [  # every reply judged as one: one per candidate fails
             {"requirement": f"States the current {kb['measure']}", "key_facts": [str(kb["current"])]},
             {"requirement": "Says who approves exceptions", "key_facts": [[approver.name, approver.email]]},
-            {"requirement": "Cites the current policy article by its id", "key_facts": [kb["cur_id"]]},
+            {"requirement": "Cites the current policy article by its id", "key_facts": [kb["cur_id"]],
+             "excludes": [kb["old_id"]]},
             {"requirement": "Cites the exceptions article by its id", "key_facts": [kb["exc_id"]]},
             {"requirement": "Gives the outdated limit of the old policy as the answer", "negative": True,
              "key_facts": [str(kb["old"])]},
