@@ -144,12 +144,17 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(Path("sft-model"), "--out", "-o", help="Folder for the fine-tuned model."),
         eval_data: Path | None = typer.Option(None, "--eval", help="Validation JSONL for an eval loss."),
         epochs: float = typer.Option(1.0, "--epochs", help="Passes over the data (--steps overrides)."),
-        steps: int = typer.Option(-1, "--steps", help="Stop after this many steps (-1: epochs decide)."),
+        steps: int = typer.Option(0, "--steps", min=0, help="Stop after this many steps (0: no limit, --epochs "
+                                                                  "decide)."),
         lr: float = typer.Option(1e-3, "--lr", help="Learning rate (constant)."),
         batch_size: int = typer.Option(2, "--batch-size", help="Examples per optimiser step."),
-        max_length: int = typer.Option(4096, "--max-length",
-                                       help="Tokens per example; longer ones are cut, and ones with no assistant "
-                                            "token left are dropped (both counted in the summary)."),
+        max_length: int = typer.Option(16384, "--max-length", min=1,
+                                       help="Tokens per example. A longer one first has its oldest tool results "
+                                            "replaced by a note (every assistant turn kept; --no-elide turns this "
+                                            "off), then is cut; one with no assistant token left is dropped (all "
+                                            "counted in the summary)."),
+        elide: bool = typer.Option(True, "--elide/--no-elide",
+                                   help="Fit long examples by eliding old tool results before cutting."),
         lora: bool = typer.Option(False, "--lora/--full", help="Train LoRA adapters (merged on save)."),
         lora_r: int = typer.Option(8, "--lora-r", help="LoRA rank (with --lora)."),
         threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: one on machines with 2 cores or "
@@ -161,8 +166,8 @@ def register(app: typer.Typer) -> None:
         from trainers.training.sft import SFTDataError, train_sft
 
         try:
-            result = train_sft(model, data, out, epochs, lr, batch_size, steps, max_length, lora, lora_r,
-                               eval_data=eval_data)
+            result = train_sft(model, data, out, epochs, lr, batch_size, steps or -1, max_length, lora, lora_r,
+                               eval_data=eval_data, elide=elide)
         except (SFTDataError, FileNotFoundError, ValueError) as e:
             _fail(str(e))
         if as_json:
@@ -172,9 +177,13 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"trained {result.steps} steps on {result.used} of {result.examples} examples ({loss}"
                    + (f", eval loss {result.eval_loss:.3f}" if result.eval_loss is not None else "")
                    + f"); saved to {result.output_dir}")
+        if result.elided:
+            typer.echo(f"note: {result.elided} example(s) over --max-length {max_length} fitted by eliding old tool "
+                       "results (every assistant turn kept)", err=True)
         if result.dropped or result.truncated:
             typer.echo(f"warning: {result.dropped} example(s) dropped (no assistant token within --max-length "
-                       f"{max_length}), {result.truncated} cut at --max-length", err=True)
+                       f"{max_length}), {result.truncated} cut at --max-length (raise it to keep them whole)",
+                       err=True)
 
     @train.command("rl")
     def rl(

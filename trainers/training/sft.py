@@ -51,44 +51,51 @@ def read_sft_file(path: str | Path) -> list[dict[str, Any]]:
 
 @dataclass
 class TokenizedSet:
-    """Tokenised examples and what became of the others: `truncated` rows were cut at max_length but
-    still hold assistant tokens; `dropped` examples had none within max_length and are not used."""
+    """Tokenised examples and what became of the others: `elided` rows had old tool results replaced
+    by a note to fit max_length (every assistant turn kept, see `trainers.training.fit`); `truncated`
+    rows were cut at max_length but still hold assistant tokens; `dropped` examples had none within
+    max_length and are not used."""
 
     rows: list[dict[str, list[int]]]
     total: int
     truncated: int = 0
     dropped: int = 0
+    elided: int = 0
 
     def describe(self, max_length: int) -> str:
         """'used 24 of 43 examples (19 dropped: no assistant token within --max-length 512; ...)'."""
         parts = []
         if self.dropped:
             parts.append(f"{self.dropped} dropped: no assistant token within max_length {max_length}")
+        if self.elided:
+            parts.append(f"{self.elided} fitted by eliding old tool results")
         if self.truncated:
             parts.append(f"{self.truncated} cut at max_length {max_length}")
         return f"used {len(self.rows)} of {self.total} examples" + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def tokenize_set(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> TokenizedSet:
-    """Token ids and assistant masks of each example, rendered with the tokenizer's chat template,
-    counting the examples cut at `max_length` and those left without an assistant token."""
+def tokenize_set(tokenizer: Any, examples: list[dict[str, Any]], max_length: int, elide: bool = False) -> TokenizedSet:
+    """Token ids and assistant masks of each example, rendered with the tokenizer's chat template and
+    fitted into `max_length` (with `elide`, old tool results give way first; see `fit_example`),
+    counting the examples elided, cut and left without an assistant token."""
+    from .fit import fit_example
+
     out = TokenizedSet([], len(examples))
     for ex in examples:
-        enc = tokenizer.apply_chat_template(ex["messages"], tools=ex.get("tools") or None, tokenize=True,
-                                            return_dict=True, return_assistant_tokens_mask=True)
-        full = len(enc["input_ids"])
-        ids, mask = list(enc["input_ids"])[:max_length], list(enc["assistant_masks"])[:max_length]
-        if 1 not in mask:
+        fitted = fit_example(tokenizer, ex, max_length, elide=elide)
+        if fitted.fate == "dropped":
             out.dropped += 1
             continue
-        out.truncated += full > max_length
-        out.rows.append({"input_ids": ids, "assistant_masks": mask})
+        out.elided += fitted.fate == "elided"
+        out.truncated += fitted.fate == "cut"
+        out.rows.append({"input_ids": fitted.input_ids, "assistant_masks": fitted.assistant_masks})
     return out
 
 
-def tokenize_examples(tokenizer: Any, examples: list[dict[str, Any]], max_length: int) -> list[dict[str, list[int]]]:
+def tokenize_examples(tokenizer: Any, examples: list[dict[str, Any]], max_length: int,
+                      elide: bool = False) -> list[dict[str, list[int]]]:
     """Token ids and assistant masks of the usable examples (see `tokenize_set` for the counts)."""
-    return tokenize_set(tokenizer, examples, max_length).rows
+    return tokenize_set(tokenizer, examples, max_length, elide).rows
 
 
 @dataclass
@@ -104,6 +111,7 @@ class SFTResult:
     truncated: int = 0
     dropped: int = 0
     tokens: int = 0
+    elided: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary."""
@@ -115,6 +123,7 @@ def train_sft(
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 4096,
     lora: bool = False, lora_r: int = 8, seed: int = 0, eval_data: str | Path | list[dict[str, Any]] | None = None,
     callbacks: list[Any] | None = None, warmup_steps: int = 0, assistant_only: bool = True, device: str = "cpu",
+    elide: bool = False,
 ) -> SFTResult:
     """Fine-tune a local model on SFT examples with TRL's SFTTrainer; saves the result to `output_dir`.
 
@@ -122,6 +131,8 @@ def train_sft(
     The learning rate rises linearly over `warmup_steps`, then stays constant (runs bounded by time
     have no known end for a decaying schedule). With `assistant_only` False the loss covers every
     token (system, user and tool text too); the examples still need an assistant turn to be used.
+    With `elide`, an example over `max_length` first has its oldest tool results replaced by a note
+    (every assistant turn kept) before anything is cut (`trainers.training.fit`).
     """
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -130,7 +141,7 @@ def train_sft(
 
     model, tokenizer = load(model_path)
     examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)
-    tokenized = tokenize_set(tokenizer, examples, max_length)
+    tokenized = tokenize_set(tokenizer, examples, max_length, elide)
     rows = tokenized.rows
     if not rows:
         raise SFTDataError(f"none of the {tokenized.total} examples has an assistant token within max_length "
@@ -140,7 +151,7 @@ def train_sft(
     eval_rows = None
     if eval_data is not None:
         eval_ex = read_sft_file(eval_data) if isinstance(eval_data, (str, Path)) else list(eval_data)
-        eval_rows = tokenize_examples(tokenizer, eval_ex, max_length) or None
+        eval_rows = tokenize_examples(tokenizer, eval_ex, max_length, elide) or None
     peft_config = None
     if lora:
         from peft import LoraConfig
@@ -172,7 +183,7 @@ def train_sft(
     tokenizer.save_pretrained(out)
     return SFTResult(str(out), trainer.state.global_step, [float(x) for x in losses if math.isfinite(x)], eval_loss,
                      tokenized.total, len(rows), tokenized.truncated, tokenized.dropped,
-                     int(getattr(trainer.state, "num_input_tokens_seen", 0) or 0))
+                     int(getattr(trainer.state, "num_input_tokens_seen", 0) or 0), tokenized.elided)
 
 
 def _bf16_ok() -> bool:
