@@ -66,3 +66,21 @@ def test_commands_that_print_a_summary_offer_json() -> None:
 def test_flags_are_shown_as_flags() -> None:
     out = CliRunner().invoke(app, ["bench", "--help"], terminal_width=160).output
     assert "--json" in out and "<bool>" not in out
+
+
+# What a positional argument is called in `--help`, by what it takes: (nargs, a word its help must hold).
+ARGUMENTS = {"envs": (-1, "spec"), "spec": (1, "spec"), "records": (1, "record"), "record": (1, "record")}
+
+
+def test_one_placeholder_per_kind_of_argument() -> None:
+    """`run {envs}...` and `validate {envs}...`, `report {records}` and `episodes {records}`: the same thing
+    is shown under the same name (typer prints the name, or the metavar when one is set)."""
+    for name, cmd in commands().items():
+        for p in cmd.params:
+            if p.param_type_name != "argument":
+                continue
+            shown = p.metavar or p.name
+            assert shown in ARGUMENTS, f"{name}: argument shown as {shown!r}; use one of {sorted(ARGUMENTS)}"
+            nargs, word = ARGUMENTS[shown]
+            assert p.nargs == nargs, f"{name} {shown}: nargs {p.nargs}, but {shown} elsewhere takes {nargs}"
+            assert word in (p.help or "").lower(), f"{name} {shown}: help {p.help!r} does not say it takes a {word}"

@@ -26,14 +26,30 @@ def register(app: typer.Typer) -> None:
         unknown = [a for a in chosen if a not in available]
         if unknown:
             raise typer.BadParameter(f"unknown area(s) {unknown}; available: {', '.join(available)}", param_hint="--only")
+        import time
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         err = Console(stderr=True)
-        figures = []
-        for area in chosen:
-            with err.status(f"benchmark: {area}"):
+        figures: list[dict] = []
+        failed: dict[str, str] = {}
+        with Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.description}"), console=err, transient=False) as progress:
+            task = progress.add_task("", total=len(chosen))
+            for area in chosen:
+                progress.update(task, description=area)
+                start = time.perf_counter()
                 try:
-                    figures += [dict(f, area=area) for f in benchmarks.run_area(area, quick)]
+                    got = [dict(f, area=area) for f in benchmarks.run_area(area, quick)]
                 except Exception as e:  # one broken area must not hide the others
-                    err.print(f"[red]{area} failed: {type(e).__name__}: {e}[/red]")
+                    failed[area] = root_cause(e)
+                    progress.console.print(f"[red]{area} failed[/] after {time.perf_counter() - start:.1f} s: "
+                                           f"{failed[area]}", highlight=False)
+                else:
+                    figures += got
+                    progress.console.print(f"{area}: {len(got)} figure(s) in {time.perf_counter() - start:.1f} s",
+                                           highlight=False)
+                progress.update(task, advance=1)
         if as_json:
             out = {}
             for f in figures:
@@ -41,6 +57,7 @@ def register(app: typer.Typer) -> None:
                 if f.get("baseline_key"):
                     out[f["baseline_key"]] = f["baseline"]
             typer.echo(json.dumps(out, indent=2, sort_keys=True))
+            _exit_if_failed(failed)
             return
         from benchmarks.targets import check, ratio
 
@@ -65,6 +82,35 @@ def register(app: typer.Typer) -> None:
             table.add_row(f["area"], f["key"], f"{f['value']:,.2f} {f.get('unit', '')}",
                           f"{base:,.2f}" if base is not None else "", shown,
                           f"{mark} {target}".strip(), note)
+        for area, why in failed.items():
+            table.add_row(area, "[red]failed[/]", "", "", "", "", why)
         Console(width=max(Console().width, 160)).print(table)
         if missed:
             typer.echo(f"missed targets: {', '.join(missed)}", err=True)
+        _exit_if_failed(failed)
+
+
+def root_cause(exc: BaseException) -> str:
+    """`Type: message` of what really went wrong: ExceptionGroups (task groups) are opened down to their
+    leaf exceptions, each distinct one named once, so "unhandled errors in a TaskGroup" never hides the cause."""
+    leaves: list[str] = []
+
+    def walk(e: BaseException) -> None:
+        if isinstance(e, BaseExceptionGroup):
+            for sub in e.exceptions:
+                walk(sub)
+            return
+        text = f"{type(e).__name__}: {e}".rstrip(": ")
+        if text not in leaves:
+            leaves.append(text)
+
+    walk(exc)
+    return "; ".join(leaves)
+
+
+def _exit_if_failed(failed: dict[str, str]) -> None:
+    """Exit 1 naming every area that failed (each has already been reported with its cause)."""
+    if failed:
+        typer.echo(f"error: {len(failed)} benchmark area(s) failed: "
+                   + "; ".join(f"{a}: {why}" for a, why in failed.items()), err=True)
+        raise typer.Exit(1)

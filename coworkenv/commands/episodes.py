@@ -1,4 +1,4 @@
-"""`coworkenv episodes DIR`: list recorded episodes with their scores."""
+"""`coworkenv episodes PATH`: list recorded episodes with their scores."""
 
 from __future__ import annotations
 
@@ -7,22 +7,42 @@ from pathlib import Path
 import typer
 
 
+def episode_files(path: Path) -> list[Path]:
+    """The record files `coworkenv episodes PATH` reads: PATH itself when it is a file; every `*.jsonl`
+    under it when it is a folder; and, either way, `PATH.jsonl` beside it, so `runs/episodes` lists
+    what `coworkenv run` wrote to its default `runs/episodes.jsonl` as well as what `claude-config`
+    servers recorded into the folder `runs/episodes/`. Raises RecordReadError when there is none."""
+    from mcp_server.recording import RecordReadError, record_files
+
+    files = record_files(path) if path.exists() else []
+    sibling = path.with_name(path.name + ".jsonl")
+    if path.suffix.lower() != ".jsonl" and sibling.is_file() and sibling not in files:
+        files.append(sibling)
+    if not files:
+        raise RecordReadError(f"{path}: no such file or folder of episode records" if not path.exists() else
+                              f"{path}: no *.jsonl episode records in it")
+    return files
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def episodes(
-        path: Path = typer.Argument(..., help="A record file or a folder of *.jsonl records."),
+        path: Path = typer.Argument(..., metavar="records",
+                                    help="A JSONL record file or a folder of them (searched recursively); "
+                                         "records.jsonl beside it is read too, so runs/episodes lists `run`'s "
+                                         "default runs/episodes.jsonl and claude-config's runs/episodes/."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON line per episode instead of the table."),
     ) -> None:
         """List recorded episodes: environment, calls, errors, status and score."""
         from rich.console import Console
         from rich.table import Table
 
-        from mcp_server.recording import RecordReadError, read_record_file, record_files
+        from mcp_server.recording import RecordReadError, read_record_file
         from trainers.record import ERROR_STOPS
 
         console = Console()
         try:
-            files = record_files(path)
+            files = episode_files(path)
         except RecordReadError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
@@ -67,6 +87,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(json.dumps(row))
             for p in problems:
                 typer.echo(f"warning: {p}", err=True)
+            _fail_if_empty(listed, files)
             return
         console.print(table)
         if stopped_on_error:
@@ -74,3 +95,11 @@ def register(app: typer.Typer) -> None:
                           "shows why", highlight=False)
         for p in problems:
             console.print(f"[yellow]warning:[/] {p}", highlight=False)
+        _fail_if_empty(listed, files)
+
+
+def _fail_if_empty(listed: list[dict], files: list[Path]) -> None:
+    """Exit 1 when the record files held no episode at all (each unreadable line was already named)."""
+    if not listed:
+        typer.echo(f"error: no episode in {len(files)} record file(s)", err=True)
+        raise typer.Exit(1)

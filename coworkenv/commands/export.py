@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
 
     @export.command("sft")
     def sft(
-        records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
+        records: Path = typer.Argument(..., help="A JSONL record file or a folder of them."),
         format: str = typer.Option("hf", "--format", "-f", help="hf (dict arguments) or openai (string arguments)."),
         out: Path = typer.Option(Path("sft"), "--out", "-o",
                                  help="Folder for train.jsonl, validation.jsonl, manifest.json."),
@@ -33,17 +33,21 @@ def register(app: typer.Typer) -> None:
         except (RecordError, ExportError, ValueError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
+        skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.items()) or "none"
         if as_json:
             typer.echo(json.dumps({"out": str(out), "format": format, "train": report.train,
                                    "validation": report.validation, "skipped": dict(report.skipped)}))
-            return
-        skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.items()) or "none"
-        typer.echo(f"wrote {report.train} train and {report.validation} validation examples ({format}) to {out}; "
-                   f"skipped: {skipped}")
+        else:
+            typer.echo(f"wrote {report.train} train and {report.validation} validation examples ({format}) to {out}; "
+                       f"skipped: {skipped}")
+        if not report.train + report.validation:
+            typer.echo(f"error: no episode qualified as SFT data (skipped: {skipped}); SFT takes passing, "
+                       "violation-free episodes, e.g. `coworkenv run ENVS --policy teacher`", err=True)
+            raise typer.Exit(1)
 
     @export.command("rl")
     def rl(
-        records: Path = typer.Argument(..., help="A JSONL file of episode records, or a folder of them."),
+        records: Path = typer.Argument(..., help="A JSONL record file or a folder of them."),
         out: Path = typer.Option(Path("rl.jsonl"), "--out", "-o", help="Output JSONL file, one line per group."),
         terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
         shaping: bool = typer.Option(False, "--shaping/--no-shaping", help="Potential-based per-turn shaping."),
@@ -88,6 +92,10 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(f"wrote {summary['groups']} groups ({summary['rollouts']} rollouts; {method}, {level} level) "
                        f"to {summary['file']}")
+        if summary["zero_advantage_groups"]:
+            typer.echo(f"warning: {summary['zero_advantage_groups']} of {summary['groups']} group(s) have all-zero "
+                       "advantages (every rollout got the same reward), so they teach nothing; sample more "
+                       "diverse rollouts (a higher --temperature, more episodes per environment)", err=True)
         for why, n in summary["skipped"].items():
             typer.echo(f"warning: skipped {n} episode(s) {why}"
                        + (" (--keep-errors keeps them)" if why == "stopped on an error" else "")

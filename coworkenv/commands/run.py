@@ -72,7 +72,7 @@ def _report_errors(errored: list[Any], total: int) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def run(
-        envs: list[Path] = typer.Argument(..., help="Environment spec files or folders of them."),
+        envs: list[Path] = typer.Argument(..., help="Environment spec files (.json/.yaml) or folders of them."),
         policy: str = typer.Option("teacher", "--policy", "-p", help="teacher, noop, random, openai or hf."),
         episodes_per_env: int = typer.Option(1, "--episodes-per-env", "-g", min=1,
                                              help="Episodes (seeds) per environment: the size of each RL group."),
@@ -214,6 +214,8 @@ def register(app: typer.Typer) -> None:
 
         try:
             recs = read_records(records)
+            if not recs:
+                _fail(f"{records}: no episode records in it, so there is nothing to report")
             typer.echo(f"report: {write_report(recs, out, title=title)} ({len(recs)} episodes)")
         except (RecordError, ReportError) as e:
             _fail(str(e))
@@ -237,6 +239,8 @@ def register(app: typer.Typer) -> None:
             specs = load_specs(env)
         except (RecordError, SourceError) as e:
             _fail(str(e))
+        if not recs:
+            _fail(f"{records}: no episode records in it, so there is nothing to replay")
         reports = replay_records(recs, specs)
         if as_json:
             for r in reports:

@@ -99,14 +99,14 @@ def register(app: typer.Typer) -> None:
                                        seed=seed, on_result=on_result)
                 stats = {k: CapabilityStats(t.generated, t.valid, t.repaired, t.discarded)
                          for k, t in batch.by_capability.items() if t.generated}
-                if batch.stopped:
-                    console.print(f"[red]{batch.stopped}[/]")
+        stopped = None if generator == "procedural" else batch.stopped
         if as_json:
             typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
-            return
-        stdout = Console()
-        _summary(stdout, stats)
-        stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
+        else:
+            stdout = Console()
+            _summary(stdout, stats)
+            stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
+        _exit_unless_done(stopped, len(written), count)
 
     @app.command()
     def schema() -> None:
@@ -117,7 +117,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def validate(
-        specs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
+        specs: list[Path] = typer.Argument(..., metavar="envs",
+                                           help="Environment spec files (.json/.yaml) or folders of them."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON report per spec."),
         no_mutants: bool = typer.Option(False, "--no-mutants", help="Skip the mutant (discrimination) check."),
     ) -> None:
@@ -149,6 +150,19 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"  {item.line()}")
         if bad:
             raise typer.Exit(1)
+
+
+def _exit_unless_done(stopped: str | None, written: int, attempted: int) -> None:
+    """Exit 1 with the reason on stderr when the generator stopped early or no environment came out valid.
+
+    A run that stopped (an endpoint that went away) did not do what it was asked even if some specs
+    were written; one that wrote nothing gave the caller nothing to use. Discards among others are normal.
+    """
+    if stopped:
+        _fail(f"{stopped}; wrote {written} of {attempted} environment(s)", 1)
+    if not written:
+        _fail(f"none of the {attempted} attempted environment(s) came out valid, so nothing was written "
+              "(the summary says where they were discarded)", 1)
 
 
 def _summary(console, stats) -> None:  # type: ignore[no-untyped-def]

@@ -67,4 +67,12 @@ def export_rl(records: str | Path | Sequence[EpisodeRecord], out_file: str | Pat
             f.write(json.dumps({**g, "rewards": rewards.model_dump(), "credit": credit.model_dump()},
                                ensure_ascii=False) + "\n")
     return {"file": str(out), "groups": len(groups), "rollouts": sum(g["size"] for g in groups),
+            "zero_advantage_groups": sum(all_zero_advantages(g) for g in groups),
             "skipped": skipped, "rewards": rewards.model_dump(), "credit": credit.model_dump()}
+
+
+def all_zero_advantages(group: dict[str, Any], eps: float = 1e-9) -> bool:
+    """Whether every rollout of a group has zero advantage, episode and per turn alike (every rollout
+    earned the same reward): such a group is exported but gives a policy gradient of zero."""
+    return all(abs(r["advantage"]) <= eps and all(abs(a) <= eps for a in r["turn_advantages"] or [])
+               for r in group["rollouts"])
