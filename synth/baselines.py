@@ -80,7 +80,7 @@ def check_stale(spec: EnvironmentSpec, reference: Run, report: ValidationReport)
     run = _resume(spec, reference, at, steps, spec.reference.final_answer)
     evaluation = spec.evaluate(run.workspace, run.final_answer)
     report.stats["stale_score"] = round(evaluation.score, 6)
-    if evaluation.passed:
+    if evaluation.strict:  # strict: every predicate, whatever the spec's pass_threshold
         marked = [i for i, s in enumerate(spec.reference.steps) if isinstance(s, CallStep) and s.stale_args is not None]
         change = f"the silent change {_events_named(spec, silent)}" if silent else "the world changed"
         report.add("stale", f"reference.steps[{marked[0]}].stale_args",
@@ -106,7 +106,7 @@ def check_forgetful(spec: EnvironmentSpec, reference: Run, report: ValidationRep
     run = _resume(spec, reference, at, steps, spec.reference.final_answer)
     evaluation = spec.evaluate(run.workspace, run.final_answer)
     report.stats["forgetful_score"] = round(evaluation.score, 6)
-    if evaluation.passed:
+    if evaluation.strict:  # strict: every predicate, whatever the spec's pass_threshold
         marked = [i for i, s in enumerate(spec.reference.steps) if isinstance(s, CallStep) and s.recalls]
         report.add("forgetful", f"reference.steps[{marked[0]}].recalls",
                    f"the forgetful baseline (the reference without its recalls steps {marked}: an agent that "
