@@ -246,6 +246,13 @@ def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, b[0] - a[1], a[0] - b[1])
 
 
+def _distance(seg: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """How far apart two spans are: clause boundaries between them first ("OPS-12 is low, OPS-13 is high":
+    "low" belongs to OPS-12), then characters."""
+    lo, hi = (a[1], b[0]) if a[1] <= b[0] else (b[1], a[0])
+    return (len(_CLAUSE.findall(seg[lo:hi])) if hi > lo else 0, _gap(a, b))
+
+
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
@@ -270,10 +277,10 @@ class _Text:
                 continue
             for v in fact.value:
                 for vs in _spans(seg, v):
-                    apart = [_gap(vs, e) for e in ents if not _overlap(vs, e)]
+                    apart = [_distance(seg, vs, e) for e in ents if not _overlap(vs, e)]
                     if not apart:
                         continue
-                    rival = min((_gap(vs, r) for o in others for r in _spans(seg, o) if not _overlap(vs, r)),
+                    rival = min((_distance(seg, vs, r) for o in others for r in _spans(seg, o) if not _overlap(vs, r)),
                                 default=None)
                     if rival is None or min(apart) < rival:
                         return fact.words()
