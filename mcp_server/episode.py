@@ -1,7 +1,8 @@
 """One episode: an environment's workspace, its paged results, its snapshots and its record.
 
 The episode knows nothing of transports: the MCP server (stdio or HTTP) calls `call`, the admin
-API calls `reset`, `snapshot`, `restore`, `fork`, `evaluate` and `end`. Every workspace event is
+API calls `reset`, `snapshot`, `restore`, `fork`, `evaluate` and `end` (and, for a harness playing the
+user and the world, `add_message`, `apply_world_change`, `advance_clock` and `close_stage`). Every workspace event is
 written to the record as soon as it happens; `end` evaluates and appends the `final` line.
 With control on (`ControlOptions`, see `mcp_server.control`) the agent itself can ask the user,
 meets the world's events and ends the episode with `submit_answer`, so MCP alone is enough.
@@ -258,6 +259,25 @@ class Episode:
             if not isinstance(change, dict):
                 raise SpecError(f"changes[{i}]", f"must be an object, got {type(change).__name__}")
         event = self.workspace.apply_world_change(changes, note=note)
+        self._record(event)
+        return event.to_json()
+
+    def close_stage(self, stage: str) -> dict[str, Any]:
+        """Close a stage (working day) of a multi-day scenario and record it; its predicates are judged on the
+        state as it stands now. Returns the `stage` event; EpisodeError names a stage the environment lacks or
+        one already closed."""
+        self._require_live()
+        if not isinstance(stage, str) or not stage:
+            raise EpisodeError(f"stage must be a stage id (a non-empty string), got {stage!r}")
+        known = [str(st.id) for st in getattr(self.env, "stages", None) or []]
+        if not known:
+            raise EpisodeError(f"environment {self.env.id} has no stages (it is not a multi-day scenario)")
+        if stage not in known:
+            raise EpisodeError(f"environment {self.env.id} has no stage {stage!r} (stages: {', '.join(known)})")
+        closed = [e.args.get("stage") for e in self.workspace.events() if e.kind == "stage"]
+        if stage in closed:
+            raise EpisodeError(f"stage {stage!r} of episode {self.id} is already closed")
+        event = self.workspace.close_stage(stage)
         self._record(event)
         return event.to_json()
 

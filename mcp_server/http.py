@@ -20,9 +20,12 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
     POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content"} -> the logged event
     POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
     POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
+    POST   /admin/episodes/{id}/stage            {"stage"} -> the stage event: a working day closes (400 bad_stage)
 
-The last four let a remote harness (`coworkenv run --connect`) play the user and the world: user
-replies that confirmation policies read, world events, clock moves; none is offered to the agent.
+The last five let a remote harness (`coworkenv run --connect`) play the user and the world: user
+replies that confirmation policies read, world events, clock moves, the close of each working day
+of a multi-day scenario; none is offered to the agent. Evaluations (evaluate, end) carry `stages`,
+the per-day verdicts, when the environment has stages.
 
 Errors are JSON `{"error": {"code", "message"}}` with a fitting status: 401 missing token,
 403 wrong token, 400 malformed body, 404 unknown episode or route, 405 wrong method, 409 taken id,
@@ -176,6 +179,7 @@ class AdminApi:
             Route(p + "/{eid}/message", g(self.message), methods=["POST"]),
             Route(p + "/{eid}/world", g(self.world), methods=["POST"]),
             Route(p + "/{eid}/clock", g(self.clock), methods=["POST"]),
+            Route(p + "/{eid}/stage", g(self.stage), methods=["POST"]),
         ]
 
     async def list_episodes(self, request: Request) -> Response:
@@ -292,6 +296,20 @@ class AdminApi:
         live = self.hub.get(request.path_params["eid"])
         async with live.server.lock:
             return JSONResponse({"episode_id": live.episode.id, "now": live.episode.advance_clock(float(seconds))})
+
+
+    async def stage(self, request: Request) -> Response:
+        body = await read_body(request, {"stage": str})
+        if not body.get("stage"):
+            raise HubError(400, "malformed_body", "give stage: the id of the stage (working day) to close")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.server.lock:
+            try:
+                return JSONResponse(live.episode.close_stage(body["stage"]))
+            except EpisodeError as e:
+                if live.episode.ended:
+                    raise
+                raise HubError(400, "bad_stage", str(e)) from None
 
 
 class McpEndpoint:

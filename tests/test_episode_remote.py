@@ -27,6 +27,7 @@ from trainers.episodes.turns import AgentTurn, PolicyCall
 from trainers.record import EpisodeRecord, read_records
 
 TOKEN = "remote-admin-token-0123456789"
+LONG = EpisodeLimits(max_turns=500, max_tool_calls=500)
 
 
 class Server(HttpServer):
@@ -62,8 +63,9 @@ def test_teacher_through_connect_gives_the_local_records(server: Server) -> None
     specs = every_capability()
     for spec in specs:
         prepared = PreparedSpec(spec)
-        local = run_episode(prepared, make_policy("teacher"), seed=3)
-        remote = run_episode(prepared, make_policy("teacher"), seed=3, connect=server.target)
+        # the multi-day capabilities' references run past the default limits (30 turns, 100 calls)
+        local = run_episode(prepared, make_policy("teacher"), seed=3, limits=LONG)
+        remote = run_episode(prepared, make_policy("teacher"), seed=3, connect=server.target, limits=LONG)
         assert remote.final is not None and remote.final.stop_reason == "answered", (spec.id, remote.final)
         assert remote.passed, (spec.id, remote.final.evaluation)
         assert without_remote(remote) == without_remote(local), spec.id
@@ -257,3 +259,55 @@ def test_admin_api_for_user_world_and_clock(server: Server) -> None:
     assert seg.final is not None and seg.final["stop_reason"] == "max_turns"
     assert [e["kind"] for e in seg.events] == ["message", "world"]
     assert server.admin("POST", p + "/message", json={"role": "user", "content": "x"}).status_code == 410
+
+
+WEEK = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
+
+
+def test_a_multi_day_scenario_through_connect_gives_the_local_record(server: Server) -> None:
+    from synth import load_spec
+
+    prepared = PreparedSpec(load_spec(WEEK))
+    local = run_episode(prepared, make_policy("teacher"), seed=2)
+    remote = run_episode(prepared, make_policy("teacher"), seed=2, connect=server.target)
+    assert remote.final is not None and remote.final.stop_reason == "answered", remote.final
+    assert without_remote(remote) == without_remote(local)
+    assert [e.args["stage"] for e in remote.events if e.kind == "stage"] == ["mon", "tue"]
+    stages = remote.final.evaluation["stages"]
+    assert stages == local.final.evaluation["stages"]
+    assert [(s["id"], s["passed"], s["score"]) for s in stages] == [("mon", True, 1.0), ("tue", True, 1.0),
+                                                                     ("wed", True, 1.0)]
+    where = remote.header.policy.settings["remote"]
+    (seg,) = read_record_file(server.record_dir / f"{where['episode_id']}.jsonl").segments
+    assert [(e["index"], e["kind"], e.get("args")) for e in seg.events if e["kind"] == "stage"] == \
+        [(e.index, e.kind, e.args) for e in remote.events if e.kind == "stage"]
+    assert seg.final is not None and seg.final["evaluation"] == remote.final.evaluation
+
+
+def test_admin_stage_closes_a_day_and_refuses_bad_ones(server: Server) -> None:
+    from synth import load_spec
+
+    doc = load_spec(WEEK).to_document()
+    made = server.admin("POST", "/admin/episodes", json={"spec_document": doc, "episode_id": "admin-days-1"})
+    assert made.status_code == 201
+    p = "/admin/episodes/admin-days-1"
+    for body in ({}, {"stage": ""}, {"stage": 3}, {"stage": "mon", "extra": 1}):
+        refused = server.admin("POST", p + "/stage", json=body)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "malformed_body", body
+    unknown = server.admin("POST", p + "/stage", json={"stage": "fri"})
+    assert unknown.status_code == 400 and unknown.json()["error"]["code"] == "bad_stage"
+    assert "no stage 'fri' (stages: mon, tue, wed)" in unknown.json()["error"]["message"]
+    closed = server.admin("POST", p + "/stage", json={"stage": "mon"})
+    assert closed.status_code == 200 and closed.json()["kind"] == "stage" and closed.json()["args"] == {"stage": "mon"}
+    again = server.admin("POST", p + "/stage", json={"stage": "mon"})
+    assert again.status_code == 400 and "already closed" in again.json()["error"]["message"]
+    evaluation = server.admin("POST", p + "/evaluate", json={}).json()
+    assert [s["id"] for s in evaluation["stages"]] == ["mon", "tue", "wed"]
+    ended = server.admin("POST", p + "/end", json={"reason": "max_turns"}).json()
+    assert [(s["id"], s["reached"]) for s in ended["stages"]] == [("mon", True), ("tue", True), ("wed", False)]
+    (seg,) = read_record_file(server.record_dir / "admin-days-1.jsonl").segments
+    assert [e["kind"] for e in seg.events] == ["stage"]
+    plain = server.admin("POST", "/admin/episodes", json={"spec_document": multi_turn_spec().to_document()}).json()
+    one_day = server.admin("POST", f"/admin/episodes/{plain['episode_id']}/stage", json={"stage": "mon"})
+    assert one_day.status_code == 400 and "has no stages" in one_day.json()["error"]["message"]
+    assert server.admin("POST", p + "/stage", json={"stage": "tue"}).status_code == 410

@@ -364,6 +364,11 @@ class RemoteWorkspace:
         self._stale = True
         return RemoteEvent(self.admin.request("POST", self._path("world"), {"changes": list(changes), "note": note}))
 
+    def close_stage(self, stage: str) -> RemoteEvent:
+        """Close a stage (working day) on the server, which keeps the state it closed on for that day's predicates."""
+        self._stale = True
+        return RemoteEvent(self.admin.request("POST", self._path("stage"), {"stage": stage}))
+
     def advance_clock(self, seconds: float) -> None:
         """Move the remote simulated clock forward."""
         self._stale = True
