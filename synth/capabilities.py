@@ -139,7 +139,8 @@ CAPABILITIES: dict[str, Capability] = {c.id: c for c in [
     Capability(
         "long_horizon", "Long-horizon work",
         "Fifteen or more tool calls: batch edits, many tickets or files handled by one rule, across "
-        "services.",
+        "services; most often a working week of three to five days in one world, with silent changes "
+        "between days, standing rules to keep and a change of mind.",
         "A predicate per item handled plus guards; the reference has at least 15 tool calls.",
         ("files", "mail", "tickets", "calendar", "contacts"),
         ("long",),
