@@ -9,13 +9,15 @@ import gymnasium
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
+from adapter_scripts import (REWARD, STAGE_REWARD, assistant_turns, comparable, day_headers, reference_records,
+                             scenario_reference, specs, stage_verdicts)
 from gymnasium.utils.env_checker import check_env
 
 from trainers.adapters.common import ActionError, SpecSource, parse_action
 from trainers.adapters.gym import CHARSET, ENV_ID, MAKE_ID, MAX_TEXT, CoworkEnv, fit_text
 from trainers.episodes.replay import replay_record
 from trainers.episodes.runner import EpisodeLimits
+from trainers.rewards import turn_rewards
 
 
 def gym_action(message: dict, last: bool) -> str:
@@ -23,7 +25,7 @@ def gym_action(message: dict, last: bool) -> str:
     if message["tool_calls"]:
         return json.dumps([{"tool": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}
                            for c in message["tool_calls"]])
-    return json.dumps({"answer": message["content"]}) if last else message["content"]
+    return json.dumps({"answer": message["content"]}) if last or message["closes_day"] else message["content"]
 
 
 @pytest.mark.parametrize("policy", ["teacher", "broken"])
@@ -48,6 +50,36 @@ def test_scripted_episodes_give_the_runners_rewards_and_records(policy: str) -> 
         assert comparable(record) == comparable(ref)
         assert info["state_hash"] == ref.steps[-1].state_hash
         assert replay_record(record, next(s for s in specs() if s.id == ref.env_id)).ok
+
+
+def turn_action(turn) -> str:
+    """A teacher's turn as the text action: its calls, a question or report as a message, a day's closing
+    report or the final answer as {"answer": ...}."""
+    if turn.calls:
+        return json.dumps([{"tool": c.name, "arguments": c.arguments} for c in turn.calls])
+    return json.dumps({"answer": turn.content}) if turn.expects_reply is False else turn.content
+
+
+def test_a_three_day_scenario_is_played_to_the_end_through_gymnasium_make() -> None:
+    spec, ref, turns = scenario_reference()
+    env = gymnasium.make(MAKE_ID, envs=[spec], reward=STAGE_REWARD)
+    obs, info = env.reset(seed=5, options={"env": spec.id})
+    observations, rewards, done = [obs], [], False
+    for turn in turns:
+        assert not done
+        obs, reward, terminated, truncated, info = env.step(turn_action(turn))
+        observations.append(obs)
+        rewards.append(reward)
+        done = terminated or truncated
+    assert done and terminated and info["stop_reason"] == "answered" and info["passed"]
+    # the later days' instructions reach the agent as observations, each in the step that closed the day before
+    assert day_headers(observations) == ["[Day 2 of 3, Tuesday 3 March]", "[Day 3 of 3, Wednesday 4 March]"]
+    assert "Lee Park" in next(o for o in observations if "[Day 2 of 3" in o)
+    record = env.unwrapped.records[-1]
+    assert comparable(record) == comparable(ref) and stage_verdicts(record) == stage_verdicts(ref)
+    assert info["turn_rewards"] == turn_rewards(ref, STAGE_REWARD) and sum(r > 0 for r in info["turn_rewards"]) == 3
+    assert sum(rewards) == pytest.approx(ref.final.reward, abs=1e-9)
+    assert replay_record(record, spec).ok
 
 
 def test_the_gymnasium_env_checker_passes() -> None:

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 import uvicorn
-from adapter_scripts import REWARD, assistant_turns, comparable, reference_records, specs
+from adapter_scripts import (REWARD, STAGE_REWARD, assistant_turns, comparable, day_headers, reference_records,
+                             scenario_reference, specs, stage_verdicts)
 
 from trainers.adapters.openenv import (CoworkAction, CoworkEnvClient, CoworkServerError, ToolCallAction,
                                        create_server_app)
@@ -21,7 +22,10 @@ from trainers.record import read_records
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, object]]:
     records = tmp_path_factory.mktemp("openenv") / "records.jsonl"
-    app = create_server_app(specs(), reward=REWARD, records_path=str(records))
+    yield from _serve(create_server_app(specs(), reward=REWARD, records_path=str(records)), records)
+
+
+def _serve(app: object, records: object) -> Iterator[tuple[str, object]]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -42,7 +46,9 @@ def action(message: dict, last: bool) -> CoworkAction:
         return CoworkAction(calls=[ToolCallAction(tool=c["function"]["name"],
                                                   arguments=json.loads(c["function"]["arguments"]))
                                    for c in message["tool_calls"]])
-    return CoworkAction(answer=message["content"]) if last else CoworkAction(message=message["content"])
+    if last or message["closes_day"]:
+        return CoworkAction(answer=message["content"])
+    return CoworkAction(message=message["content"])
 
 
 @pytest.mark.parametrize("policy", ["teacher", "broken"])
@@ -149,3 +155,38 @@ def test_an_episode_left_mid_way_is_recorded(server) -> None:
         time.sleep(0.05)
     [rec] = [r for r in read_records(records_path) if r.episode_id == eid]
     assert rec.final.stop_reason == "error" and [e.tool for e in rec.events if e.kind == "call"] == ["list_directory"]
+
+
+@pytest.fixture(scope="module")
+def scenario_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, object]]:
+    records = tmp_path_factory.mktemp("openenv-days") / "records.jsonl"
+    spec, _, _ = scenario_reference()
+    yield from _serve(create_server_app([spec], reward=STAGE_REWARD, records_path=str(records)), records)
+
+
+def test_a_three_day_scenario_is_played_to_the_end_over_the_websocket_client(scenario_server) -> None:
+    base, records_path = scenario_server
+    spec, ref, turns = scenario_reference()
+    texts, total = [], 0.0
+    with CoworkEnvClient(base_url=base).sync() as env:
+        result = env.reset(env=spec.id, seed=5)
+        texts.append(result.observation.text)
+        assert [s["id"] for s in result.observation.stages] == ["mon", "tue", "wed"]
+        for turn in turns:
+            assert not result.done
+            if turn.calls:
+                act = CoworkAction(calls=[ToolCallAction(tool=c.name, arguments=c.arguments) for c in turn.calls])
+            elif turn.expects_reply is False:
+                act = CoworkAction(answer=turn.content)  # a day's report, then the final answer
+            else:
+                act = CoworkAction(message=turn.content)
+            result = env.step(act)
+            texts.append(result.observation.text)
+            total += result.reward
+    assert result.done and result.observation.stop_reason == "answered"
+    # the day-2 and day-3 instructions reach the agent as the observation of the step that closed the day before
+    assert day_headers(texts) == ["[Day 2 of 3, Tuesday 3 March]", "[Day 3 of 3, Wednesday 4 March]"]
+    assert [(s["id"], s["passed"], s["score"], s["reached"]) for s in result.observation.stages] == stage_verdicts(ref)
+    assert total == pytest.approx(ref.final.reward, abs=1e-9) and result.observation.episode_reward == ref.final.reward
+    [written] = [r for r in read_records(records_path) if r.env_id == spec.id]
+    assert comparable(written) == comparable(ref)

@@ -10,7 +10,12 @@ same way. This module holds the parts the faces share:
 - `EpisodeSettings`: limits, simulated user, reward function, transport, where records go;
 - `turn_from_message` / `parse_action`: an OpenAI-style assistant message, or the text action of
   the Gymnasium/OpenEnv faces (a JSON tool call, a list of them, or a message), as an `AgentTurn`;
-- `StepRewards`: per-step rewards whose sum is exactly the episode reward of the reward function.
+- `StepRewards`: per-step rewards whose sum is exactly the episode reward of the reward function;
+- `stage_verdicts`: a multi-day scenario's per-day verdicts, as the faces report them.
+
+A multi-day scenario plays through every face with the runner's rules: a message the user is
+satisfied with, or an explicit answer, closes the open working day while days remain, and the next
+day's instructions and announced changes come back as the user's message of that turn.
 """
 
 from __future__ import annotations
@@ -268,3 +273,12 @@ def observation_text(messages: Sequence[dict[str, Any]]) -> str:
         elif role in ("user", "system"):
             parts.append(f"[{role}] {content}")
     return "\n\n".join(parts)
+
+
+def stage_verdicts(evaluation: Any) -> list[dict[str, Any]]:
+    """The per-stage verdicts (id, passed, strict, score, reached, predicates) of an Evaluation or of its JSON
+    (a record's `final.evaluation`); [] for a single-day environment."""
+    if isinstance(evaluation, dict):
+        return list(evaluation.get("stages") or [])
+    stages = getattr(evaluation, "stages", None)
+    return [s.to_json() for s in stages()] if callable(stages) else []

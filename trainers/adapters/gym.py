@@ -29,7 +29,8 @@ from synth.spec import EnvironmentSpec
 from ..episodes.runner import EpisodeLimits, EpisodeSession
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, turn_rewards
-from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action
+from .common import (EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action,
+                     stage_verdicts)
 
 ENV_ID = "coworkenv/CoworkEnv-v0"
 # The id with its module, for `gymnasium.make` in an interpreter that has not imported this module:
@@ -85,7 +86,8 @@ class CoworkEnv(gymnasium.Env[str, str]):
     seed written in the record (default: the reset seed, or drawn). `step` returns the reward of the
     configured `RewardConfig` (see `StepRewards`: the sum over an episode is the runner's episode
     reward); `terminated` when the agent answered (or the episode failed), `truncated` at a limit;
-    `info` holds the predicate vector, score and state hash after the turn.
+    `info` holds the predicate vector, score and state hash after the turn, and in a multi-day scenario
+    `stages`, the per-day verdicts (at the end: the final evaluation's).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -139,8 +141,11 @@ class CoworkEnv(gymnasium.Env[str, str]):
     def _info(self) -> dict[str, Any]:
         assert self.session is not None
         ev = self.session.last_evaluation
-        return {"env_id": self.session.spec.id, "episode_id": self.session.episode_id, "turn": self.session.turn,
+        info = {"env_id": self.session.spec.id, "episode_id": self.session.episode_id, "turn": self.session.turn,
                 "predicates": ev.vector(), "score": ev.score, "state_hash": self.session.state_hash}
+        if self.session.spec.stages:
+            info["stages"] = stage_verdicts(ev)
+        return info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one agent turn (see the module doc for the action format)."""
@@ -165,6 +170,8 @@ class CoworkEnv(gymnasium.Env[str, str]):
         info.update(stop_reason=stop, stop_detail=record.final.stop_detail, passed=bool(record.final.evaluation.get("passed")),
                     episode_reward=record.final.reward, turn_rewards=turn_rewards(record, self.settings.reward),
                     final_answer=record.final.final_answer)
+        if "stages" in info:
+            info["stages"] = stage_verdicts(record.final.evaluation)
         self.session = None
         return obs, reward, stop not in TRUNCATING, stop in TRUNCATING, info
 

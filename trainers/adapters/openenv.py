@@ -39,7 +39,7 @@ from ..episodes.runner import EpisodeLimits, EpisodeSession
 from ..episodes.turns import AgentTurn, PolicyCall
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
-from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text
+from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, stage_verdicts
 
 
 class ToolCallAction(BaseModel):
@@ -55,7 +55,8 @@ class CoworkAction(Action):
 
     calls: list[ToolCallAction] = Field(default_factory=list, description="Tool calls to run, in order.")
     message: str | None = Field(None, description="Words to the user; the final answer when they are satisfied.")
-    answer: str | None = Field(None, description="The final answer: the episode ends with it.")
+    answer: str | None = Field(None, description="The final answer: the episode ends with it (in a multi-day "
+                                                  "scenario with days left, the day's report: the next day opens).")
 
     @model_validator(mode="after")
     def _one_kind(self) -> "CoworkAction":
@@ -91,6 +92,9 @@ class CoworkObservation(Observation):
     state_hash: str = ""
     stop_reason: str | None = None
     episode_reward: float | None = Field(None, description="The episode's reward (when it has ended).")
+    stages: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "A multi-day scenario's per-day verdicts (id, passed, strict, score, reached, predicates) after the turn; "
+        "once the episode has ended, the final evaluation's."))
 
 
 class CoworkState(State):
@@ -150,7 +154,8 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
             text=observation_text(added), messages=[dict(m) for m in added], tools=tools or [], env_id=s.spec.id,
             episode_id=s.episode_id, turn=s.turn, predicates=ev.vector(), score=ev.score, state_hash=s.state_hash,
             stop_reason=s.stop_reason, done=s.done, reward=reward,
-            episode_reward=record.final.reward if record is not None and record.final is not None else None)
+            episode_reward=record.final.reward if record is not None and record.final is not None else None,
+            stages=stage_verdicts(record.final.evaluation if record is not None and record.final is not None else ev))
 
     def step(self, action: CoworkAction, timeout_s: float | None = None, **kwargs: Any) -> CoworkObservation:
         """Play one agent turn."""

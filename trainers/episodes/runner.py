@@ -230,6 +230,9 @@ def _backend(prepared: PreparedSpec, transport: Transport, portal: Any, connect:
     return _RemoteBackend(prepared, connect, eid, portal) if connect is not None else _LocalBackend(prepared, transport, portal)
 
 
+_system_prompt = system_prompt
+
+
 class EpisodeSession:
     """One episode driven a turn at a time from outside: the caller hands in each `AgentTurn`.
 
@@ -241,13 +244,15 @@ class EpisodeSession:
     and `finish()` returns the `EpisodeRecord`, identical to `run_episode`'s for the same turns
     (timings aside; "policy" time is the time between steps). Problems stop the episode with a
     reason, never raise; `close()` releases the workspace of an episode abandoned before `finish`.
+    `system_prompt` replaces the runner's own system message (`system_prompt(spec)`) when given.
     """
 
     def __init__(self, spec: EnvironmentSpec | PreparedSpec, policy: PolicyInfo, *, seed: int = 0,
                  episode_id: str | None = None, limits: EpisodeLimits = EpisodeLimits(),
                  user: Callable[[EnvironmentSpec, int], SimulatedUser] | None = None, transport: Transport = "direct",
                  group: str | None = None, reward: RewardConfig = RewardConfig(), portal: Any = None,
-                 connect: RemoteTarget | RemoteServers | None = None, judge: Judge | None = None) -> None:
+                 connect: RemoteTarget | RemoteServers | None = None, judge: Judge | None = None,
+                 system_prompt: str | None = None) -> None:
         self.started = time.perf_counter()
         self.prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
         self.spec = spec = self.prepared.spec
@@ -267,7 +272,8 @@ class EpisodeSession:
             initial_score=self.prepared.initial.score, capabilities=list(spec.capabilities),
             policy=policy.model_copy(update={"settings": settings}), seed=seed, group=group, tools=self.prepared.tools,
         )
-        self.run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": system_prompt(spec)}])
+        prompt = system_prompt if system_prompt is not None else _system_prompt(spec)
+        self.run = _Run(EpisodeRecord(header=header), [{"role": "system", "content": prompt}])
         self.turn = 0
         self.channel: ToolChannel | None = None
         self._closed = False
@@ -365,6 +371,11 @@ class EpisodeSession:
         self._check_limits()
         self._asked = time.perf_counter()
         return run.messages[before:]
+
+    def stop(self, reason: StopReason, detail: str | None = None) -> None:
+        """End the episode now with `reason` (for a caller whose own loop ended it, e.g. a trainer's turn budget);
+        an episode that has already stopped keeps its reason."""
+        _stop(self.run, reason, detail)
 
     def finish(self) -> EpisodeRecord:
         """Stop the episode if it goes on (stop reason "error" unless a limit applies), judge it, release its
@@ -477,7 +488,8 @@ def _message_turn(run: _Run, driver: SpecDriver, action: AgentTurn) -> None:
         elif action.expects_reply is not None:
             wants_reply = action.expects_reply
         else:
-            wants_reply = not driver.user.satisfied(text, driver.turn + 1)  # type: ignore[attr-defined]
+            wants_reply = not driver.user.satisfied(text, driver.turn + 1,  # type: ignore[attr-defined]
+                                                    final=not driver.stages_left)
         run.messages.append({"role": "assistant", "content": text})
         if wants_reply:
             run.messages.append({"role": "user", "content": driver.message(text)})

@@ -6,11 +6,18 @@ episode in the environment and returns the episode record, the token segments th
 their log-probabilities) and the reward. The episode runner can supply its own; two are here:
 
 - `generate_rollout`: the student writes each turn freely; tool calls are parsed from its text
-  (the chat template's `<tool_call>` JSON) and run in the workspace; a turn without a call ends
-  the episode as the answer.
+  (the chat template's `<tool_call>` JSON) and run in the workspace.
 - `choice_rollout`: the student picks each turn among candidate completions (the environment's
-  solution call, plausible wrong calls, an answer), sampled by its own sequence log-probability.
-  A tiny untrained model has a real chance of success this way, so GRPO has a signal at once.
+  next reference step, plausible wrong ones, a "Done." report), sampled by its own mean token
+  log-probability. A tiny untrained model has a real chance of success this way, so GRPO has a
+  signal at once.
+
+Both play an environment spec with the spec's turn semantics (`EpisodeRecorder` over the
+runner's `EpisodeSession`): a message without calls goes to the simulated user, who answers it or,
+satisfied, lets it close the working day (the next day's instructions and world changes arrive as
+the user's next message) or end the episode; the toy environments end at the first turn without
+calls. The rollout's reward is `trainers.rewards.episode_reward` under `settings.rewards` (with
+`per_stage`, the per-turn rewards the credit assignment sees pay each day in the turn that closed it).
 """
 
 from __future__ import annotations
@@ -23,7 +30,10 @@ from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..record import EpisodeRecord, PolicyInfo, TurnTokens
+from synth.spec import AskStep, CallStep, EndStageStep, SayStep
+
+from ..episodes.runner import EpisodeLimits
+from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 
@@ -38,6 +48,7 @@ class RolloutSettings(BaseModel):
     max_turns: int = Field(4, ge=1)
     max_new_tokens: int = Field(96, ge=1)
     temperature: float = Field(1.0, gt=0.0)
+    greedy: bool = Field(False, description="Take the most likely turn instead of sampling (evaluation).")
     rewards: RewardConfig = RewardConfig()
     system_prompt: str | None = Field("You act for the user in their workspace. Use the tools, then answer briefly.",
                                       description=f"The system message; {SPEC_PROMPT!r}: the runner's own for the "
@@ -53,6 +64,13 @@ class RolloutSettings(BaseModel):
         if not hasattr(env, "world"):
             raise ValueError(f"system_prompt {SPEC_PROMPT!r} needs an environment spec, got {type(env).__name__}")
         return system_prompt(env)
+
+    def recorder(self, env: Any, episode_id: str, policy: str) -> EpisodeRecorder:
+        """The recorder of one rollout in `env`: a spec's episode stops itself at `max_turns` (stop reason
+        "max_turns") and carries the reward of `rewards`."""
+        info = PolicyInfo(name=policy, settings=self.model_dump(mode="json"))
+        return EpisodeRecorder(env, episode_id, info, seed=self.seed, system_prompt=self.prompt_for(env),
+                               limits=EpisodeLimits(max_turns=self.max_turns), reward=self.rewards)
 
 
 @dataclass
@@ -105,42 +123,57 @@ def parse_tool_calls(text: str) -> tuple[str | None, list[tuple[str, dict[str, A
 
 
 def _prompt_ids(tokenizer: Any, rec: EpisodeRecorder) -> list[int]:
-    msgs = [m.to_hf() for m in rec.messages]
-    out = tokenizer.apply_chat_template(msgs, tools=rec.tools or None, add_generation_prompt=True, tokenize=True,
-                                        return_dict=True)
+    out = tokenizer.apply_chat_template(rec.messages, tools=rec.tools or None, add_generation_prompt=True,
+                                        tokenize=True, return_dict=True)
     return list(out["input_ids"])
+
+
+def _finish(rec: EpisodeRecorder, stop: StopReason, settings: RolloutSettings) -> tuple[EpisodeRecord, float]:
+    record = rec.finish(stop)
+    reward = episode_reward(record, settings.rewards)
+    record.final.reward = reward  # type: ignore[union-attr]
+    return record, reward
 
 
 def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, settings: RolloutSettings,
                      episode_id: str) -> Rollout:
-    """Play an episode with free generation; tool calls are parsed from the text and run in the workspace."""
+    """Play an episode with free generation; tool calls are parsed from the text and run in the workspace.
+
+    A turn that ends without the end-of-turn token was cut at `max_new_tokens`: a message cut off ends
+    the episode ("max_tokens"); in a spec a cut-off turn of calls does too, as in the runner.
+    """
     import torch
 
-    rec = EpisodeRecorder(env, episode_id, PolicyInfo(name="student", settings=settings.model_dump(mode="json")),
-                          seed=settings.seed, system_prompt=settings.prompt_for(env))
+    rec = settings.recorder(env, episode_id, "student")
     segments: list[Segment] = []
-    stop = "max_turns"
+    stop: StopReason = "max_turns"
     problems = 0
-    for turn in range(settings.max_turns):
-        prompt = _prompt_ids(tokenizer, rec)
-        with torch.no_grad():
-            out = model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                                 max_new_tokens=settings.max_new_tokens, do_sample=True,
-                                 temperature=settings.temperature, eos_token_id=tokenizer.eos_token_id,
-                                 pad_token_id=tokenizer.pad_token_id)
-        completion = out[0, len(prompt):].tolist()
-        text = tokenizer.decode(completion, skip_special_tokens=False)
-        content, calls, problem = parse_tool_calls(text)
-        problems += problem is not None
-        segments.append(Segment(turn, prompt, completion))
-        rec.turn(content if (content or not calls) else None, calls,
-                 TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=completion))
-        if not calls:
-            stop = "answered" if tokenizer.eos_token_id in completion else "max_tokens"
-            break
-    record = rec.finish(stop)  # type: ignore[arg-type]
-    reward = episode_reward(record, settings.rewards)
-    record.final.reward = reward  # type: ignore[union-attr]
+    try:
+        for turn in range(settings.max_turns):
+            prompt = _prompt_ids(tokenizer, rec)
+            sampling: dict[str, Any] = {"do_sample": False} if settings.greedy else {
+                "do_sample": True, "temperature": settings.temperature}
+            with torch.no_grad():
+                out = model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                                     max_new_tokens=settings.max_new_tokens, eos_token_id=tokenizer.eos_token_id,
+                                     pad_token_id=tokenizer.pad_token_id, **sampling)
+            completion = out[0, len(prompt):].tolist()
+            text = tokenizer.decode(completion, skip_special_tokens=False)
+            content, calls, problem = parse_tool_calls(text)
+            problems += problem is not None
+            finished = tokenizer.eos_token_id in completion
+            segments.append(Segment(turn, prompt, completion))
+            rec.turn(content if (content or not calls) else None, calls,
+                     TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=completion),
+                     truncated=not finished and (not calls or rec.session is not None))
+            if not calls and rec.session is None:
+                stop = "answered" if finished else "max_tokens"
+            if rec.done:
+                break
+    except BaseException:
+        rec.close()
+        raise
+    record, reward = _finish(rec, stop, settings)
     return Rollout(record, segments, reward, {"malformed_calls": problems})
 
 
@@ -160,8 +193,8 @@ def solution_calls(env: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def candidate_turns(env: Any, rec: EpisodeRecorder) -> list[tuple[str | None, list[tuple[str, dict[str, Any]]]]]:
     """Candidate turns: each solution call not yet made, each call applied to a wrong path, and an answer."""
-    done = {json.dumps([c.function.name, c.function.arguments], sort_keys=True)
-            for m in rec.messages for c in (m.tool_calls or [])}
+    done = {json.dumps([c["function"]["name"], c["function"]["arguments"]], sort_keys=True)
+            for m in rec.messages for c in (m.get("tool_calls") or [])}
     out: list[tuple[str | None, list[tuple[str, dict[str, Any]]]]] = []
     for name, args in solution_calls(env):
         if json.dumps([name, args], sort_keys=True) not in done:
@@ -184,36 +217,100 @@ def sequence_logprob(model: Any, prompt: Sequence[int], completion: Sequence[int
     return logp.gather(-1, torch.tensor(list(completion)).unsqueeze(-1)).sum()
 
 
-def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettings, episode_id: str) -> Rollout:
-    """Play an episode by sampling each turn among `candidate_turns` by the model's mean token log-probability.
+@dataclass(frozen=True)
+class Candidate:
+    """One turn a choice rollout may pick: text and calls, the user-reply hint, and the reference step it plays
+    (None: a turn off the reference, such as an early "Done.")."""
 
-    The environment needs a `solution()` (list of calls) for the candidates, as `ArchiveEnvironment` has.
+    content: str | None
+    calls: list[tuple[str, dict[str, Any]]]
+    expects_reply: bool | None = None
+    step: int | None = None
+
+    def text(self) -> str:
+        """The completion the model would write for this turn."""
+        return _call_text(*self.calls[0]) if self.calls else (self.content or "") + "<|im_end|>"
+
+
+def scenario_candidates(spec: Any, cursor: int, fill: Callable[[Any], Any]) -> list[Candidate]:
+    """Candidate turns in a spec at reference step `cursor`: the step as the teacher plays it (a call, a question
+    or report awaiting the reply, a day's closing report), the same call with its `stale_args` (what an agent
+    that never re-read would send) where it has them, and a "Done." that the user judges; after the last step,
+    the reference's final answer and the "Done."."""
+    steps = spec.reference.steps
+    out: list[Candidate] = []
+    if cursor < len(steps):
+        step = steps[cursor]
+        if isinstance(step, CallStep):
+            out.append(Candidate(None, [(step.tool, fill(dict(step.args)))], step=cursor))
+            if step.stale_args is not None:
+                out.append(Candidate(None, [(step.tool, fill(dict(step.stale_args)))], step=cursor))
+        elif isinstance(step, (AskStep, SayStep)):
+            out.append(Candidate(fill(step.text), [], expects_reply=True, step=cursor))
+        elif isinstance(step, EndStageStep):
+            out.append(Candidate(fill(step.text), [], expects_reply=False, step=cursor))
+    elif spec.reference.final_answer is not None:
+        out.append(Candidate(fill(spec.reference.final_answer), [], expects_reply=False, step=cursor))
+    out.append(Candidate("Done.", []))
+    return out
+
+
+def _after_day(spec: Any, day: int) -> int:
+    """The reference step after the `day`-th (0-based) end_stage step: where the next day's work starts."""
+    ends = [i for i, st in enumerate(spec.reference.steps) if isinstance(st, EndStageStep)]
+    return ends[day] + 1 if day < len(ends) else len(spec.reference.steps)
+
+
+def _pick(model: Any, tokenizer: Any, prompt: list[int], texts: Sequence[str], settings: RolloutSettings,
+          gen: Any) -> tuple[int, list[list[int]]]:
+    import torch
+
+    encoded = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+    with torch.no_grad():
+        # Mean per-token log-probability, so a long tool call is not out-scored by a short answer
+        # just for its length.
+        scores = torch.stack([sequence_logprob(model, prompt, e) / len(e) for e in encoded])
+    if settings.greedy:
+        return int(torch.argmax(scores)), encoded
+    return int(torch.multinomial(torch.softmax(scores / settings.temperature, 0), 1, generator=gen)), encoded
+
+
+def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettings, episode_id: str) -> Rollout:
+    """Play an episode by sampling each turn among candidate turns by the model's mean token log-probability.
+
+    In a spec the candidates are `scenario_candidates` at the reference step reached (a day closed early moves
+    it to the next day's first step); other environments need a `solution()` (list of calls) for
+    `candidate_turns`, as `ArchiveEnvironment` has.
     """
     import torch
 
-    rec = EpisodeRecorder(env, episode_id, PolicyInfo(name="student-choice", settings=settings.model_dump(mode="json")),
-                          seed=settings.seed, system_prompt=settings.prompt_for(env))
+    rec = settings.recorder(env, episode_id, "student-choice")
     digest = hashlib.blake2b(f"{settings.seed}:{episode_id}".encode(), digest_size=4).digest()
     gen = torch.Generator().manual_seed(int.from_bytes(digest, "big"))
     segments: list[Segment] = []
-    stop = "max_turns"
-    for turn in range(settings.max_turns):
-        prompt = _prompt_ids(tokenizer, rec)
-        cands = candidate_turns(env, rec)
-        texts = [(c or "") + "<|im_end|>" if not calls else _call_text(*calls[0]) for c, calls in cands]
-        encoded = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
-        with torch.no_grad():
-            # Mean per-token log-probability, so a long tool call is not out-scored by a short answer
-            # just for its length.
-            scores = torch.stack([sequence_logprob(model, prompt, e) / len(e) for e in encoded]) / settings.temperature
-        pick = int(torch.multinomial(torch.softmax(scores, 0), 1, generator=gen))
-        content, calls = cands[pick]
-        segments.append(Segment(turn, prompt, encoded[pick]))
-        rec.turn(content, calls, TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=encoded[pick]))
-        if not calls:
-            stop = "answered"
-            break
-    record = rec.finish(stop)  # type: ignore[arg-type]
-    reward = episode_reward(record, settings.rewards)
-    record.final.reward = reward  # type: ignore[union-attr]
+    cursor = 0
+    try:
+        for turn in range(settings.max_turns):
+            prompt = _prompt_ids(tokenizer, rec)
+            if rec.session is not None:
+                spec = rec.session.spec
+                cands = scenario_candidates(spec, cursor, rec.session.driver.fill)
+            else:
+                cands = [Candidate(c, calls) for c, calls in candidate_turns(env, rec)]
+            pick, encoded = _pick(model, tokenizer, prompt, [c.text() for c in cands], settings, gen)
+            chosen = cands[pick]
+            segments.append(Segment(turn, prompt, encoded[pick]))
+            day = rec.session.driver.stage if rec.session is not None else 0
+            rec.turn(chosen.content, chosen.calls, TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=encoded[pick]),
+                     expects_reply=chosen.expects_reply)
+            if chosen.step is not None:
+                cursor = chosen.step + 1
+            elif rec.session is not None and rec.session.driver.stage > day:  # "Done." closed the day early
+                cursor = _after_day(rec.session.spec, day)
+            if rec.done:
+                break
+    except BaseException:
+        rec.close()
+        raise
+    record, reward = _finish(rec, "answered" if rec.done else "max_turns", settings)
     return Rollout(record, segments, reward)
