@@ -1,7 +1,7 @@
-"""The simulated services. Every module here defining a `SERVICE` is discovered; none is listed by hand.
+"""The simulated services. Every module or package here defining a `SERVICE` is discovered; none is listed by hand.
 
 Discovering them all imports every service module (about 0.15 s); a workspace needs only its own,
-so `services_named` imports just the modules named after the services asked for (a service whose
+so `services_named` imports just the modules (or packages) named after the services asked for (a service whose
 module has another name, or a name not found, falls back to discovering them all).
 """
 
