@@ -25,6 +25,7 @@ from .mail import MailSent
 from .reads import RecordsRead
 from .records import RecordAbsent, RecordExists, TicketState
 from .scope import OnlyChanged, Unchanged, in_scope
+from .secrets import SecretNotLeaked
 
 
 class AllOf(PredicateBase):
@@ -93,7 +94,7 @@ class NotOf(PredicateBase):
 Predicate = Annotated[
     Union[
         RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
-        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, AllOf, AnyOf, AtLeast, NotOf,
+        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, SecretNotLeaked, AllOf, AnyOf, AtLeast, NotOf,
     ],
     Field(discriminator="kind"),
 ]
@@ -319,7 +320,7 @@ def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = N
 __all__ = [
     "AllOf", "Answer", "AnyOf", "AtLeast", "JudgeBudget", "reaches", "Condition", "Criterion", "EvalContext", "Evaluation", "EventExists", "FileContent",
     "Judge", "JudgeCache", "Judged", "KEY_FACTS", "KINDS", "KeyFactsJudge", "MailSent", "ModelJudge", "NotOf",
-    "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "StageScore", "RecordAbsent", "RecordExists", "RecordsRead",
+    "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "StageScore", "RecordAbsent", "RecordExists", "RecordsRead", "SecretNotLeaked",
     "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "Verdict", "evaluate", "evaluate_states",
     "stage_checkpoints", "weighted_score",
     "in_scope", "parse_predicates",

@@ -1,0 +1,93 @@
+"""The records of integrations: a connected service and the secrets it holds."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ...people import normalize_email
+from ...records import Record
+from ...validation import record_id, short_name
+
+Status = Literal["active", "degraded", "error", "disabled"]
+SecretKind = Literal["api_key", "webhook_url", "client_secret", "signing_secret", "token"]
+MAX_NAME, MAX_NOTES, MAX_SECRET, MAX_SECRETS = 120, 5_000, 500, 10
+_PRINTABLE = re.compile(r"^[\x21-\x7e]+$")
+
+
+class Secret(BaseModel):
+    """One credential of an integration: its kind, value, when it was issued and, once rotated, revoked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: SecretKind = "api_key"
+    value: str
+    created: datetime | None = None
+    revoked: datetime | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, v: str) -> str:
+        if not 8 <= len(v) <= MAX_SECRET or not _PRINTABLE.match(v):
+            raise ValueError(f"secret value must be 8-{MAX_SECRET} printable characters without spaces")
+        return v
+
+    @property
+    def live(self) -> bool:
+        return self.revoked is None
+
+    def masked(self) -> str:
+        """The value as lists show it: its last four characters."""
+        return f"...{self.value[-4:]}"
+
+
+class Integration(Record):
+    """A connected service: provider, health (status, error rate 0-1, monthly calls, last verified), owner, notes
+    and secrets (at most one live secret of each kind; rotated ones stay, revoked)."""
+
+    id: str
+    name: str
+    service: str
+    status: Status = "active"
+    error_rate: float = Field(0.0, ge=0.0, le=1.0)
+    monthly_calls: int = Field(0, ge=0, le=10**12)
+    last_verified: datetime | None = None
+    owner: str | None = None
+    notes: str = Field("", max_length=MAX_NOTES)
+    secrets: list[Secret] = Field(default_factory=list, max_length=MAX_SECRETS * 10)
+    created: datetime | None = None
+    updated: datetime | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return record_id(v, "integration id", "int-stripe")
+
+    @field_validator("name", "service")
+    @classmethod
+    def _names(cls, v: str) -> str:
+        return short_name(v, "integration name/service", MAX_NAME)
+
+    @field_validator("owner", mode="before")
+    @classmethod
+    def _owner(cls, v: object) -> str | None:
+        return None if v is None or v == "" else normalize_email(v, "integration owner")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Integration":
+        live = [s.kind for s in self.secrets if s.live]
+        if len(set(live)) != len(live):
+            raise ValueError(f"integration {self.id} has two live secrets of one kind; revoke the older one")
+        values = [s.value for s in self.secrets]
+        if len(set(values)) != len(values):
+            raise ValueError(f"integration {self.id} lists the same secret value twice")
+        return self
+
+    def live_secret(self, kind: str) -> Secret | None:
+        return next((s for s in self.secrets if s.live and s.kind == kind), None)
+
+    def secret_values(self) -> list[tuple[str, str]]:
+        """(label, value) of every secret, live or revoked: what `workspace_sim.secrets` watches for."""
+        return [(f"{s.kind}{'' if s.live else ' (rotated)'}", s.value) for s in self.secrets]
