@@ -125,3 +125,30 @@ def test_sft_export_keeps_the_week_as_one_conversation_with_its_days_marked(spec
     assert "days" not in to_openai(run_episode(spec, make_policy("teacher")))  # OpenAI's format has no such key
     single = to_hf(run_episode(load_spec(EXAMPLE.with_name("handwritten-clarify-recipient.yaml")), make_policy("teacher")))
     assert "days" not in single
+
+
+class PlainReporter:
+    """The teacher's calls, but every message as a learned policy sends it: no expects_reply hint, so the
+    simulated user decides whether it asks something (the day goes on) or closes the day."""
+
+    def info(self) -> PolicyInfo:
+        return PolicyInfo(name="plain", settings={})
+
+    def start(self, context: EpisodeContext) -> None:
+        self.teacher = make_policy("teacher")
+        self.teacher.start(context)
+
+    def act(self, messages, tools) -> AgentTurn:  # type: ignore[no-untyped-def]
+        turn = self.teacher.act(messages, tools)
+        return AgentTurn(content=turn.content, calls=turn.calls)
+
+
+def test_a_day_report_closes_the_day_though_a_later_follow_up_is_scheduled(spec) -> None:  # type: ignore[no-untyped-def]
+    doc = spec.to_document()
+    doc["user_simulator"]["followups"] = [{"turn": 4, "text": "Also: keep it short on Wednesday."}]
+    later = type(spec).model_validate(doc)
+    rec = run_episode(later, PlainReporter())
+    assert rec.final.evaluation["passed"], [r for r in rec.final.evaluation["results"] if not r["passed"]]
+    assert [e.args["stage"] for e in rec.events if e.kind == "stage"] == ["mon", "tue"]
+    users = [m.content for m in rec.final.messages if m.role == "user"]
+    assert any(u.startswith("[Day 3 of 3") and u.endswith("keep it short on Wednesday.") for u in users)

@@ -34,8 +34,10 @@ class SimulatedUser(Protocol):
         """The scripted follow-up that opens `turn`, or None."""
         ...
 
-    def satisfied(self, message: str, opening_turn: int) -> bool:
-        """Whether the conversation ends with this message (nothing to answer, nothing left to ask)."""
+    def satisfied(self, message: str, opening_turn: int, final: bool = True) -> bool:
+        """Whether the conversation ends with this message (nothing to answer, nothing left to ask). With
+        `final` False the message would only close a working day (days remain), so follow-ups still to come
+        do not hold it open: they arrive with the turn they belong to."""
         ...
 
     def describe(self) -> dict[str, Any]:
@@ -50,9 +52,9 @@ def _more_followups(sim: UserSimulator, opening_turn: int) -> bool:
 class ScriptedUserSim(ScriptedUser):
     """The spec's scripted user: reveals a fact when asked about it; satisfied once nothing is revealed or left."""
 
-    def satisfied(self, message: str, opening_turn: int) -> bool:
-        """True when the message reveals no hidden fact and no scripted follow-up remains."""
-        return not self.revealed_by(message) and not _more_followups(self.sim, opening_turn)
+    def satisfied(self, message: str, opening_turn: int, final: bool = True) -> bool:
+        """True when the message reveals no hidden fact and (when `final`) no scripted follow-up remains."""
+        return not self.revealed_by(message) and not (final and _more_followups(self.sim, opening_turn))
 
     def describe(self) -> dict[str, Any]:
         """`{"kind": "scripted"}`."""
@@ -117,10 +119,10 @@ class LLMUserSim:
         self._pending = (message, opening_turn, text)
         return text
 
-    def satisfied(self, message: str, opening_turn: int) -> bool:
-        """True when the model answers DONE and no scripted follow-up remains."""
+    def satisfied(self, message: str, opening_turn: int, final: bool = True) -> bool:
+        """True when the model answers DONE and (when `final`) no scripted follow-up remains."""
         answer = self._ask(message, opening_turn)
-        return _is_done(answer) and not _more_followups(self.sim, opening_turn)
+        return _is_done(answer) and not (final and _more_followups(self.sim, opening_turn))
 
     def reply(self, message: str, opening_turn: int, withhold: bool = False) -> tuple[str, list[HiddenFact]]:
         """The model's reply (plus the follow-up of the opening turn) and the facts whose values it contains."""
