@@ -137,6 +137,14 @@ CAPABILITIES: dict[str, Capability] = {c.id: c for c in [
         ("faults",),
     ),
     Capability(
+        "back_office", "Back-office records: the ledger, stock and scheduled jobs",
+        "Expense claims checked against the finance ledger and the travel calendar, reorder decisions from stock, "
+        "lead times and a supplier's mail, a failing scheduled job diagnosed from its run history and fixed.",
+        "`record_exists` on the new claim (exact total, approver, transaction ids), the purchase orders (SKU, "
+        "quantity, supplier, and their count) or the fixed job; an `only_changed` guard over what the task covers.",
+        ("finance", "inventory", "scheduler", "calendar", "mail"),
+    ),
+    Capability(
         "long_horizon", "Long-horizon work",
         "Fifteen or more tool calls: batch edits, many tickets or files handled by one rule, across "
         "services; most often a working week of three to five days in one world, with silent changes "
