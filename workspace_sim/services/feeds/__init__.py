@@ -1,0 +1,16 @@
+"""Feeds: news and blog sources, their articles, mailing lists, and the digests and newsletters published from them.
+
+Modelled on a feed reader with a newsletter tool (Feedly, Inoreader, a team's weekly digest as people run it). A
+feed is a source (a news wire, a vendor blog, an internal newsletter) with a category; an article has a title, its
+feed, a category, a published time, a summary, its content and tags. Articles are searched by words, feed, tag,
+category and a time range, newest first. Publishing a digest or newsletter records what was published to whom
+(people, or a mailing list expanded to its members) and mails it through `send_email` when the workspace has mail.
+Article text is written by others: renderings fence it as data, not instructions.
+"""
+
+from __future__ import annotations
+
+from .records import Article, Feed, MailingList, Publication
+from .tools import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE
+
+__all__ = ["SERVICE", "FEEDS", "ARTICLES", "LISTS", "PUBLICATIONS", "Feed", "Article", "MailingList", "Publication"]

@@ -1,0 +1,71 @@
+"""The records of the offline web: pages by URL, with dates and an authority."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator, model_validator
+
+from ...records import Record
+from ...validation import short_name
+
+Kind = Literal["docs", "regulation", "news", "forum", "price_list", "blog", "page"]
+Authority = Literal["official", "reputable", "community", "unverified"]
+AUTHORITY_RANK: dict[str, int] = {"official": 3, "reputable": 2, "community": 1, "unverified": 0}
+MAX_URL, MAX_TITLE, MAX_CONTENT = 500, 300, 200_000
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$")
+
+
+def normal_url(value: object, what: str = "url") -> str:
+    """A page's URL in one canonical form: http(s), host lower-cased, no fragment, no trailing slash on a path;
+    ValueError names `what` and the problem."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or len(text) > MAX_URL or any(c.isspace() for c in text):
+        raise ValueError(f"{what} {value!r} must be an http(s) URL of at most {MAX_URL} characters, without spaces")
+    parts = urlsplit(text if "://" in text else f"https://{text}")
+    host = (parts.hostname or "").lower()
+    if parts.scheme.lower() not in ("http", "https") or not _HOST.match(host) or parts.username or parts.port:
+        raise ValueError(f"{what} {value!r} is not an http(s) URL with a host name, like https://docs.example.com/page")
+    path = parts.path.rstrip("/") or ""
+    return f"https://{host}{path}" + (f"?{parts.query}" if parts.query else "")
+
+
+class Page(Record):
+    """One page of the world's web: its URL, title, kind, authority, dates and text."""
+
+    key_field = "url"
+    url: str
+    title: str
+    kind: Kind = "page"
+    authority: Authority = "unverified"
+    published: datetime | None = None
+    updated: datetime | None = None
+    content: str = Field("", max_length=MAX_CONTENT)
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _url(cls, v: object) -> str:
+        return normal_url(v)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        return short_name(v, "page title", MAX_TITLE)
+
+    @model_validator(mode="after")
+    def _dates(self) -> "Page":
+        if self.published and self.updated and self.updated < self.published:
+            raise ValueError(f"page {self.url} was updated ({self.updated}) before it was published ({self.published})")
+        return self
+
+    @property
+    def site(self) -> str:
+        return urlsplit(self.url).hostname or ""
+
+    @property
+    def as_of(self) -> datetime | None:
+        """When the page's content dates from: its update, else its publication."""
+        return self.updated or self.published
