@@ -16,6 +16,9 @@ os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
 import torch  # noqa: E402
 from transformers.utils import get_json_schema  # noqa: E402
 
+from adapter_scripts import STAGE_REWARD, comparable, day_headers, scenario_reference, stage_verdicts  # noqa: E402
+
+from trainers.episodes.runner import PreparedSpec  # noqa: E402
 from trainers.record import read_records  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.sft import train_sft  # noqa: E402
@@ -114,7 +117,9 @@ def test_mixed_environments_each_offer_their_own_tools(tmp_path: Path) -> None:
     assert adapter.multi_environment and isinstance(adapter.environment_factory, dict)
     assert adapter.toolset_of == {"archive-0": "toolset-0", "archive-1": "toolset-0", envs[2].id: "toolset-1"}
     assert adapter.tool_names_of("archive-0") == ["list_directory", "move_file"]
-    assert adapter.tool_names_of(envs[2].id) == sorted(envs[2].build_workspace().tools)
+    # a spec also offers the pager and the conversation's control tools (its turn semantics are the runner's)
+    assert adapter.tool_names_of(envs[2].id) == sorted(envs[2].build_workspace().tools) + [
+        "read_result_page", "ask_user", "submit_answer"]
     rows = adapter.dataset()
     assert [r["environment"] for r in rows] == ["toolset-0", "toolset-0", "toolset-1"]
     calendar = adapter.environment_factory["toolset-1"]()
@@ -125,7 +130,8 @@ def test_mixed_environments_each_offer_their_own_tools(tmp_path: Path) -> None:
     assert isinstance(reward, float)
     [rec] = read_records(tmp_path / "trl.jsonl")
     assert rec.env_id == envs[2].id
-    assert [t["function"]["name"] for t in rec.header.tools] == adapter.tool_names_of(envs[2].id)
+    assert [t["function"]["name"] for t in rec.header.tools] == [t["function"]["name"] for t in
+                                                                 PreparedSpec(envs[2]).tools]  # the runner's
     with pytest.raises(ValueError, match="has tool set 'toolset-1', not this class's 'toolset-0'"):
         adapter.environment_factory["toolset-0"]().reset(env_id=envs[2].id)
     with pytest.raises(ValueError, match="2 tool sets"):
@@ -157,5 +163,49 @@ def test_grpo_step_over_mixed_environments(tmp_path: Path) -> None:
     assert sorted(r.env_id for r in records) == sorted([envs[0].id] * 2 + [envs[1].id] * 2)
     for r in records:  # each rollout was offered its own environment's tools, and only those ran
         offered = [t["function"]["name"] for t in r.header.tools]
-        assert offered == adapter.tool_names_of(r.env_id)
+        assert set(offered) <= set(adapter.tool_names_of(r.env_id))
         assert all(e.tool in offered for e in r.events if e.kind == "call")
+
+
+def test_a_three_day_scenario_is_played_to_the_end_through_the_trl_environment(tmp_path: Path) -> None:
+    """TRL's loop ends a rollout at the first answer without a call, so the days go on through submit_answer:
+    its result is the next day's instructions; the record is the runner's, per-day verdicts included."""
+    spec, ref, turns = scenario_reference(seed=0)  # TRL's rollouts have no seed of their own
+    adapter = TRLAdapter([spec], STAGE_REWARD, records_path=tmp_path / "trl.jsonl")
+    [row] = adapter.dataset()
+    assert row["prompt"] == [{"role": m.role, "content": m.content} for m in ref.final.messages[:2]]
+    env = adapter.environment_factory()
+    assert env.reset(**row) is None
+    seen = []
+    for turn in turns[:-1]:  # TRL's tool loop: every call, question and day report is a tool call
+        if turn.calls:
+            [call] = turn.calls
+            seen.append(getattr(env, call.name)(**call.arguments))
+        elif turn.expects_reply:
+            seen.append(env.ask_user(question=turn.content))
+        else:
+            seen.append(env.submit_answer(answer=turn.content))
+    assert day_headers(seen) == ["[Day 2 of 3, Tuesday 3 March]", "[Day 3 of 3, Wednesday 4 March]"]
+    assert "Lee Park" in next(t for t in seen if "[Day 2 of 3" in t)
+    # the last day's report is the completion's closing text, without a call
+    [reward] = adapter.reward_func([[{"role": "assistant", "content": turns[-1].content}]], [env])
+    [record] = read_records(tmp_path / "trl.jsonl")
+    assert record.final.stop_reason == "answered" and stage_verdicts(record) == stage_verdicts(ref)
+    assert comparable(record) == comparable(ref) and reward == pytest.approx(ref.final.reward)
+
+
+def test_an_unfinished_scenario_and_control_tool_errors_through_trl(tmp_path: Path) -> None:
+    spec, ref, turns = scenario_reference()
+    adapter = TRLAdapter([spec], STAGE_REWARD)
+    env = adapter.environment_factory()
+    env.reset(env_id=spec.id)
+    assert "ask_user needs a question" in env.ask_user(question="  ")
+    assert env.submit_answer(answer="Done for today.").startswith("[Day 2 of 3")  # an early close: day 2 opens
+    [reward] = adapter.reward_func([[{"role": "assistant", "content": "All done."}]], [env])  # closes day 2
+    [record] = adapter.records
+    assert record.final.stop_reason == "max_turns" and "TRL's rollout ended" in record.final.stop_detail
+    verdicts = {s[0]: s[1:] for s in stage_verdicts(record)}
+    assert verdicts["mon"][0] is False and verdicts["wed"][2] is True and verdicts["wed"][0] is False
+    env.reset(env_id=spec.id)
+    env.submit_answer(answer="")  # empty: the episode ends at once
+    assert "episode has ended" in env.search_contacts(query="Dana")

@@ -10,8 +10,10 @@ info: coworkenv_env and seed; verifiers keeps info["env_id"] for its own routing
 verifiers `Tool` definitions), and each rollout is an `EpisodeSession`: `env_response` plays the
 model's turn (tool calls, or a message the simulated user answers or accepts as the final answer,
 world events as the spec says) and the rollout ends when the session stops. The rubric's reward is
-the episode reward of the configured `RewardConfig` (the runner's), with the predicate score and
-pass as zero-weight metrics; records go to `records_path`.
+the episode reward of the configured `RewardConfig` (the runner's), with the predicate score, pass
+and the fraction of working days passed as zero-weight metrics; records go to `records_path`. In a
+multi-day scenario, a message the user accepts closes the day while days remain, and the next
+day's instructions come back as the user's message of that turn.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from datasets import Dataset
 from ..episodes.runner import EpisodeLimits, EpisodeSession
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
-from .common import EpisodeSettings, SpecSource, UserFactory, turn_from_message
+from .common import EpisodeSettings, SpecSource, UserFactory, stage_verdicts, turn_from_message
 
 _KEY = "coworkenv_session"
 
@@ -59,7 +61,8 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
                              "info": {"coworkenv_env": prepared.spec.id, "seed": seed}})
         tool_defs = [vf.Tool(name=f["name"], description=f.get("description", ""), parameters=f["parameters"])
                      for f in tools.values()]
-        rubric = vf.Rubric(funcs=[self.coworkenv_reward, self.predicate_score, self.passed], weights=[1.0, 0.0, 0.0])
+        rubric = vf.Rubric(funcs=[self.coworkenv_reward, self.predicate_score, self.passed, self.stages_passed],
+                           weights=[1.0, 0.0, 0.0, 0.0])
         # the session applies the turn limit itself (after running the last turn's calls), so verifiers' is off
         super().__init__(dataset=Dataset.from_list(rows), rubric=rubric, tool_defs=tool_defs, max_turns=-1, **kwargs)
 
@@ -107,6 +110,14 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
     async def passed(self, state: vf.State, **kwargs: Any) -> float:
         """1.0 when every predicate passed."""
         return 1.0 if self._finish(state).final.evaluation.get("passed") else 0.0  # type: ignore[union-attr]
+
+    async def stages_passed(self, state: vf.State, **kwargs: Any) -> float:
+        """The fraction of working days passed in a multi-day scenario (a single-day one: as `passed`)."""
+        evaluation = self._finish(state).final.evaluation  # type: ignore[union-attr]
+        stages = stage_verdicts(evaluation)
+        if not stages:
+            return 1.0 if evaluation.get("passed") else 0.0
+        return sum(1.0 for st in stages if st.get("passed")) / len(stages)
 
 
 def load_environment(envs: Any = "environments", seeds: Any = (0,), reward: RewardConfig | dict[str, Any] | None = None,

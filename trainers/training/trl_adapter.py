@@ -9,6 +9,15 @@ schemas; nested object types are shown as `object`, since TRL reads Python type 
 body runs the call in the episode's real workspace. Every rollout is recorded as an episode
 record; the reward function scores it from the environment's predicates (`trainers.rewards`).
 
+An environment spec is played with the spec's turn semantics (`EpisodeRecorder` over the runner's
+`EpisodeSession`), and since TRL's loop ends a rollout at the first completion without a tool call,
+its class also offers the pager for long results (`read_result_page`, as every runner channel has) and
+the control tools of MCP alone (`mcp_server.control`): `ask_user(question)`
+returns the simulated user's reply, and `submit_answer(answer)` closes the working day (the next
+day's instructions and world changes come back as its result) or ends the episode. A rollout's
+closing text without a call is taken as `submit_answer`. The record is the runner's for the same
+turns: questions and reports are messages, not tool calls, in it.
+
 Environments with different tools (the normal case for a folder of mixed tasks) use TRL's
 multi-environment mode: one generated class per distinct tool set, `environment_factory` is then a
 `{toolset name: factory}` dict and every dataset row carries its `environment`, so TRL renders and
@@ -27,13 +36,17 @@ import itertools
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
+from mcp_server.control import CONTROL_TOOLS
+from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim import all_tools
 
+from ..episodes.runner import EpisodeLimits
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward
-from .episode import EpisodeRecorder, TrainingEnvironment
+from .episode import EpisodeRecorder, TrainingEnvironment, plays_scenario
 
 DEFAULT_SYSTEM_PROMPT = "You act for the user in their workspace. Use the tools, then answer."
+SPEC_OR_DEFAULT = "default"  # the adapter's system prompt when none is given: see TRLAdapter.prompt_for
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
 
 
@@ -55,8 +68,9 @@ def _hint(schema: dict[str, Any]) -> Any:
 
 
 def _tool_method(name: str) -> Callable[..., str]:
-    """A method that runs tool `name` in the episode's workspace, with the registry's signature and docs."""
-    tool = all_tools()[name]
+    """A method that runs tool `name` in the episode's workspace (a control tool: talks to the simulated user),
+    with the registry's signature and docs."""
+    tool = CONTROL_TOOLS[name] if name in CONTROL_TOOLS else PAGER if name == PAGER_TOOL else all_tools()[name]
     schema = tool.input_schema
     required = set(schema.get("required", []))
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
@@ -107,21 +121,48 @@ class _AdapterEnv:
                              f"{self._toolset!r}; route the row with its `environment` column (adapter.dataset() does)")
         self._episodes += 1
         eid = f"trl-{env_id}-{self._serial}-{self._episodes}"
-        self._recorder = EpisodeRecorder(envs[env_id], eid, PolicyInfo(name="trl-grpo"), tool_names=self._tool_names)
+        if self._recorder is not None:
+            self._recorder.close()
+        env = envs[env_id]
+        names = [n for n in self._tool_names if n not in CONTROL_TOOLS and n != PAGER_TOOL]
+        restrict = names if (adapter.restricted or not plays_scenario(env)) else None  # a spec offers the runner's
+        self._recorder = EpisodeRecorder(env, eid, PolicyInfo(name="trl-grpo"), tool_names=restrict, group=env_id,
+                                         reward=adapter.rewards, user=adapter.user, limits=adapter.limits,
+                                         system_prompt=adapter.prompt_for(env) if plays_scenario(env) else None)
 
     def _call(self, name: str, args: dict[str, Any]) -> str:
-        if self._recorder is None:
+        rec = self._recorder
+        if rec is None:
             raise RuntimeError("reset() must be called before a tool")
-        [result] = self._recorder.turn(None, [(name, args)])
-        return result.text
+        if rec.done:
+            return (f"Error (episode_ended): the episode has ended ({rec.session.stop_reason if rec.session else ''}); "
+                    "no tool works afterwards. Stop here.")
+        if name in CONTROL_TOOLS:
+            text = str(args.get("question" if name == "ask_user" else "answer") or "")
+            if name == "ask_user" and not text.strip():
+                return "Error (invalid_arguments): ask_user needs a question (a non-empty text)."
+            rec.turn(text, expects_reply=name == "ask_user")
+            if rec.reply is not None:
+                return rec.reply
+            return "The episode has ended: your answer was the final one. Stop here."
+        [result] = rec.turn(None, [(name, args)])
+        return result
 
     def _finish(self, final_answer: str | None) -> EpisodeRecord:
-        """Close the episode (answer turn included) and return its record."""
-        if self._recorder is None:
+        """Close the episode (answer turn included) and return its record.
+
+        In a spec the closing text is submitted (it ends the episode on the last day); an episode that still
+        goes on when TRL's rollout ended stops as "max_turns", saying so.
+        """
+        rec = self._recorder
+        if rec is None:
             raise RuntimeError("reset() must be called before the episode ends")
-        if final_answer:
-            self._recorder.turn(final_answer)
-        record = self._recorder.finish("answered" if final_answer else "max_turns")
+        if final_answer and not rec.done:
+            rec.turn(final_answer, expects_reply=False if rec.session is not None else None)
+        if rec.session is not None:  # an episode still going on was cut short by TRL's own limits
+            record = rec.finish("max_turns", detail="TRL's rollout ended before the episode did")
+        else:
+            record = rec.finish("answered" if final_answer else "max_turns")
         self._recorder = None
         return record
 
@@ -151,7 +192,8 @@ class TRLAdapter:
 
     def __init__(self, envs: Sequence[TrainingEnvironment], rewards: RewardConfig | None = None,
                  tool_names: Sequence[str] | None = None, records_path: str | Path | None = None,
-                 system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> None:
+                 system_prompt: str | None = SPEC_OR_DEFAULT,
+                 user: Callable[[Any, int], Any] | None = None, limits: EpisodeLimits | None = None) -> None:
         if not envs:
             raise ValueError("TRLAdapter needs at least one environment")
         self.envs = {e.id: e for e in envs}
@@ -159,8 +201,11 @@ class TRLAdapter:
             raise ValueError("environment ids must be unique")
         self.rewards = rewards or RewardConfig()
         self.system_prompt = system_prompt
+        self.user = user  # a spec's simulated user factory (default: its scripted user)
+        self.limits = limits  # a spec episode's limits (default: the runner's)
+        self.restricted = bool(tool_names)
         if tool_names:
-            unknown = [n for n in tool_names if n not in all_tools()]
+            unknown = [n for n in tool_names if n not in all_tools() and n not in CONTROL_TOOLS and n != PAGER_TOOL]
             if unknown:
                 raise ValueError(f"tool(s) {unknown} are not in the tool registry")
         per_env: dict[str, tuple[str, ...]] = {}
@@ -170,9 +215,11 @@ class TRLAdapter:
                 per_env[e.id] = tuple(n for n in tool_names if n in enabled)
             else:  # the tools it offers by default
                 per_env[e.id] = tuple(self._env_tools(e))
+            if plays_scenario(e):  # a spec's pager for long results, and its conversation (questions, reports)
+                per_env[e.id] += tuple(n for n in (PAGER_TOOL, *CONTROL_TOOLS) if n not in per_env[e.id])
         if tool_names:
             offered = {n for v in per_env.values() for n in v}
-            nowhere = [n for n in tool_names if n not in offered]
+            nowhere = [n for n in tool_names if n not in offered and n not in CONTROL_TOOLS and n != PAGER_TOOL]
             if nowhere:
                 raise ValueError(f"tool(s) {nowhere} are enabled in none of the environments' workspaces")
         self.toolsets: dict[str, list[str]] = {}
@@ -184,6 +231,8 @@ class TRLAdapter:
                 self.toolsets[name_of[names]] = list(names)
             self.toolset_of[env_id] = name_of[names]
         self.tool_names = list(tool_names) if tool_names else sorted({n for v in per_env.values() for n in v})
+        self.tool_names += [n for n in (PAGER_TOOL, *CONTROL_TOOLS) if n not in self.tool_names and
+                            any(n in v for v in per_env.values())]
         self.records: list[EpisodeRecord] = []
         self.records_path = Path(records_path) if records_path else None
         self._serials = itertools.count()
@@ -193,6 +242,17 @@ class TRLAdapter:
             self.environment_classes[toolset] = type(cls_name, (_AdapterEnv,), {
                 "_adapter": self, "_toolset": toolset, "_tool_names": list(names),
                 **{n: _tool_method(n) for n in names}})
+
+    def prompt_for(self, env: Any) -> str | None:
+        """The system message of `env`'s rollouts: the one given, else the runner's for a spec (as in SFT data and
+        `coworkenv run`) and DEFAULT_SYSTEM_PROMPT for other environments."""
+        if self.system_prompt != SPEC_OR_DEFAULT:
+            return self.system_prompt
+        if plays_scenario(env):
+            from ..episodes.runner import system_prompt
+
+            return system_prompt(getattr(env, "spec", env))
+        return DEFAULT_SYSTEM_PROMPT
 
     @staticmethod
     def _env_tools(env: TrainingEnvironment) -> list[str]:
@@ -241,8 +301,9 @@ class TRLAdapter:
         for _ in range(repeats):
             for env in self.envs.values():
                 prompt = [{"role": "user", "content": env.task_text()}]
-                if self.system_prompt:
-                    prompt.insert(0, {"role": "system", "content": self.system_prompt})
+                system = self.prompt_for(env)
+                if system:
+                    prompt.insert(0, {"role": "system", "content": system})
                 row: dict[str, Any] = {"prompt": prompt, "env_id": env.id}
                 if self.multi_environment:
                     row["environment"] = self.toolset_of[env.id]
