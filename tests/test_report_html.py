@@ -10,6 +10,7 @@ from test_episode_runner import generated_specs, multi_turn_spec
 from trainers.episodes.batch import BatchConfig, run_local
 from trainers.episodes.policies import PolicySpec
 from trainers.report import ReportError, write_report
+from trainers.report.html import episode_pages
 
 NS = {"h": "http://www.w3.org/1999/xhtml"}
 
@@ -32,13 +33,14 @@ def test_report_renders_index_plot_and_a_parsable_page_per_episode(tmp_path: Pat
     root = parse(index)
     assert root.find(".//h:title", NS).text == "Teacher & noop <run>"
     links = [a.get("href") for a in root.iterfind(".//h:a", NS)]
-    assert links == [f"episodes/{n}.html" for n in range(len(recs))]
+    pages = episode_pages(recs)
+    assert links == [f"episodes/{p}" for p in pages] and pages[0] == f"{recs[0].episode_id}.html"
     assert root.find(".//h:img", NS).get("src") == "success.png"
     summary = root.findall(".//h:table", NS)[0]
     caps = [tr.find("h:td", NS).text for tr in summary.findall("h:tr", NS)[1:]]
     assert caps == ["clarification", "dynamic_world", "file_management", "all"]
-    for n, rec in enumerate(recs):
-        page = parse(tmp_path / "report" / "episodes" / f"{n}.html")
+    for name, rec in zip(pages, recs):
+        page = parse(tmp_path / "report" / "episodes" / name)
         text = "".join(page.itertext())
         assert rec.episode_id in text
         assert len(page.findall(".//h:div[@class='msg assistant']", NS)) == sum(
@@ -46,11 +48,21 @@ def test_report_renders_index_plot_and_a_parsable_page_per_episode(tmp_path: Pat
         predicate_rows = page.findall(".//h:table", NS)[1].findall("h:tr", NS)[1:]
         assert len(predicate_rows) == len(rec.final.evaluation["results"])
     # hostile text from the record is shown as text, never as markup
-    hostile = (tmp_path / "report" / "episodes" / "1.html").read_text(encoding="utf-8")
+    hostile = (tmp_path / "report" / "episodes" / pages[1]).read_text(encoding="utf-8")
     assert "<script>" not in hostile and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in hostile
     assert "<b>now</b>" not in hostile
-    page = parse(tmp_path / "report" / "episodes" / "1.html")
+    page = parse(tmp_path / "report" / "episodes" / pages[1])
     assert page.find(".//h:script", NS) is None and page.find(".//h:b", NS) is None
+
+
+def test_episode_pages_are_named_by_id_safely_and_never_collide() -> None:
+    from types import SimpleNamespace
+
+    ids = ["ep-1", "../../etc/passwd", "a b/c", "A B/C", ".hidden", "x" * 300, ""]
+    names = episode_pages([SimpleNamespace(episode_id=i) for i in ids])  # type: ignore[misc]
+    assert names[:5] == ["ep-1.html", "_.._etc_passwd.html", "a_b_c.html", "A_B_C-2.html", "hidden.html"]
+    assert len(names[5]) == 105 and names[6] == "episode.html"
+    assert len({n.lower() for n in names}) == len(names) and all("/" not in n for n in names)
 
 
 def test_report_into_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from trainers.demo.pipeline import DemoSummary
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec
 from trainers.report import write_report
-from trainers.report.html import SHOWN_OPEN
+from trainers.report.html import SHOWN_OPEN, episode_pages
 
 NS = {"h": "http://www.w3.org/1999/xhtml"}
 
@@ -77,8 +77,9 @@ def test_report_pages_explain_every_column_show_each_result_once_and_are_drawn(t
     index = write_report(recs, tmp_path / "report", title="teacher and noop")
     legends_cover_columns(parse(index))
     folded = 0
+    pages = episode_pages(recs)
     for n, rec in enumerate(recs):
-        page = tmp_path / "report" / "episodes" / f"{n}.html"
+        page = tmp_path / "report" / "episodes" / pages[n]
         html = page.read_text(encoding="utf-8")
         root = parse(page)
         legends_cover_columns(root)
@@ -98,9 +99,22 @@ def test_report_pages_explain_every_column_show_each_result_once_and_are_drawn(t
         assert len(root.findall(".//h:div[@class='call']", NS)) == calls
     assert folded, "no long result among these episodes: the test would not check folding"
     busiest = max(range(len(recs)), key=lambda n: sum(1 for e in recs[n].events if e.kind == "call"))
-    img = screenshot(tmp_path / "report" / "episodes" / f"{busiest}.html", tmp_path / "episode.png")
+    img = screenshot(tmp_path / "report" / "episodes" / pages[busiest], tmp_path / "episode.png")
     assert_drawn(img)
     assert_drawn(screenshot(index, tmp_path / "index.png"), least_colours=60)  # the plot adds colour
+
+
+def test_the_index_of_every_capability_fits_a_1400_px_window(tmp_path: Path) -> None:
+    """All 14 capabilities (the README's synth mix): the plot keeps its labels and nothing runs off the page."""
+    from synth.capabilities import CAPABILITIES
+
+    recs = run_batch([generate(c, 0) for c in CAPABILITIES], BatchConfig(PolicySpec("teacher")))
+    index = write_report(recs, tmp_path / "report")
+    plot = Image.open(tmp_path / "report" / "success.png")
+    assert plot.width <= 1000, plot.size  # the body is 70em wide; a wider plot would be cut
+    img = screenshot(index, tmp_path / "index.png", size="1400,1200")
+    right = img.crop((img.width - 40, 0, img.width, img.height)).convert("L")
+    assert min(right.getdata()) > 200, "something runs into the right edge of a 1400 px window"
 
 
 def demo_summary() -> DemoSummary:

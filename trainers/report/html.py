@@ -2,7 +2,7 @@
 
 `index.html` has the per-capability summary table, a bar chart of success per capability
 (`success.png`, drawn with matplotlib's Agg backend) and a table of episodes linking to
-`episodes/<n>.html`: each predicate's outcome with the expected and observed values and its
+`episodes/<episode id>.html` (see `episode_pages`): each predicate's outcome with the expected and observed values and its
 value after every step, then one timeline of the episode: the transcript's turns with each tool
 call in place, its result (what the agent saw), error and state diff in expandable `<details>`
 (never cut), and world changes where they happened. Every table has a legend for each column (a
@@ -24,7 +24,8 @@ from ..record import EpisodeRecord
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;
+img{max-width:100%;height:auto}
+table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.pass{color:#17702a;font-weight:bold}.fail{color:#b3261e;font-weight:bold}
 th[title]{cursor:help;text-decoration:underline dotted}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.2em 0}
@@ -67,38 +68,58 @@ def _table(columns: Sequence[tuple[str, str]], rows: Iterable[str], caption: str
     return f'<table>{cap}<tr>{head}</tr>{"".join(rows)}</table><p class="legend">{legend}</p>'
 
 
+def episode_pages(records: Sequence[EpisodeRecord]) -> list[str]:
+    """The page file name of each episode, by its id: characters other than letters, digits, `.`, `_`
+    and `-` become `_`, a leading dot is dropped, at most 100 characters, and a name already taken
+    (ids that differ only in such characters, or in case on a case-blind disk) gets `-2`, `-3`, ..."""
+    import re
+
+    names: list[str] = []
+    taken: set[str] = set()
+    for rec in records:
+        base = re.sub(r"[^A-Za-z0-9._-]", "_", rec.episode_id).lstrip(".")[:100] or "episode"
+        name, k = base, 1
+        while name.lower() in taken:
+            k += 1
+            name = f"{base}-{k}"
+        taken.add(name.lower())
+        names.append(f"{name}.html")
+    return names
+
+
 def _verdict(passed: bool) -> str:
     return '<span class="pass">passed</span>' if passed else '<span class="fail">failed</span>'
 
 
 def _plot(by_policy: dict[str, Sequence[CapabilityRow]], path: Path) -> None:
-    """Grouped bars: success per capability, one bar per policy."""
+    """Grouped horizontal bars: success per capability (one row each, its label in full), one bar per
+    policy; 900 px wide whatever the number of capabilities, so the index never overflows the page."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     caps = sorted({r.capability for rows in by_policy.values() for r in rows if r.capability != "all"})
-    width = 0.8 / max(1, len(by_policy))
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(caps) + 2), 3.4), dpi=100)
+    height = 0.8 / max(1, len(by_policy))
+    fig, ax = plt.subplots(figsize=(9.0, max(2.4, 0.32 * len(caps) * max(1, len(by_policy)) ** 0.5 + 1.2)), dpi=100)
     try:
         for k, (policy, rows) in enumerate(by_policy.items()):
             by_cap = {r.capability: r for r in rows}
-            xs = [i + (k - (len(by_policy) - 1) / 2) * width for i in range(len(caps))]
-            ys = [100 * by_cap[c].success_rate if c in by_cap else 0.0 for c in caps]
-            ax.bar(xs, ys, width=width, label=policy)
-            for x, c in zip(xs, caps):
+            ys = [i + (k - (len(by_policy) - 1) / 2) * height for i in range(len(caps))]
+            xs = [100 * by_cap[c].success_rate if c in by_cap else 0.0 for c in caps]
+            ax.barh(ys, xs, height=height, label=policy)
+            for y, c in zip(ys, caps):
                 if c in by_cap:
                     r = by_cap[c]
-                    ax.annotate(f"{r.passed}/{r.episodes}", (x, 100 * r.success_rate), ha="center", va="bottom",
+                    ax.annotate(f" {r.passed}/{r.episodes}", (100 * r.success_rate, y), ha="left", va="center",
                                 fontsize=7)
-        ax.set_xticks(range(len(caps)), caps)
-        ax.set_ylim(0, 110)
-        ax.set_ylabel("success (%)")
+        ax.set_yticks(range(len(caps)), caps)
+        ax.invert_yaxis()  # alphabetical from the top, as in the tables
+        ax.set_xlim(0, 112)
+        ax.set_xlabel("success (%)")
         ax.set_title("Success per capability")
-        ax.tick_params(axis="x", labelrotation=30)
         if len(by_policy) > 1:
-            ax.legend(fontsize=8)
+            ax.legend(fontsize=8, loc="lower right")
         fig.tight_layout()
         fig.savefig(path, format="png", metadata={"Software": None})
     finally:
@@ -164,10 +185,10 @@ EPISODE_COLUMNS = [
 
 def _index(records: Sequence[EpisodeRecord], by_policy: dict[str, Sequence[CapabilityRow]], title: str) -> str:
     lines = []
-    for n, rec in enumerate(records):
+    for page, rec in zip(episode_pages(records), records):
         f = rec.final
         lines.append(
-            f'<tr><td><a href="episodes/{n}.html">{_e(rec.episode_id)}</a></td><td>{_e(rec.env_id)}</td>'
+            f'<tr><td><a href="episodes/{_e(page)}">{_e(rec.episode_id)}</a></td><td>{_e(rec.env_id)}</td>'
             f"<td>{_e(rec.header.policy.name)}</td><td>{rec.header.seed}</td>"
             f"<td>{_verdict(rec.passed) if f else 'unfinished'}</td>"
             f"<td>{f'{f.reward:.3f}' if f else '-'}</td><td>{_e(f.stop_reason) if f else '-'}</td>"
@@ -369,8 +390,8 @@ def write_report(records: Iterable[EpisodeRecord], out_dir: str | Path, title: s
     policies = sorted({r.header.policy.name for r in recs})
     by_policy = {p: summarize([r for r in recs if r.header.policy.name == p]) for p in policies}
     _plot(by_policy, out / "success.png")
-    for n, rec in enumerate(recs):
-        (out / "episodes" / f"{n}.html").write_text(_episode(rec), encoding="utf-8")
+    for page, rec in zip(episode_pages(recs), recs):
+        (out / "episodes" / page).write_text(_episode(rec), encoding="utf-8")
     index = out / "index.html"
     index.write_text(_index(recs, by_policy, title), encoding="utf-8")
     return index
