@@ -38,6 +38,9 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task("", total=len(chosen))
             for area in chosen:
                 progress.update(task, description=area)
+                if not err.is_terminal:  # redirected: the bar is not redrawn, so say what runs now
+                    progress.console.print(f"{area}: running ({len(failed) + len(set(f['area'] for f in figures))} "
+                                           f"of {len(chosen)} areas done)", highlight=False)
                 start = time.perf_counter()
                 try:
                     got = [dict(f, area=area) for f in benchmarks.run_area(area, quick)]
