@@ -24,8 +24,9 @@ IDLE_REPORT = "Done for today."
 
 
 def silent_events(spec: EnvironmentSpec) -> list[int]:
-    """Indices of the world events that change the workspace without telling the agent (no `announce`)."""
-    return [i for i, ev in enumerate(spec.events) if not ev.announce]
+    """Indices of the world events that change the workspace without telling the agent (no `announce`), other
+    than distractors (changes the task does not depend on)."""
+    return [i for i, ev in enumerate(spec.events) if not ev.announce and not ev.distractor]
 
 
 def stale_steps(solution: ReferenceSolution) -> tuple[int, list[Any]] | None:

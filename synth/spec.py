@@ -159,6 +159,9 @@ class WorldEvent(_Model):
                                                                 "its instructions reach the agent.")
     announce: str | None = Field(None, description="Text the agent is told; absent for a silent change.")
     changes: list[dict[str, Any]] = Field(min_length=1, description="Workspace.apply_world_change operations.")
+    distractor: bool = Field(False, exclude_if=_empty, description="A change the task does not depend on (noise, "
+                                                                  "e.g. unrelated mail): a silent distractor needs "
+                                                                  "no stale baseline to fail on it.")
     note: str = ""
 
     @model_validator(mode="after")

@@ -47,7 +47,7 @@ def multi_turn_doc(**overrides: Any) -> dict[str, Any]:
             {"id": "notes-arrive", "at_turn": 1, "announce": "FYI: I just put notes.md into /drafts.",
              "changes": [{"op": "put", "table": "files.files",
                           "record": {"path": "/drafts/notes.md", "content": "notes\n"}}]},
-            {"id": "late-memo", "at_time": "2026-02-02T09:30:00+00:00",
+            {"id": "late-memo", "at_time": "2026-02-02T09:30:00+00:00", "distractor": True,
              "changes": [{"op": "put", "table": "files.files",
                           "record": {"path": "/drafts/memo.md", "content": "memo\n"}}]},
         ],
@@ -150,7 +150,7 @@ def test_teacher_passes_and_noop_fails_generated_environments(spec: Any) -> None
 
 
 def test_teacher_grouping_makes_parallel_calls_in_one_turn() -> None:
-    spec = generate("file_management", 1)
+    spec = generate("file_management", 1, template="archive_by_year")  # a single-day task of calls alone
     rec = run_episode(spec, make_policy("teacher", calls_per_turn=0))
     assert rec.passed
     first = rec.final.messages[2]

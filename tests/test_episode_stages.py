@@ -152,3 +152,18 @@ def test_a_day_report_closes_the_day_though_a_later_follow_up_is_scheduled(spec)
     assert [e.args["stage"] for e in rec.events if e.kind == "stage"] == ["mon", "tue"]
     users = [m.content for m in rec.final.messages if m.role == "user"]
     assert any(u.startswith("[Day 3 of 3") and u.endswith("keep it short on Wednesday.") for u in users)
+
+
+def test_limits_scale_to_a_long_scenario_unless_given() -> None:
+    from synth.procedural import generate
+    from trainers.episodes.runner import EpisodeLimits
+
+    week = max((generate("long_horizon", s) for s in range(4)), key=lambda s: len(s.reference.steps))
+    scaled = EpisodeLimits().for_spec(week)
+    assert scaled.max_turns >= 3 * len(week.reference.steps) and scaled.max_tool_calls >= 3 * len(week.reference.calls())
+    rec = run_episode(week, make_policy("teacher"))
+    assert rec.passed and rec.final.stop_reason == "answered"
+    assert rec.header.policy.settings["limits"]["max_turns"] == scaled.max_turns
+    assert EpisodeLimits(max_turns=5).for_spec(week).max_turns == 5
+    cut = run_episode(week, make_policy("teacher"), limits=EpisodeLimits(max_turns=5))
+    assert cut.final.stop_reason == "max_turns"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
 
@@ -93,8 +93,10 @@ def register(app: typer.Typer) -> None:
         user_api_key: str | None = typer.Option(None, "--user-api-key", help="llm user: API key (else "
                                                                                "COWORKENV_OPENAI_API_KEY, or "
                                                                                "OPENAI_API_KEY)."),
-        max_turns: int = typer.Option(30, "--max-turns", min=1, help="Assistant turns before stopping."),
-        max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Tool calls before stopping."),
+        max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Assistant turns before stopping "
+                                                "(default: 3x the reference solution's steps, at least 30)."),
+        max_tool_calls: Optional[int] = typer.Option(None, "--max-tool-calls", min=1, help="Tool calls before stopping "
+                                                     "(default: 3x the reference's calls, at least 100)."),
         max_seconds: float = typer.Option(600.0, "--max-seconds", min=0.001, help="Wall seconds per episode."),
         mcp: bool = typer.Option(False, "--mcp", help="Send every tool call through an in-process MCP client."),
         connect: str | None = typer.Option(None, "--connect", metavar="URL[,URL...]",

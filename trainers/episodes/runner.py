@@ -51,18 +51,31 @@ Transport = Literal["direct", "mcp"]
 
 @dataclass(frozen=True)
 class EpisodeLimits:
-    """When an episode is cut short: assistant turns, tool calls, and wall-clock seconds."""
+    """When an episode is cut short: assistant turns, tool calls, and wall-clock seconds.
 
-    max_turns: int = 30
-    max_tool_calls: int = 100
+    A turn or call limit left as None is scaled to the environment (`for_spec`): three times what its
+    reference solution needs, and never below 30 turns or 100 calls, so a five-day scenario of 100 calls
+    is not cut off by limits sized for a single task.
+    """
+
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
     max_seconds: float = 600.0
 
     def __post_init__(self) -> None:
         for name in ("max_turns", "max_tool_calls"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1, got {getattr(self, name)!r}")
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
         if not self.max_seconds > 0:
             raise ValueError(f"max_seconds must be positive, got {self.max_seconds!r}")
+
+    def for_spec(self, spec: EnvironmentSpec) -> "EpisodeLimits":
+        """These limits with every unset one scaled to `spec`'s reference solution."""
+        steps, calls = len(spec.reference.steps), len(spec.reference.calls())
+        return EpisodeLimits(self.max_turns if self.max_turns is not None else max(30, 3 * (steps + 1)),
+                             self.max_tool_calls if self.max_tool_calls is not None else max(100, 3 * calls),
+                             self.max_seconds)
 
     def to_json(self) -> dict[str, Any]:
         """The limits as record settings."""
@@ -256,14 +269,14 @@ class EpisodeSession:
         self.started = time.perf_counter()
         self.prepared = spec if isinstance(spec, PreparedSpec) else PreparedSpec(spec, judge)
         self.spec = spec = self.prepared.spec
-        self.seed, self.limits, self.reward = seed, limits, reward
+        self.seed, self.limits, self.reward = seed, limits.for_spec(spec), reward
         eid = episode_id or f"{spec.id}.s{seed}"
         if isinstance(connect, RemoteServers):  # several servers: the one this episode's id routes to
             connect = connect.pick(eid)
         self.backend = _backend(self.prepared, transport, portal, connect, eid)
         self.driver = driver = SpecDriver(spec, self.backend.ws)
         driver.user = user(spec, seed) if user is not None else ScriptedUserSim(spec.user_simulator)  # type: ignore[assignment]
-        settings = {**policy.settings, "limits": limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
+        settings = {**policy.settings, "limits": self.limits.to_json(), "user": driver.user.describe(),  # type: ignore[attr-defined]
                     **self.backend.settings(),
                     **({"judge": self.prepared.judge.name} if self.prepared.judge is not None else {})}
         header = HeaderLine(
