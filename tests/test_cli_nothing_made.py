@@ -126,3 +126,5 @@ def test_train_sft_no_limit_is_steps_0_and_a_negative_count_is_refused(tmp_path:
     done = cli("train", "sft", "--model", "m", "--data", "d.jsonl", "--steps", "-1", cwd=tmp_path)
     assert done.returncode == 2 and "--steps" in done.stderr
     assert "0: no limit" in CliRunner().invoke(app, ["train", "sft", "--help"], env={"COLUMNS": "200"}).stdout
+    done = cli("train", "rl", "--model", "m", "--envs", "toy:1", "--steps", "0", cwd=tmp_path)  # zero updates: nothing
+    assert done.returncode == 2 and "--steps" in done.stderr

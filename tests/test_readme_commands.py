@@ -57,6 +57,12 @@ def test_the_readme_python_runs() -> None:
         assert run.stdout.strip().splitlines()[-1] == "True", run.stdout  # the example's predicate verdict
 
 
+def test_ci_runs_the_readme_test_command_as_written() -> None:
+    (test_line,) = [c for c in readme_commands() if c.startswith(SETUP) and "pytest" in c]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == test_line, "README's test command and the one .ci/run runs differ"
+
+
 def later_commands() -> list[str]:
     """The README's commands after the set-up and the activation line (which must come before them)."""
     cmds = readme_commands()
@@ -127,6 +133,9 @@ def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
             assert "Traceback" not in run.stderr, f"`{line}` printed a traceback:\n{run.stderr[-3000:]}"
             if args[0] == "claude-config":
                 play_claude_desktop(run.stdout)
+            if args[:2] == ["train", "sft"]:  # the README's own data trains (it once used 7 of 43 examples)
+                used = re.search(r"on (\d+) of (\d+) examples", run.stdout)
+                assert used and int(used[1]) >= 0.95 * int(used[2]), f"`{line}`: {run.stdout}{run.stderr[-1000:]}"
     for made in ("envs", "runs/teacher.jsonl", "runs/student.jsonl", "report/index.html", "data/sft/train.jsonl",
                  "data/rl.jsonl", "tiny-model", "sft-model", "runs/episodes"):
         assert (tmp_path / made).exists(), f"the README's commands did not make {made}"

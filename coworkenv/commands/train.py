@@ -190,7 +190,7 @@ def register(app: typer.Typer) -> None:
         model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
         envs: str = typer.Option(..., "--envs", "-e", help="Folder of environment specs, or toy:N."),
         out: Path = typer.Option(Path("rl-model"), "--out", "-o", help="Folder for the trained model."),
-        steps: int = typer.Option(1, "--steps", help="GRPO steps (one update each)."),
+        steps: int = typer.Option(1, "--steps", min=1, help="GRPO steps (one update each)."),
         group_size: int = typer.Option(4, "--group-size", "-g", help="Rollouts per environment per step."),
         envs_per_step: int = typer.Option(2, "--envs-per-step", help="Environments sampled per step."),
         lr: float = typer.Option(1e-4, "--lr", help="Learning rate."),
