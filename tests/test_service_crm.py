@@ -479,3 +479,61 @@ def test_mcp_lists_and_calls_crm_tools() -> None:
     assert crm["search_accounts"].annotations.read_only_hint is True
     assert not result.is_error and [d["id"] for d in result.structured_content["deals"]] == ["deal-1", "deal-2"]
     assert json.dumps(result.structured_content)
+
+
+# --- inactive accounts and last contact -----------------------------------------------------------
+
+
+def test_inactive_status_and_last_contact_from_logged_activities(ws: Workspace) -> None:
+    """Last contact is the latest call, meeting or e-mail that has happened (not a note or a planned task), or a
+    recorded last_contact when later; logging an activity changes only the activity log."""
+    acct = lambda ref: ws.call("get_account", {"account_id": ref}).data["account"]  # noqa: E731
+    assert acct("acc-1")["last_contact"] == "2026-02-20T15:00:00+00:00"  # act-1, a call on deal-1
+    assert acct("acc-2")["last_contact"] is None  # a note is no contact
+    before = ws.snapshot()
+    assert ws.call("log_activity", {"type": "email", "subject": "Renewal terms", "account_id": "acc-2",
+                                    "occurred_at": "2026-03-01T09:00:00+00:00"}).ok
+    assert ws.call("log_activity", {"type": "task", "subject": "Call back", "account_id": "acc-1",
+                                    "occurred_at": "2026-03-20T09:00:00+00:00"}).ok
+    assert {c.table for c in ws.diff(before, ws.snapshot()).changes} == {"crm.activities"}
+    assert acct("acc-2")["last_contact"] == "2026-03-01T09:00:00+00:00"
+    assert acct("acc-1")["last_contact"] == "2026-02-20T15:00:00+00:00"  # the future task is not a contact
+    search = lambda **q: ids(ws.call("search_accounts", q), "accounts")  # noqa: E731
+    assert search(contacted_before="2026-02-25") == ["acc-1"]
+    assert search(contacted_after="2026-02-25") == ["acc-2"]
+    assert search(never_contacted=True) == ["acc-3"]
+    assert search(sort="-last_contact") == ["acc-2", "acc-1", "acc-3"]
+    r = ws.call("update_account", {"account_id": "acc-2", "status": "inactive"})
+    assert r.ok and r.data["changed"] == ["status"] and search(status="inactive") == ["acc-2"]
+    assert "last contact 2026-03-01" in ws.call("search_accounts", {"status": "inactive"}).text
+    csv_text = ws.call("export_report", {"report": "accounts", "columns": ["id", "status", "last_contact"],
+                                         "filters": {"never_contacted": False}}).data["csv"]
+    assert parse_csv(csv_text) == [["id", "status", "last_contact"], ["acc-1", "renewal_due", "2026-02-20T15:00:00+00:00"],
+                                   ["acc-2", "inactive", "2026-03-01T09:00:00+00:00"]]
+
+
+def test_recorded_last_contact_counts_when_later_and_needs_an_offset() -> None:
+    accounts = [{**ACCOUNTS[0], "last_contact": "2026-02-27T08:00:00+00:00"}, ACCOUNTS[1], ACCOUNTS[2]]
+    ws = make(accounts=accounts)
+    assert ws.call("get_account", {"account_id": "acc-1"}).data["account"]["last_contact"] == "2026-02-27T08:00:00+00:00"
+    with pytest.raises(SpecError, match="last_contact needs a time zone offset"):
+        make(accounts=[{**ACCOUNTS[0], "last_contact": "2026-02-27T08:00:00"}])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["call", "meeting", "email", "note", "task"]),
+                          st.integers(min_value=0, max_value=20 * 24)), max_size=8))
+def test_last_contact_is_the_latest_past_contact(acts: list[tuple[str, int]]) -> None:
+    """Whatever is logged (all before the clock's 2 March), last contact equals the latest call/meeting/e-mail."""
+    from datetime import datetime, timedelta, timezone
+    ws = make()
+    start = datetime(2026, 2, 10, tzinfo=timezone.utc)
+    expect = datetime(2026, 2, 20, 15, tzinfo=timezone.utc)
+    for kind, hours in acts:
+        when = start + timedelta(hours=hours)
+        assert ws.call("log_activity", {"type": kind, "subject": "x", "account_id": "acc-1",
+                                        "occurred_at": when.isoformat()}).ok
+        if kind in ("call", "meeting", "email"):
+            expect = max(expect, when)
+    got = ws.call("get_account", {"account_id": "acc-1"}).data["account"]["last_contact"]
+    assert datetime.fromisoformat(got) == expect

@@ -8,7 +8,10 @@ own name, title and phone. Money is integer minor units plus an ISO 4217 code (`
 amounts in different currencies are never converted, so revenue and amount ranges compare in each
 record's own currency (add a currency filter to compare like with like). Deal stages run
 prospecting -> qualification -> proposal -> negotiation -> closed_won / closed_lost; the probability
-follows the stage unless given, and a closed deal reopens only with `reopen=true`.
+follows the stage unless given, and a closed deal reopens only with `reopen=true`. An account's last
+contact is the latest logged call, meeting or e-mail with it that has happened, or the `last_contact`
+its initial data gives when that is later (history imported without activities); it is derived, never
+written back, so logging an activity changes the activity log alone.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from .crm_view import (
     contact_card, deal_line, deal_summary, money_text,
 )
 from .crm_records import (
-    CLOSED, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
+    CLOSED, CONTACT_TYPES, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
     AccountContact, AccountStatus, Activity, ActivityType, Deal, Stage, domain_name, probability_problem, short_text,
 )
 
@@ -217,6 +220,17 @@ ACCOUNT_SORTS: dict[str, Callable[[Account], Any]] = {
 }
 
 
+def last_contacts(ctx: ToolContext) -> dict[str, datetime]:
+    """Each account's last contact: the latest call, meeting or e-mail logged against it that is not in the
+    future, or its recorded `last_contact` when that is later; accounts never contacted are left out."""
+    out: dict[str, datetime] = {a.id: a.last_contact for a in ctx.values(ACCOUNTS) if a.last_contact is not None}
+    for x in ctx.values(ACTIVITIES):
+        when = _when(ctx, x)
+        if x.type in CONTACT_TYPES and when <= ctx.now and (x.account_id not in out or when > out[x.account_id]):
+            out[x.account_id] = when
+    return out
+
+
 def _open_deal_counts(ctx: ToolContext) -> dict[str, int]:
     counts: dict[str, int] = {}
     for d in ctx.values(DEALS):
@@ -229,7 +243,8 @@ def find_accounts(
     ctx: ToolContext, query: str = "", tier: str | None = None, status: AccountStatus | None = None,
     owner: str | None = None, industry: str | None = None, currency: str | None = None,
     min_revenue: AmountInput | None = None, max_revenue: AmountInput | None = None,
-    renewal_before: str | None = None, renewal_after: str | None = None, sort: str = "name",
+    renewal_before: str | None = None, renewal_after: str | None = None, contacted_before: str | None = None,
+    contacted_after: str | None = None, never_contacted: bool | None = None, sort: str = "name",
 ) -> list[Account]:
     """Every account matching the filters of `search_accounts`, in its sort order."""
     words = _query_words(query)
@@ -238,6 +253,9 @@ def find_accounts(
     lo, hi = _bound(min_revenue, "min_revenue"), _bound(max_revenue, "max_revenue")
     before = _date(renewal_before, "renewal_before") if renewal_before is not None else None
     after = _date(renewal_after, "renewal_after") if renewal_after is not None else None
+    c_before = _moment(_day_start(contacted_before), "contacted_before") if contacted_before is not None else None
+    c_after = _moment(_day_start(contacted_after), "contacted_after") if contacted_after is not None else None
+    contact = last_contacts(ctx)
     for label, value, attr in (("tier", tier, "tier"), ("industry", industry, "industry")):
         if value is not None and value.strip():
             known = sorted({getattr(a, attr) for a in ctx.values(ACCOUNTS) if getattr(a, attr)}, key=fold)
@@ -268,10 +286,17 @@ def find_accounts(
         when = a.renewal_date
         if before is not None and not when < before or after is not None and not when > after:  # type: ignore[operator]
             continue
+        last = contact.get(a.id)
+        if never_contacted is not None and (last is None) != never_contacted:
+            continue
+        if (c_before is not None or c_after is not None) and last is None:
+            continue
+        if c_before is not None and not last < c_before or c_after is not None and not last >= c_after:  # type: ignore[operator]
+            continue
         hay = fold(" ".join([a.id, a.name, a.domain, a.industry, a.tier, a.description]))
         if all(w in hay for w in words):
             hits.append(a)
-    return _ordered(hits, sort, ACCOUNT_SORTS, "accounts")
+    return _ordered(hits, sort, {**ACCOUNT_SORTS, "last_contact": lambda a: contact.get(a.id)}, "accounts")
 
 
 @SERVICE.tool(read_only=True, render=render_list("accounts", account_line, "No accounts match."))
@@ -279,7 +304,8 @@ def search_accounts(
     ctx: ToolContext, query: str = "", tier: str | None = None, status: AccountStatus | None = None,
     owner: str | None = None, industry: str | None = None, currency: str | None = None,
     min_revenue: AmountInput | None = None, max_revenue: AmountInput | None = None,
-    renewal_before: str | None = None, renewal_after: str | None = None, sort: str = "name",
+    renewal_before: str | None = None, renewal_after: str | None = None, contacted_before: str | None = None,
+    contacted_after: str | None = None, never_contacted: bool | None = None, sort: str = "name",
     limit: int = 20, offset: int = 0,
 ) -> dict:
     """Search CRM accounts by words (in name, domain, industry, tier, description) and filters, sorted as asked. Revenue
@@ -288,7 +314,7 @@ def search_accounts(
     Args:
         query: Words that must all appear, e.g. 'logistics emea'. Empty lists every account.
         tier: Only accounts of this tier (case-insensitive), e.g. Enterprise.
-        status: Only accounts with this contract status: prospect, active, at_risk, renewal_due or churned.
+        status: Only accounts with this status: prospect, active, inactive, at_risk, renewal_due or churned.
         owner: Only accounts owned by this person (an address, a directory name, 'me', or 'none' for unowned).
         industry: Only accounts of this industry (case-insensitive).
         currency: Only accounts whose revenue is in this ISO 4217 currency, e.g. USD.
@@ -296,17 +322,23 @@ def search_accounts(
         max_revenue: Largest annual revenue, in major units.
         renewal_before: Only accounts renewing before this date (YYYY-MM-DD).
         renewal_after: Only accounts renewing after this date (YYYY-MM-DD).
-        sort: Field to sort by: name, annual_revenue, renewal_date, tier, status, industry, owner, id or updated; prefix
+        contacted_before: Only accounts last contacted (call, meeting or e-mail) before this time (ISO 8601 with
+            offset, or a date YYYY-MM-DD meaning its start in UTC); never-contacted ones are left out.
+        contacted_after: Only accounts last contacted at or after this time (same forms).
+        never_contacted: true for only accounts with no contact at all, false for only those with one.
+        sort: Field to sort by: name, annual_revenue, renewal_date, tier, status, industry, owner, id, updated or
+            last_contact (never-contacted last); prefix
             '-' for descending, e.g. -annual_revenue (revenue sorts by its number, whatever the currency).
         limit: Most accounts to return (1-100).
         offset: Matching accounts to skip (for paging).
     """
     _page(limit, offset)
     hits = find_accounts(ctx, query, tier, status, owner, industry, currency, min_revenue, max_revenue,
-                         renewal_before, renewal_after, sort)
-    counts = _open_deal_counts(ctx)
+                         renewal_before, renewal_after, contacted_before, contacted_after, never_contacted, sort)
+    counts, contact = _open_deal_counts(ctx), last_contacts(ctx)
     return {"total": len(hits), "offset": offset, "limit": limit,
-            "accounts": [account_summary(a, counts.get(a.id, 0)) for a in hits[offset:offset + limit]]}
+            "accounts": [account_summary(a, counts.get(a.id, 0), contact.get(a.id))
+                         for a in hits[offset:offset + limit]]}
 
 
 def account_json(ctx: ToolContext, a: Account) -> dict[str, Any]:
@@ -315,7 +347,7 @@ def account_json(ctx: ToolContext, a: Account) -> dict[str, Any]:
     deals = [d for d in ctx.values(DEALS) if d.account_id == a.id]
     acts = sorted((x for x in ctx.values(ACTIVITIES) if x.account_id == a.id),
                   key=lambda x: (_when(ctx, x), x.id), reverse=True)
-    account = account_summary(a, sum(d.is_open for d in deals))
+    account = account_summary(a, sum(d.is_open for d in deals), last_contacts(ctx).get(a.id))
     account.update(description=a.description, annual_revenue_minor=a.annual_revenue_minor,
                    created=a.created.isoformat() if a.created else None,
                    updated=a.updated.isoformat() if a.updated else None)
@@ -365,7 +397,7 @@ def create_account(
         annual_revenue: Its annual revenue in major units of currency, e.g. 25000000 or "25,000,000.00".
         currency: ISO 4217 code of annual_revenue, e.g. USD.
         owner: The account owner: an address, a directory name, or 'me'.
-        status: Contract status: prospect, active, at_risk, renewal_due or churned.
+        status: Status: prospect, active, inactive, at_risk, renewal_due or churned.
         renewal_date: Contract renewal date as YYYY-MM-DD; empty for none.
         description: Free-text notes about the account.
     """
@@ -408,7 +440,8 @@ def update_account(
         annual_revenue: New annual revenue in major units (of currency if given, else the account's currency).
         currency: New ISO 4217 currency; changing it needs annual_revenue in the new currency too.
         owner: New owner: an address, a directory name, or 'me'.
-        status: New contract status: prospect, active, at_risk, renewal_due or churned.
+        status: New status: prospect, active, inactive (a customer no longer buying, not lost), at_risk, renewal_due or
+            churned.
         renewal_date: New renewal date as YYYY-MM-DD; empty removes it.
         description: New description (replaces the old text).
     """
@@ -788,6 +821,7 @@ ACCOUNT_COLUMNS: dict[str, Callable[[Account, ToolContext], Any]] = {
     "annual_revenue": lambda a, c: money_text(a.annual_revenue_minor, a.currency), "currency": lambda a, c: a.currency,
     "owner": lambda a, c: a.owner, "status": lambda a, c: a.status,
     "renewal_date": lambda a, c: a.renewal_date.isoformat() if a.renewal_date else None,
+    "last_contact": lambda a, c: (t.isoformat() if (t := last_contacts(c).get(a.id)) else None),
     "open_deals": lambda a, c: sum(d.is_open and d.account_id == a.id for d in c.values(DEALS)),
     "description": lambda a, c: a.description,
 }
@@ -871,7 +905,7 @@ def export_report(
     Args:
         report: What each row is: accounts or deals.
         columns: Columns in order. Accounts: id, name, domain, industry, tier, annual_revenue, currency, owner, status,
-            renewal_date, open_deals, description. Deals: id, name, account_id, account_name, amount, currency, stage,
+            renewal_date, last_contact, open_deals, description. Deals: id, name, account_id, account_name, amount, currency, stage,
             probability, close_date, owner, next_step. Empty gives a standard set.
         filters: The filters search_accounts or search_deals take, e.g. {"status": "renewal_due", "tier": "Enterprise"};
             none if omitted.

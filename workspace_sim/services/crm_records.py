@@ -18,8 +18,8 @@ from ..people import normalize_email
 from ..records import Record
 from ..validation import record_id
 
-AccountStatus = Literal["prospect", "active", "at_risk", "renewal_due", "churned"]
-ACCOUNT_STATUSES: tuple[str, ...] = ("prospect", "active", "at_risk", "renewal_due", "churned")
+AccountStatus = Literal["prospect", "active", "inactive", "at_risk", "renewal_due", "churned"]
+ACCOUNT_STATUSES: tuple[str, ...] = ("prospect", "active", "inactive", "at_risk", "renewal_due", "churned")
 Stage = Literal["prospecting", "qualification", "proposal", "negotiation", "closed_won", "closed_lost"]
 STAGES: tuple[str, ...] = ("prospecting", "qualification", "proposal", "negotiation", "closed_won", "closed_lost")
 CLOSED: tuple[str, ...] = ("closed_won", "closed_lost")
@@ -27,6 +27,7 @@ STAGE_PROBABILITY: dict[str, int] = {"prospecting": 10, "qualification": 20, "pr
                                      "closed_won": 100, "closed_lost": 0}
 ActivityType = Literal["call", "meeting", "email", "note", "task"]
 ACTIVITY_TYPES: tuple[str, ...] = ("call", "meeting", "email", "note", "task")
+CONTACT_TYPES: tuple[str, ...] = ("call", "meeting", "email")  # the activities that are a contact with the customer
 MAX_NAME, MAX_SHORT, MAX_DESCRIPTION, MAX_BODY = 200, 100, 5_000, 20_000
 _DOMAIN_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 
@@ -76,6 +77,7 @@ class Account(Record):
     owner: str | None = None
     status: AccountStatus = "active"
     renewal_date: date | None = None
+    last_contact: datetime | None = None
     description: str = Field("", max_length=MAX_DESCRIPTION)
     created: datetime | None = None
     updated: datetime | None = None
@@ -84,6 +86,13 @@ class Account(Record):
     @classmethod
     def _money(cls, data: Any) -> Any:
         return _major_to_minor(data, "annual_revenue", "annual_revenue_minor")
+
+    @field_validator("last_contact")
+    @classmethod
+    def _last_contact(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.utcoffset() is None:
+            raise ValueError("last_contact needs a time zone offset, e.g. 2026-02-20T15:00:00+00:00")
+        return v
 
     @field_validator("id")
     @classmethod

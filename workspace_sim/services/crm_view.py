@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..context import ToolContext
@@ -15,12 +16,14 @@ def money_text(minor: int | None, currency: str) -> str | None:
     return None if minor is None else format_minor(minor, currency)
 
 
-def account_summary(a: Account, open_deals: int = 0) -> dict[str, Any]:
-    """The fields of an account a list shows (money as exact decimal text in its currency)."""
+def account_summary(a: Account, open_deals: int = 0, last_contact: datetime | None = None) -> dict[str, Any]:
+    """The fields of an account a list shows (money as exact decimal text in its currency; `last_contact` as the
+    CRM derives it from logged activities)."""
     return {"id": a.id, "name": a.name, "domain": a.domain, "industry": a.industry, "tier": a.tier,
             "annual_revenue": money_text(a.annual_revenue_minor, a.currency), "currency": a.currency,
             "owner": a.owner, "status": a.status,
-            "renewal_date": a.renewal_date.isoformat() if a.renewal_date else None, "open_deals": open_deals}
+            "renewal_date": a.renewal_date.isoformat() if a.renewal_date else None,
+            "last_contact": last_contact.isoformat() if last_contact else None, "open_deals": open_deals}
 
 
 def deal_summary(d: Deal, account_name: str = "") -> dict[str, Any]:
@@ -48,6 +51,7 @@ def activity_json(a: Activity) -> dict[str, Any]:
 def account_line(d: dict[str, Any]) -> str:
     money = f", revenue {d['annual_revenue']} {d['currency']}" if d["annual_revenue"] is not None else ""
     renew = f", renews {d['renewal_date']}" if d["renewal_date"] else ""
+    renew += f", last contact {d['last_contact'][:10]}" if d.get("last_contact") else ""
     tier = f" tier {d['tier']}" if d["tier"] else ""
     return (f"{d['id']} {d['name']} [{d['status']}]{tier} — {d['industry'] or 'no industry'}{money}{renew}; "
             f"owner {d['owner'] or 'none'}")
