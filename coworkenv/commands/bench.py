@@ -36,11 +36,10 @@ def register(app: typer.Typer) -> None:
         with Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       TextColumn("{task.description}"), console=err, transient=False) as progress:
             task = progress.add_task("", total=len(chosen))
-            for area in chosen:
+            for done, area in enumerate(chosen):
                 progress.update(task, description=area)
                 if not err.is_terminal:  # redirected: the bar is not redrawn, so say what runs now
-                    progress.console.print(f"{area}: running ({len(failed) + len(set(f['area'] for f in figures))} "
-                                           f"of {len(chosen)} areas done)", highlight=False)
+                    progress.console.print(f"{area}: running ({done} of {len(chosen)} areas done)", highlight=False)
                 start = time.perf_counter()
                 try:
                     got = [dict(f, area=area) for f in benchmarks.run_area(area, quick)]
