@@ -1,4 +1,9 @@
-"""The `coworkenv` command. Each module in `coworkenv.commands` adds its own commands via `register(app)`."""
+"""The `coworkenv` command. Each module in `coworkenv.commands` adds its own commands via `register(app)`.
+
+Commands are registered when first needed: `coworkenv serve ...` imports only `commands.serve` (a cold
+start that answers its first client sooner: the other commands pull in training, synthesis and model
+clients), while `app` (and any other command line) registers every command.
+"""
 
 from __future__ import annotations
 
@@ -22,29 +27,45 @@ def _flag_label(self: TyperOption, ctx: object) -> str | None:
 
 TyperOption.display_type_rich = _flag_label  # type: ignore[method-assign]
 
-app = typer.Typer(
-    name="coworkenv",
-    help="Make, serve, run and score practice workspaces for AI coworker agents.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+#: commands whose module is known without importing the others, for a fast start (command -> module)
+LEAN_COMMANDS = {"serve": "serve"}
 
 
-@app.callback()
 def _root() -> None:
     """Make, serve, run and score practice workspaces for AI coworker agents."""
 
 
-def _register_all() -> None:
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+def build_app(modules: list[str] | None = None) -> typer.Typer:
+    """The command-line app with the commands of the given `coworkenv.commands` modules (all when None)."""
+    built = typer.Typer(
+        name="coworkenv",
+        help="Make, serve, run and score practice workspaces for AI coworker agents.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    built.callback()(_root)
+    if modules is None:
+        modules = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    for name in modules:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
-            register(app)
+            register(built)
+    return built
 
 
-_register_all()
+_APP: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`, the full command line, built on first use."""
+    global _APP
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _APP is None:
+        _APP = build_app()
+    return _APP
 
 
 OPTIONAL_VALUES = {"--ray": "local"}  # options whose value may be left out: `--ray` alone means `--ray local`
@@ -64,4 +85,6 @@ def main() -> None:
     """Console-script entry point."""
     if not sys.stdout.isatty():  # piped or logged: rich would assume 80 columns and squeeze the tables
         os.environ.setdefault("COLUMNS", "120")
-    app(args=fill_optional_values(sys.argv[1:]))
+    argv = fill_optional_values(sys.argv[1:])
+    lean = LEAN_COMMANDS.get(argv[0]) if argv else None
+    (build_app([lean]) if lean is not None else __getattr__("app"))(args=argv)
