@@ -482,3 +482,76 @@ def test_priority_filters_and_sort_agree_with_the_scale(levels: list, bound: str
     ordered = ws.call("search_tickets", {"sort": "priority", "limit": 100}).data["tickets"]
     ranks = [rank.get(t["priority"], -1) for t in ordered]
     assert ranks == sorted(ranks, reverse=True)
+
+
+# --- key formats and customer links ---------------------------------------------------------------
+
+HELP = [{"key": "HELP", "name": "Help desk", "key_format": "number"}, {"key": "GH", "key_format": "hash"}]
+NUMBERED = [{"key": "4511", "project": "HELP", "title": "Refund for order 88"},
+        {"key": "#12", "project": "GH", "title": "Crash on start", "links": [{"type": "relates_to", "target": "4511"}]},
+        {"key": "OPS-3", "title": "Prefixed still works"}]
+
+
+def test_numbered_and_hash_keys_load_search_and_link_alongside_prefixed_ones() -> None:
+    ws = Workspace.create(WorkspaceConfig(services=["tickets"], user=ME),
+                          {"tickets": {"projects": HELP, "tickets": NUMBERED}})
+    t = ws.table("tickets.tickets")
+    assert t["4511"].project == "HELP" and t["#12"].project == "GH" and t["OPS-3"].project == "OPS"
+    assert [link.model_dump() for link in t["4511"].links] == [{"type": "relates_to", "target": "#12"}]
+    assert ws.call("get_ticket", {"key": "#4511"}).data["key"] == "4511"  # either spelling of a number
+    assert ws.call("get_ticket", {"key": "12"}).data["key"] == "#12"
+    assert keys(ws.call("search_tickets", {"query": "project:HELP"})) == ["4511"]
+    new = ws.call("create_ticket", {"project": "HELP", "title": "Password reset"}).data["ticket"]["key"]
+    assert new == "4512"  # one sequence over every numbered ticket
+    assert ws.call("create_ticket", {"project": "GH", "title": "Docs typo"}).data["ticket"]["key"] == "#4513"
+    assert ws.call("create_ticket", {"project": "OPS", "title": "x"}).data["ticket"]["key"] == "OPS-4"
+    assert ws.call("link_tickets", {"key": "OPS-3", "type": "blocks", "target": "4512"}).ok
+    assert "must look like PROJECT-123" in err(ws, "get_ticket", {"key": "#abc"})
+
+
+@pytest.mark.parametrize("ticket, words", [
+    ({"key": "4511", "title": "x"}, "has a numbered key, so it needs its project"),
+    ({"key": "#0", "project": "GH", "title": "x"}, "must look like PROJECT-123"),
+    ({"key": "12", "project": "gh", "title": "x"}, "must be 2-10 capital letters"),
+    ({"key": "OPS-3", "project": "WEB", "title": "x"}, "belongs to project OPS"),
+])
+def test_bad_numbered_keys_are_refused(ticket: dict, words: str) -> None:
+    with pytest.raises(SpecError, match=words):
+        make(tickets=[ticket])
+
+
+ACCOUNTS = [{"id": "acc-1", "name": "Globex"}, {"id": "acc-2", "name": "Initech"}]
+
+
+def test_ticket_links_a_crm_account_or_an_outside_customer() -> None:
+    data = {"tickets": {"projects": PROJECTS, "tickets": [{**TICKETS[0], "account": "acc-1"}, TICKETS[1]]},
+            "crm": {"accounts": ACCOUNTS}}
+    ws = Workspace.create(WorkspaceConfig(services=["tickets", "crm"], user=ME), data)
+    r = ws.call("create_ticket", {"project": "OPS", "title": "Invoice wrong", "account": "Initech"})
+    assert r.ok and r.data["ticket"]["account"] == "acc-2" and "CRM account: acc-2" in r.text
+    r = ws.call("create_ticket", {"project": "OPS", "title": "Trial question", "customer": "  Acme   Corp "})
+    assert r.data["ticket"]["customer"] == "Acme Corp" and r.data["ticket"]["account"] is None
+    assert keys(ws.call("search_tickets", {"account": "acc-2"})) == ["OPS-3"]
+    assert keys(ws.call("search_tickets", {"query": "account:Globex"})) == ["OPS-1"]
+    assert keys(ws.call("search_tickets", {"query": "customer:acme"})) == ["OPS-4"]
+    assert keys(ws.call("search_tickets", {"customer": "globex"})) == ["OPS-1"]  # the account's name counts
+    assert keys(ws.call("search_tickets", {"query": "account:none"})) == ["OPS-2", "OPS-4"]
+    assert "CRM account 'Umbrela' not found" in err(ws, "create_ticket", {"project": "OPS", "title": "x",
+                                                                          "account": "Umbrela"})
+    r = ws.call("update_ticket", {"key": "OPS-1", "account": ""})
+    assert r.data["changed"] == ["account"] and r.data["ticket"]["account"] is None
+    with pytest.raises(SpecError, match=r"tickets\[OPS-1\].account.*'acc-9' does not exist"):
+        Workspace.create(WorkspaceConfig(services=["tickets", "crm"], user=ME),
+                         {**data, "tickets": {"tickets": [{**TICKETS[0], "account": "acc-9"}]}})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["HELP", "GH", "OPS"]), min_size=1, max_size=12))
+def test_created_keys_are_unique_and_in_their_projects_form(projects: list[str]) -> None:
+    ws = Workspace.create(WorkspaceConfig(services=["tickets"], user=ME),
+                          {"tickets": {"projects": [*HELP, PROJECTS[0]], "tickets": NUMBERED}})
+    made = [ws.call("create_ticket", {"project": p, "title": "t"}).data["ticket"]["key"] for p in projects]
+    assert len(set(made) | set(ws.table("tickets.tickets"))) == len(ws.table("tickets.tickets"))
+    for p, k in zip(projects, made):
+        assert (k.startswith("OPS-") if p == "OPS" else k.startswith("#") if p == "GH" else k.isdigit())
+        assert ws.call("get_ticket", {"key": k}).data["project"] == p

@@ -8,6 +8,13 @@ None, shown as "unset", sorted below lowest). Links are kept on both tickets (A 
 B is_blocked_by A). A ticket may come from someone outside the directory: `reporter` is their address
 when known and `reporter_name` is free text such as "Priya from Acme Corp". People are named by
 address or by a name from the directory (resolved by `workspace_sim.people`).
+
+Keys come in the forms real trackers use: `PROJECT-N` (Jira, Linear), a bare number such as `4512`
+(Zendesk, Freshdesk) or `#N` (GitHub, GitLab). A project's `key_format` (prefixed, number or hash)
+says how its new tickets are numbered; bare and hash keys carry their project in the record, and
+their numbers are counted across every project of that form (a help desk's one sequence). A ticket
+may name its customer: `account` is a CRM account id (checked against `crm.accounts` by table name
+when the CRM is present) and `customer` is an outside organisation as free text.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from ..records import Record
 from ..registry import Service
 from ..render import render_list
 from ..people import fold, normalize_email, resolve_address
-from ..validation import as_argument, clean_text, iso_date
+from ..validation import as_argument, clean_text, iso_date, record_id
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]
@@ -47,7 +54,10 @@ DEFAULT_WORKFLOW: dict[str, list[str]] = {
 DONE_NAMES = {"resolved", "closed", "done", "cancelled", "canceled", "won't do", "rejected"}
 MAX_TITLE, MAX_TEXT, MAX_LABELS, MAX_FIELD, MAX_WATCHERS = 300, 20_000, 50, 200, 50
 _PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-_TICKET_KEY = re.compile(r"^([A-Z][A-Z0-9]{1,9})-([1-9][0-9]{0,8})$")
+_TICKET_KEY = re.compile(r"^(?:([A-Z][A-Z0-9]{1,9})-|(#)?)([1-9][0-9]{0,8})$")
+ACCOUNTS = "crm.accounts"
+KeyFormat = Literal["prefixed", "number", "hash"]
+KEY_HELP = "PROJECT-123 (e.g. OPS-12), a ticket number such as 4512, or #4512"
 
 
 # --- validation helpers ---------------------------------------------------------------------------
@@ -68,11 +78,19 @@ def priority_rank(priority: str | None) -> int:
 
 
 def ticket_number(key: str) -> tuple[str, int]:
-    """The (project, number) of a ticket key such as 'OPS-12'."""
+    """The (project, number) of a ticket key: ('OPS', 12) for 'OPS-12'; ('', 4512) for a bare '4512' or '#4512',
+    whose project the ticket record carries."""
     m = _TICKET_KEY.match(key)
     if m is None:
-        raise ValueError(f"ticket key {key!r} must look like PROJECT-123 (e.g. OPS-12)")
-    return m.group(1), int(m.group(2))
+        raise ValueError(f"ticket key {key!r} must look like {KEY_HELP}")
+    return m.group(1) or "", int(m.group(3))
+
+
+def key_format(key: str) -> str:
+    """Which form a valid ticket key has: prefixed ('OPS-12'), number ('4512') or hash ('#4512')."""
+    m = _TICKET_KEY.match(key)
+    assert m is not None, key
+    return "prefixed" if m.group(1) else "hash" if m.group(2) else "number"
 
 
 # --- records --------------------------------------------------------------------------------------
@@ -87,6 +105,7 @@ class Project(Record):
     workflow: dict[str, list[str]] = Field(default_factory=dict)
     initial_status: str = ""
     done_statuses: list[str] | None = None
+    key_format: KeyFormat = "prefixed"
 
     @field_validator("key")
     @classmethod
@@ -184,6 +203,8 @@ class Ticket(Record):
     comments: list[Comment] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     due_date: date | None = None
+    account: str | None = None
+    customer: str = Field("", max_length=MAX_FIELD)
     created: datetime | None = None
     updated: datetime | None = None
 
@@ -205,7 +226,7 @@ class Ticket(Record):
     def _watchers(cls, v: list[str]) -> list[str]:
         return list(dict.fromkeys(normalize_email(x, "watcher") for x in v))
 
-    @field_validator("reporter_name", "department", "category")
+    @field_validator("reporter_name", "department", "category", "customer")
     @classmethod
     def _one_line(cls, v: str) -> str:
         return " ".join(v.split())
@@ -223,9 +244,17 @@ class Ticket(Record):
     @model_validator(mode="after")
     def _check(self) -> "Ticket":
         project, _ = ticket_number(self.key)
+        if not project:
+            if not self.project:
+                raise ValueError(f"ticket {self.key} has a numbered key, so it needs its project (e.g. project: HELP)")
+            if not _PROJECT_KEY.match(self.project):
+                raise ValueError(f"ticket {self.key}: project {self.project!r} must be 2-10 capital letters or digits")
+            project = self.project
         if self.project and self.project != project:
             raise ValueError(f"ticket {self.key} belongs to project {project}, not {self.project!r}")
         object.__setattr__(self, "project", project)
+        if self.account is not None and not self.account.strip():
+            object.__setattr__(self, "account", None)
         if not self.title.strip():
             raise ValueError(f"ticket {self.key} has an empty title")
         if any(not c.id for c in self.comments):
@@ -247,7 +276,11 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         where = f"data.tickets.tickets[{key}]"
         project = projects.get(t.project)
         if project is None:
-            project = projects[t.project] = Project(key=t.project)
+            fmt = key_format(t.key)
+            project = projects[t.project] = Project(key=t.project, key_format=fmt)  # type: ignore[arg-type]
+        accounts = tables.get(ACCOUNTS)
+        if t.account is not None and accounts is not None and t.account not in accounts:
+            raise SpecError(f"{where}.account", f"CRM account {t.account!r} does not exist")
         status = t.status or project.initial_status
         if status not in project.workflow:
             raise SpecError(f"{where}.status", f"{status!r} is not a status of project {t.project} "
@@ -275,9 +308,11 @@ SERVICE = Service("tickets", {"projects": Project, "tickets": Ticket}, title="Ti
 def _ticket(ctx: ToolContext, key: str) -> Ticket:
     k = key.strip().upper()
     t = ctx.get(TICKETS, k)
+    if t is None and _TICKET_KEY.match(k) and not ticket_number(k)[0]:  # 4512 and #4512 name the same ticket
+        t = ctx.get(TICKETS, k[1:] if k.startswith("#") else f"#{k}")
     if t is None:
         if not _TICKET_KEY.match(k):
-            raise InvalidArgument(f"ticket key {key!r} must look like PROJECT-123 (e.g. OPS-12)")
+            raise InvalidArgument(f"ticket key {key!r} must look like {KEY_HELP}")
         close = difflib.get_close_matches(k, ctx.keys(TICKETS), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else "; use search_tickets to find ticket keys"
         raise NotFound(f"ticket {k} not found{hint}")
@@ -319,6 +354,23 @@ def _text_field(value: str, what: str) -> str:
     return " ".join(text.split())
 
 
+def _account(ctx: ToolContext, value: str) -> str | None:
+    """A CRM account id from an id or exact name ('' for none); without the CRM any id is kept as given."""
+    text = value.strip()
+    if not text:
+        return None
+    if not ctx.has_service("crm"):
+        return as_argument(record_id, text, "account", "acc-0001")
+    if ctx.get(ACCOUNTS, text) is not None:
+        return text
+    named = [a.id for a in ctx.values(ACCOUNTS) if fold(a.name) == fold(text)]
+    if len(named) == 1:
+        return named[0]
+    close = difflib.get_close_matches(text, [a.name for a in ctx.values(ACCOUNTS)], n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; use search_accounts to find accounts"
+    raise NotFound(f"CRM account {text!r} not found{hint}")
+
+
 def _priority(value: str) -> str | None:
     return None if value == UNSET else value
 
@@ -344,7 +396,8 @@ def _due(value: str, what: str = "due_date") -> date | None:
 
 def _summary(t: Ticket) -> dict[str, Any]:
     return {"key": t.key, "title": t.title, "status": t.status, "priority": t.priority, "assignee": t.assignee,
-            "department": t.department, "category": t.category, "labels": list(t.labels),
+            "department": t.department, "category": t.category, "account": t.account, "customer": t.customer,
+            "labels": list(t.labels),
             "due_date": t.due_date.isoformat() if t.due_date else None}
 
 
@@ -373,7 +426,9 @@ _render_search = render_list("tickets", _line, "No tickets match.")
 def _render_ticket(data: dict) -> str:
     d = data["ticket"] if "ticket" in data else data
     lines = [_line(d), f"Reporter: {_reporter(d)}; labels: {', '.join(d['labels']) or 'none'}"]
-    where = [f"{k.capitalize()}: {d[k]}" for k in ("department", "category") if d[k]]
+    where = [f"{k.capitalize()}: {d[k]}" for k in ("department", "category", "customer") if d[k]]
+    if d.get("account"):
+        where.append(f"CRM account: {d['account']}")
     if d["watchers"]:
         where.append(f"Watchers: {', '.join(d['watchers'])}")
     if where:
@@ -388,7 +443,8 @@ def _render_ticket(data: dict) -> str:
 
 # --- search ---------------------------------------------------------------------------------------
 
-FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "department", "category", "is")
+FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "department", "category", "account",
+           "customer", "is")
 _COMPARE = re.compile(r"^(>=|<=|>|<)?\s*([a-z]+)$")
 
 
@@ -479,6 +535,15 @@ def _filter(ctx: ToolContext, name: str, value: str, projects: dict[str, Project
     if name in ("department", "category"):
         folded = " ".join(fold(value).split())
         return lambda t: fold(getattr(t, name)) == folded
+    if name == "account":
+        if v == "none":
+            return lambda t: t.account is None
+        acct = _account(ctx, value)
+        return lambda t: t.account == acct
+    if name == "customer":  # words of the outside customer, or of the linked account's name
+        words = fold(value).split()
+        names = {a.id: fold(a.name) for a in ctx.values(ACCOUNTS)} if ctx.has_service("crm") else {}
+        return lambda t: all(w in fold(t.customer) + " " + names.get(t.account or "", "") for w in words)
 
     def done(t: Ticket) -> bool:
         p = projects.get(t.project)
@@ -509,15 +574,16 @@ def _sort_key(by: str) -> Any:
 def search_tickets(
     ctx: ToolContext, query: str = "", project: str | None = None, status: str | None = None,
     assignee: str | None = None, priority: PriorityArg | None = None, min_priority: Priority | None = None,
-    label: str | None = None, department: str | None = None, category: str | None = None, sort: SortBy = "key",
-    limit: int = 20, offset: int = 0,
+    label: str | None = None, department: str | None = None, category: str | None = None,
+    account: str | None = None, customer: str | None = None, sort: SortBy = "key", limit: int = 20, offset: int = 0,
 ) -> dict:
     """Search tickets by text and filters, ordered by project and number unless sorted otherwise. The query may mix
     words or "quoted phrases" (matched in key, title, description, reporter name, department, category, labels and
     comments) with filters project:OPS, status:"In Progress", assignee:me (or an email, a directory name, or none),
     reporter: (an email, me, or words of the reporter's name), priority:high (or unset, or a comparison such as
     priority:>=high on the scale lowest < low < medium < high < highest < urgent < critical), label:, department:,
-    category:, is:open, is:done, is:unassigned, is:overdue.
+    category:, account: (a CRM account id or name, or none), customer: (words of the customer), is:open, is:done,
+    is:unassigned, is:overdue.
 
     Args:
         query: Text and filters, e.g. 'login error assignee:me is:open priority:>=high'.
@@ -530,6 +596,8 @@ def search_tickets(
         label: Only tickets with this label.
         department: Only tickets of this department (case-insensitive).
         category: Only tickets of this category (case-insensitive).
+        account: Only tickets linked to this CRM account (id or exact name; 'none' for tickets without one).
+        customer: Only tickets whose customer (free text, or the linked account's name) has these words.
         sort: Order: key (project and number), priority (highest first, unset last), due_date (soonest first, none
             last) or updated (most recent first).
         limit: Maximum number of tickets to return (1-100).
@@ -544,7 +612,8 @@ def search_tickets(
     filters, words = parse_query(query)
     for name, value in (("project", project), ("status", status), ("assignee", assignee),
                         ("priority", priority), ("priority", f">={min_priority}" if min_priority else None),
-                        ("label", label), ("department", department), ("category", category)):
+                        ("label", label), ("department", department), ("category", category),
+                        ("account", account), ("customer", customer)):
         if value is not None:
             filters.append((name, value))
     projects = {p.key: p for p in ctx.values(PROJECTS)}
@@ -553,7 +622,7 @@ def search_tickets(
     for t in ctx.values(TICKETS):
         if not all(test(t) for test in tests):
             continue
-        hay = " ".join([t.key, t.title, t.description, t.reporter_name, t.department, t.category, *t.labels,
+        hay = " ".join([t.key, t.title, t.description, t.reporter_name, t.department, t.category, t.customer, *t.labels,
                         *(c.body for c in t.comments)]).lower()
         if all(w in hay for w in words):
             hits.append(t)
@@ -580,7 +649,8 @@ def get_ticket(ctx: ToolContext, key: str) -> dict:
 def create_ticket(
     ctx: ToolContext, project: str, title: str, description: str = "", priority: PriorityArg = "medium",
     assignee: str | None = None, labels: list[str] = [], due_date: str = "", department: str = "", category: str = "",
-    reporter: str | None = None, reporter_name: str = "", watchers: list[str] = [],
+    reporter: str | None = None, reporter_name: str = "", watchers: list[str] = [], account: str = "",
+    customer: str = "",
 ) -> dict:
     """Create a ticket in a project; it gets the next key (e.g. OPS-13) and the project's initial status. You are the
     reporter unless the ticket is filed for someone else, e.g. an outside customer known only by name
@@ -600,6 +670,8 @@ def create_ticket(
             when only reporter_name is given.
         reporter_name: The reporter as free text when they are not in the directory, e.g. 'Priya from Acme Corp'.
         watchers: People to keep informed (emails or directory names).
+        account: The customer's CRM account (id or exact name), if the ticket is about one.
+        customer: The customer organisation as free text when it is not a CRM account, e.g. 'Acme Corp'.
     """
     p = _project(ctx, project)
     t_title = clean_text(title, "title", MAX_TITLE, required=True)
@@ -608,14 +680,19 @@ def create_ticket(
         who = _person(ctx, reporter, "reporter", directory_only=False)
     else:
         who = None if name else ctx.user
-    numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if k.startswith(p.key + "-")]
-    key = f"{p.key}-{max(numbers, default=0) + 1}"
+    if p.key_format == "prefixed":
+        numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if k.startswith(p.key + "-")]
+        key = f"{p.key}-{max(numbers, default=0) + 1}"
+    else:  # one sequence over every numbered ticket, as a help desk numbers them
+        numbers = [ticket_number(k)[1] for k in ctx.keys(TICKETS) if not ticket_number(k)[0]]
+        key = ("#" if p.key_format == "hash" else "") + str(max(numbers, default=0) + 1)
     t = Ticket(key=key, project=p.key, title=t_title, description=clean_text(description, "description", MAX_TEXT),
                status=p.initial_status, priority=_priority(priority),
                assignee=_person(ctx, assignee, "assignee") if assignee is not None else None,
                reporter=who, reporter_name=name, department=_text_field(department, "department"),
                category=_text_field(category, "category"), watchers=_people(ctx, watchers, "watchers"),
-               labels=_labels(labels, "labels"), due_date=_due(due_date), created=ctx.now, updated=ctx.now)
+               labels=_labels(labels, "labels"), due_date=_due(due_date), account=_account(ctx, account),
+               customer=_text_field(customer, "customer"), created=ctx.now, updated=ctx.now)
     ctx.put(TICKETS, t)
     return {"ticket": ticket_json(t, p)}
 
@@ -626,7 +703,8 @@ def update_ticket(
     priority: PriorityArg | None = None, labels: list[str] | None = None, add_labels: list[str] = [],
     remove_labels: list[str] = [], due_date: str | None = None, department: str | None = None,
     category: str | None = None, reporter: str | None = None, reporter_name: str | None = None,
-    add_watchers: list[str] = [], remove_watchers: list[str] = [],
+    add_watchers: list[str] = [], remove_watchers: list[str] = [], account: str | None = None,
+    customer: str | None = None,
 ) -> dict:
     """Change a ticket's fields; only those given change. Use transition_ticket for the status and assign_ticket for the
     assignee.
@@ -646,9 +724,12 @@ def update_ticket(
         reporter_name: New free-text reporter name, e.g. 'Priya from Acme Corp'; an empty string clears it.
         add_watchers: People to add as watchers (emails or directory names).
         remove_watchers: Watchers to remove.
+        account: The customer's CRM account (id or exact name); an empty string unlinks it.
+        customer: The customer organisation as free text; an empty string clears it.
     """
     t = _ticket(ctx, key)
-    given = (title, description, priority, labels, due_date, department, category, reporter, reporter_name)
+    given = (title, description, priority, labels, due_date, department, category, reporter, reporter_name, account,
+             customer)
     if all(v is None for v in given) and not (add_labels or remove_labels or add_watchers or remove_watchers):
         raise InvalidArgument("nothing to change; give at least one field such as title, priority or labels")
     changes: dict[str, Any] = {}
@@ -660,7 +741,10 @@ def update_ticket(
         changes["priority"] = _priority(priority)
     if due_date is not None:
         changes["due_date"] = _due(due_date)
-    for field, value in (("department", department), ("category", category), ("reporter_name", reporter_name)):
+    if account is not None:
+        changes["account"] = _account(ctx, account)
+    for field, value in (("department", department), ("category", category), ("reporter_name", reporter_name),
+                         ("customer", customer)):
         if value is not None:
             changes[field] = _text_field(value, field)
     if reporter is not None:
