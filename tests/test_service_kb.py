@@ -70,7 +70,9 @@ def test_initial_data_is_completed() -> None:
     ({"id": "a b", "space": "IT", "title": "x"}, "article id 'a b'"),
     ({"id": "a", "space": "it-x", "title": "x"}, "space key"),
     ({"id": "a", "space": "IT", "title": " "}, "title must be"),
-    ({"id": "a", "space": "IT", "title": "x", "tags": ["two words"]}, "tag 'two words'"),
+    ({"id": "a", "space": "IT", "title": "x", "tags": ["x" * 51]}, "at most 50 are allowed"),
+    ({"id": "a", "space": "IT", "title": "x", "tags": ["bell\x07"]}, "tag 'bell"),
+    ({"id": "a", "space": "IT", "title": "x", "tags": [" "]}, "non-empty text"),
     ({"id": "a", "space": "IT", "title": "x", "related": ["ftp://x"]}, "ticket key like OPS-12"),
     ({"id": "a", "space": "IT", "title": "x", "status": "live"}, "status"),
     ({"id": "a", "space": "IT", "title": "x", "version": 3, "history": [{"version": 1, "title": "x", "body": ""}]},
@@ -117,7 +119,7 @@ def test_search_ranks_title_and_tags_above_body(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize("args,words", [
-    ({"space": "SALES"}, "spaces: HR (HR), IT (IT Help)"), ({"tag": "two words"}, "tag"),
+    ({"space": "SALES"}, "spaces: HR (HR), IT (IT Help)"), ({"tag": "t" * 51}, "tag"),
     ({"not_updated_since": "last year"}, "YYYY-MM-DD"), ({"owner": "nobody here"}, "neither an e-mail"),
     ({"owner": "zed@acme.com"}, "not in the directory"), ({"limit": 51}, "limit"), ({"offset": -1}, "offset"),
     ({"query": "q" * 501}, "longer than"), ({"status": "live"}, "status"),
@@ -282,3 +284,38 @@ def test_mcp_lists_and_calls_kb_tools() -> None:
     assert kb["get_article"].annotations.read_only_hint is True
     assert [a["id"] for a in found.structured_content["articles"]] == ["kb-vpn", "kb-wifi"]
     assert stale.is_error and "conflict" in stale.content[0].text
+
+
+@pytest.mark.parametrize("given_tags, stored", [
+    (["Remote Access", "remote  access"], ["remote access"]),  # spaces collapsed, case folded, de-duplicated
+    (["远程办公", "ＶＰＮ"], ["远程办公", "vpn"]),  # any script; full-width letters NFKC-normalized
+    (["café", "ﬁnance"], ["café", "finance"]),
+])
+def test_tags_are_free_text_in_any_script(given_tags: list[str], stored: list[str]) -> None:
+    ws = make(services=("kb",))
+    r = ws.call("create_article", {"space": "IT", "title": "t", "body": "b", "tags": given_tags, "owner": "a@b.co"})
+    assert r.ok, r.text
+    assert r.data["article"]["tags"] == stored
+    assert ids(ws.call("search_articles", {"tag": given_tags[0]})) == [r.data["article"]["id"]]
+
+
+def test_a_word_of_a_multiword_or_chinese_tag_ranks_the_article() -> None:
+    ws = make(services=("kb",))
+    a = ws.call("create_article", {"space": "IT", "title": "Working from home", "body": "Setup steps.",
+                                   "tags": ["remote access", "远程办公"], "owner": "a@b.co"}).data["article"]["id"]
+    assert ids(ws.call("search_articles", {"query": "remote"}))[0] == a
+    assert ids(ws.call("search_articles", {"query": "远程办公"})) == [a]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=5))
+def test_any_accepted_tag_is_nfkc_normal_and_within_limits(raw: list[str]) -> None:
+    import unicodedata
+    ws = make(services=("kb",))
+    r = ws.call("create_article", {"space": "IT", "title": "t", "body": "b", "tags": raw, "owner": "a@b.co"})
+    if r.ok:
+        for t in r.data["article"]["tags"]:
+            assert 1 <= len(t) <= 50 and t == unicodedata.normalize("NFKC", t) and t == " ".join(t.split())
+            assert t.isprintable() and t == t.lower()
+    else:
+        assert "tag" in r.text

@@ -4,6 +4,7 @@ text, tags and tag lists, and the wrapper that turns a rule's ValueError into a 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date, datetime
 from typing import Annotated, Any, Callable, Sequence
 from zoneinfo import ZoneInfo
@@ -123,9 +124,9 @@ def iso_date(value: str, what: str, example: str, required: bool = False) -> dat
 
 
 def tag(value: object, what: str = "tag", spaces: bool = True) -> str:
-    """A tag or label: printable text of at most 100 characters, inner spaces collapsed (or, with
-    `spaces=False`, refused); ValueError names `what` and the rule broken."""
-    text = " ".join(value.split()) if isinstance(value, str) else ""
+    """A tag or label in any script: NFKC-normalized printable text of at most 100 characters, inner spaces
+    collapsed (or, with `spaces=False`, refused); ValueError names `what` and the rule broken."""
+    text = " ".join(unicodedata.normalize("NFKC", value).split()) if isinstance(value, str) else ""
     surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
     if not text or len(text) > 100 or not text.isprintable() or surrogate or (not spaces and " " in text):
         rule = "printable characters" if spaces else "printable characters without spaces"

@@ -22,13 +22,14 @@ from ..people import PEOPLE, fold, normalize_email, resolve_address
 from ..records import Record
 from ..registry import Service
 from ..validation import as_argument, clean_text, iso_date, record_id, short_name
+from ..validation import tag as valid_tag
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]
 MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY = 200, 100_000, 30, 30, 50, 500
 _SPACE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-_TAG = re.compile(r"^[a-z0-9][a-z0-9._+#-]{0,49}$")
-_TICKET = re.compile(r"^[A-Z][A-Z0-9]{1,9}-[1-9][0-9]{0,8}$")
+MAX_TAG = 50
+_TICKET = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}-|#)[1-9][0-9]{0,8}$")
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s]{0,490}$")
 _WORD = re.compile(r"[\w#+.-]+")
 
@@ -40,9 +41,11 @@ def _space_key(v: str) -> str:
 
 
 def _tag(v: object) -> str:
-    text = v.strip().lower() if isinstance(v, str) else ""
-    if not _TAG.match(text):
-        raise ValueError(f"tag {v!r} must be one word of at most 50 letters, digits or . _ + # - (e.g. vpn)")
+    """A tag: free text in any script (e.g. vpn, remote access, 远程办公), NFKC-normalized, spaces collapsed,
+    lower-cased, at most 50 characters."""
+    text = valid_tag(v, "tag").lower()
+    if len(text) > MAX_TAG:
+        raise ValueError(f"tag {v!r} is {len(text)} characters long; at most {MAX_TAG} are allowed")
     return text
 
 
@@ -52,7 +55,7 @@ def _related(v: object) -> str:
         return text.upper()
     if _URL.match(text):
         return text
-    raise ValueError(f"related item {v!r} must be a ticket key like OPS-12 or a link starting with https://")
+    raise ValueError(f"related item {v!r} must be a ticket key like OPS-12 or #4512, or a link starting with https://")
 
 
 def _unique(values: list[str], fn: Any, what: str, limit: int) -> list[str]:
@@ -299,10 +302,11 @@ def _score(a: Article, words: list[str]) -> tuple[int, int]:
     """(words matched, weighted score): title words count 3, tags 3, body occurrences 1 each (at most 3)."""
     title = set(_WORD.findall(fold(a.title)))
     title_text, body = fold(a.title), fold(a.body)
+    tags = {fold(t) for t in a.tags} | set(_WORD.findall(fold(" ".join(a.tags))))
     matched = score = 0
     for w in words:
         s = 3 if w in title else 2 if w in title_text else 0
-        s += 3 if w in a.tags else 0
+        s += 3 if w in tags else 0
         s += min(body.count(w), 3)
         if s:
             matched += 1
@@ -407,7 +411,7 @@ def create_article(
         space: The space key or name, e.g. IT.
         title: The article's title; must not repeat another title in the space.
         body: Its text (Markdown).
-        tags: Tags (single words), e.g. ["vpn", "remote-access"].
+        tags: Tags, free text in any script, e.g. ["vpn", "remote access", "远程办公"].
         status: draft (the default) or published.
         related: Related ticket keys (e.g. OPS-12) or https:// links.
         owner: Who owns it: an address, a directory name, or 'me'.
