@@ -13,13 +13,18 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synth.spec import parse_spec
 from synth.validate import validate_spec
+from workspace_sim import Workspace, WorkspaceConfig
+from workspace_sim.limits import WorkspaceLimits, total_chars
 
 FIXTURE = Path(__file__).parent / "data" / "validate_verdicts.jsonl.gz"
 
@@ -94,6 +99,62 @@ def test_fixture_covers_the_mix_and_failures() -> None:
                          ids=lambda r: f"{r['capability']}-{r['seed']}-{r['variant']}")
 def test_verdict_is_byte_identical(row: dict[str, Any]) -> None:
     assert _canonical(validate_spec(parse_spec(row["spec"]))) == row["report"]
+
+
+# --- the size accounting behind Workspace.call: remembered per state, never recounted in full ---------------
+
+_OPS = st.lists(st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(["/a.txt", "/b.txt", "/c.txt"]), st.integers(0, 400)),
+    st.tuples(st.just("delete"), st.sampled_from(["/a.txt", "/b.txt", "/c.txt"]), st.just(0)),
+    st.tuples(st.just("world"), st.sampled_from(["/a.txt", "/w.txt"]), st.integers(0, 400)),
+    st.tuples(st.just("restore"), st.just(""), st.integers(0, 30)),
+    st.tuples(st.just("fork"), st.just(""), st.just(0)),
+), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_OPS)
+def test_size_accounting_follows_restores_forks_and_world_changes(ops: list[tuple[str, str, int]]) -> None:
+    """Whatever mix of writes, deletes, world changes, restores and forks, the size a call checks against is
+    the full recount's, and the total limit refuses exactly when the recount would."""
+    limits = WorkspaceLimits(max_total_chars=10_000, max_record_chars=100_000)
+    ws = Workspace.create(WorkspaceConfig(limits=limits), {"files": {"files": [{"path": "/a.txt", "content": "a" * 300}]}})
+    seen = [ws.snapshot()]
+    for op, path, n in ops:
+        if op == "write":
+            before = total_chars(ws.state.tables)
+            res = ws.call("write_file", {"path": path, "content": "x" * (n * 25)})
+            if res.ok:
+                after = total_chars(ws.state.tables)
+                assert after <= limits.max_total_chars or after <= before
+            else:  # refused for the total alone, with the figure a full recount gives
+                held = int(re.search(r"would hold ([\d,]+) characters of text", res.error.message)[1].replace(",", ""))
+                assert held > limits.max_total_chars and held > before and ws.state.tables is seen[-1].tables
+        elif op == "delete":
+            ws.call("delete_file", {"path": path})
+        elif op == "world":
+            ws.apply_world_change([{"op": "put", "table": "files.files",
+                                    "record": {"path": path, "content": "w" * n}}], note="test")
+        elif op == "restore":
+            ws.restore(seen[n % len(seen)])
+        else:
+            ws = ws.fork()
+        seen.append(ws.snapshot())
+        assert ws._total_chars(ws.state) == total_chars(ws.state.tables)
+
+
+def test_total_limit_after_restore_counts_the_restored_state() -> None:
+    limits = WorkspaceLimits(max_total_chars=10_000, max_record_chars=100_000)
+    ws = Workspace.create(WorkspaceConfig(limits=limits), {})
+    start = ws.snapshot()
+    for i in range(9):
+        assert ws.call("write_file", {"path": f"/f{i}.txt", "content": "c" * 1_000}).ok
+    middle = ws.snapshot()
+    assert "limits.max_total_chars" in ws.call("write_file", {"path": "/g.txt", "content": "c" * 1_500}).error.message
+    ws.restore(start)  # back to an empty workspace: the same write now fits
+    assert ws.call("write_file", {"path": "/g.txt", "content": "c" * 1_500}).ok
+    ws.restore(middle)  # and refused again from the fuller state
+    assert "limits.max_total_chars" in ws.call("write_file", {"path": "/g.txt", "content": "c" * 1_500}).error.message
 
 
 if __name__ == "__main__":

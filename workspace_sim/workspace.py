@@ -19,7 +19,7 @@ from .diff import Diff, diff_from_writes, diff_states
 from .errors import CallTimeout, InvalidArgument, LimitExceeded, SpecError, ToolError, UnknownTool, pydantic_error_message
 from .events import ErrorInfo, Event, ToolResult
 from .faults import fault_for_call
-from .limits import check_arguments, check_growth, total_chars
+from .limits import check_arguments, check_growth, record_chars, total_chars
 from .policies import PendingCall, first_violation
 from .records import Record
 from .registry import Service, Tool
@@ -99,12 +99,12 @@ class Workspace:
         self._own_resources()
 
     def _total_chars(self, state: State) -> int:
-        """The text size of a state's records, remembered for the last state committed."""
-        known = getattr(self, "_size", None)
-        if known is not None and known[0] is state.tables:
-            return known[1]
-        total = total_chars(state.tables)
-        self._size = (state.tables, total)
+        """The text size of a state's records: remembered per tables object (see `_SIZES`), so a call after a
+        restore to any earlier state or a fork costs nothing, and counted in full only for tables never seen."""
+        total = _known_chars(state.tables)
+        if total is None:
+            total = total_chars(state.tables)
+            _remember_chars(state.tables, total)
         return total
 
     def _own_resources(self) -> None:
@@ -174,7 +174,6 @@ class Workspace:
         other._state = self._state
         other.initial = self.initial
         other._tick = self._tick
-        other._size = getattr(self, "_size", None)
         other._own_resources()  # a fork never shares live resources (containers) with its origin
         return other
 
@@ -297,7 +296,7 @@ class Workspace:
         )
         self._state = self._append(new_tables_state, event, counters)
         if new_size is not None:
-            self._size = (self._state.tables, new_size)
+            _remember_chars(self._state.tables, new_size)
         event.wall_ms = (time.perf_counter() - t0) * 1000
         return ToolResult(event.tool or "", error is None, data, error, event, t.render if t else None)
 
@@ -357,6 +356,11 @@ class Workspace:
         event = Event(index=state.log_len, kind="world", sim_time=state.now, tool=None, args={"note": note},
                       ok=True, diff=diff)
         new = state.with_records({(c.table, c.key): c.after for c in diff}) if diff else state
+        known = _known_chars(state.tables) if diff else None
+        if known is not None:  # carried over incrementally: O(changed records)
+            _remember_chars(new.tables, known + sum((record_chars(c.after) if c.after is not None else 0)
+                                                    - (record_chars(c.before) if c.before is not None else 0)
+                                                    for c in diff))
         self._state = State(new.tables, new.acc, new.now, new.counters, LogNode(event, state.log), state.log_len + 1)
         return event
 
@@ -410,6 +414,30 @@ class Workspace:
         ws._state = State(s.tables, s.acc, datetime.fromisoformat(doc["now"]), immutables.Map(doc["counters"]))
         ws.initial = ws._state
         return ws
+
+
+# The text size of every tables object a workspace has committed or counted, keyed by id() and dropped when
+# the tables are (a weak reference's callback), so sizes follow states through snapshots, restores and forks.
+# The size is a pure function of the tables (immutable), so one process-wide table is right for every workspace.
+_SIZES: dict[int, tuple[weakref.ref, int]] = {}
+
+
+def _known_chars(tables: Any) -> int | None:
+    hit = _SIZES.get(id(tables))
+    if hit is not None and hit[0]() is tables:
+        return hit[1]
+    return None
+
+
+def _remember_chars(tables: Any, total: int) -> None:
+    key = id(tables)
+
+    def forget(ref: weakref.ref, key: int = key) -> None:
+        hit = _SIZES.get(key)
+        if hit is not None and hit[0] is ref:
+            del _SIZES[key]
+
+    _SIZES[key] = (weakref.ref(tables, forget), total)
 
 
 def _shrunk(args: Any, limit: int, depth: int = 0) -> Any:
