@@ -7,7 +7,9 @@ workspace; the only host files in it are the Python interpreter, its standard li
 shared libraries those link against, bound read-only at their own paths (so the dynamic loader
 finds them), with the interpreter's `site-packages` and test suite covered by an empty tmpfs.
 There is no `/proc` (only the one-off probe that measures the interpreter's own memory mounts a
-fresh one of its PID namespace); `/dev` is a minimal one (null, zero, random, urandom, tty).
+fresh one of its PID namespace); `/dev` is a minimal one built here rather than by bubblewrap's
+`--dev` (whose tmpfs has no size): a read-only tmpfs of `DEV_BYTES` holding the host's null, zero,
+full, random, urandom and tty nodes, with `/dev/shm` a tmpfs of its own bounded size.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from dataclasses import dataclass
 from .seccomp import UnsupportedArchitecture, filter_program
 
 _LDD_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
-PROC, DEV, TMP = "/proc", "/dev", "/tmp"
+PROC, DEV, TMP, SHM = "/proc", "/dev", "/tmp", "/dev/shm"
+DEV_BYTES = 64 << 10  # /dev holds only device nodes and links, and is read-only once built
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+_DEV_LINKS = (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"),
+              ("/proc/self/fd/2", "stderr"))
 
 
 class IsolationUnavailable(RuntimeError):
@@ -55,9 +61,10 @@ class Layout:
         return False
 
     def command(self, *, root_bytes: int, tmp_bytes: int | None, seccomp_fd: int, argv: list[str],
-                proc: bool = False) -> list[str]:
+                proc: bool = False, shm_bytes: int = 1 << 20) -> list[str]:
         """The bwrap command running `argv` in the sandbox; `tmp_bytes` None leaves /tmp in the root;
-        `proc` mounts a /proc of the sandbox's PID namespace (for the probe only)."""
+        `shm_bytes` is the size of /dev/shm; `proc` mounts a /proc of the sandbox's PID namespace (for
+        the probe only)."""
         cmd = [self.bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--new-session",
                "--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--cap-drop", "ALL", "--clearenv",
@@ -66,7 +73,13 @@ class Layout:
             cmd += ["--ro-bind", path, path]
         for path in self.hidden:
             cmd += ["--tmpfs", path, "--remount-ro", path]
-        cmd += ["--dev", DEV] + (["--proc", PROC] if proc else [])
+        cmd += ["--perms", "0755", "--size", str(DEV_BYTES), "--tmpfs", DEV]
+        for name in DEVICES:
+            cmd += ["--dev-bind-try", f"{DEV}/{name}", f"{DEV}/{name}"]
+        for target, name in _DEV_LINKS:
+            cmd += ["--symlink", target, f"{DEV}/{name}"]
+        cmd += ["--perms", "1777", "--size", str(shm_bytes), "--tmpfs", SHM, "--remount-ro", DEV]
+        cmd += ["--proc", PROC] if proc else []
         if tmp_bytes is not None:
             cmd += ["--size", str(tmp_bytes), "--tmpfs", TMP]
         for key, value in (("PYTHONHASHSEED", "0"), ("PYTHONUTF8", "1"), ("LANG", "C.UTF-8"), ("HOME", "/"),

@@ -116,6 +116,10 @@ def main(answer_fd):
     cpu = int(req["cpu_s"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # tasks of the sandbox's uid in its own user namespace: binding where the host user is not root
+    # (the kernel exempts uid 0); the host's cgroup, where it has one, bounds them either way
+    tasks = int(req["tasks"])
+    resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     random.seed(req["seed"])
     os.chdir("/")
     source = req["code"]

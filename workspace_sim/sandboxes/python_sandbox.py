@@ -16,6 +16,7 @@ import base64
 import binascii
 import functools
 import json
+import logging
 import os
 import selectors
 import signal
@@ -27,11 +28,13 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..paths import resolve
-from .bwrap import TMP, IsolationUnavailable, Layout, layout
+from .bwrap import DEV_BYTES, TMP, IsolationUnavailable, Layout, layout
+from .cgroups import SandboxCgroup, find_base
 from .output import BoundedOutput
 from .settings import SandboxSettings
 from .tree import Delta, Tree
 
+_log = logging.getLogger("workspace_sim.sandboxes")
 _HARD_GRACE_S = 3.0  # beyond the snippet's own limit: sandbox start, writing and reading the files
 _RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_runner.py")
 _STATUSES = {"ok", "error", "timeout"}
@@ -78,7 +81,7 @@ def _request(tree: Tree, code: str, settings: SandboxSettings, seed: int, mounts
     return json.dumps({
         "code": code, "files": files, "dirs": sorted(tree.dirs), "timeout_s": settings.python_timeout_s,
         "cpu_s": int(settings.python_timeout_s + _HARD_GRACE_S) + 3,
-        "memory_mb": settings.python_memory_mb, "seed": seed, "mounts": mounts, "vm_base": vm + data,
+        "memory_mb": settings.python_memory_mb, "tasks": settings.python_tasks, "seed": seed, "mounts": mounts, "vm_base": vm + data,
     }).encode()
 
 
@@ -107,10 +110,12 @@ class _Sandbox:
 
     proc: subprocess.Popen
     answer_fd: int
+    cgroup: SandboxCgroup | None = None
 
     def discard(self) -> None:
         _kill(self.proc)
         self.proc.wait()
+        self.release()
         os.close(self.answer_fd)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None:
@@ -119,27 +124,49 @@ class _Sandbox:
                 except OSError:
                     pass
 
+    def release(self) -> None:
+        """Remove the sandbox's cgroup (after its processes ended; whatever is left is killed)."""
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
 
-def _start(box: Layout, root_bytes: int, tmp_bytes: int | None, proc: bool = False) -> _Sandbox:
+
+_BASE_MEMORY = 96 << 20  # the interpreter, the runner and the request, beyond the snippet's own allowance
+
+
+def memory_budget(memory_mb: int, root_bytes: int, tmp_bytes: int | None, shm_bytes: int) -> int:
+    """Bytes the sandbox's cgroup may hold: the snippet's allowance, every tmpfs full, and the interpreter."""
+    return (memory_mb << 20) + root_bytes + (tmp_bytes or 0) + shm_bytes + DEV_BYTES + _BASE_MEMORY
+
+
+def _start(box: Layout, root_bytes: int, tmp_bytes: int | None, memory_mb: int = 512, tasks: int = 256,
+           shm_bytes: int = 8 << 20, proc: bool = False) -> _Sandbox:
     sec_r, sec_w = os.pipe()
     res_r, res_w = os.pipe()
     os.write(sec_w, box.seccomp)  # a few hundred bytes: fits the pipe's buffer
     os.close(sec_w)
     argv = box.command(root_bytes=root_bytes, tmp_bytes=tmp_bytes, seccomp_fd=sec_r,
-                       argv=["-c", _runner_source(), str(res_w)], proc=proc)
+                       argv=["-c", _runner_source(), str(res_w)], proc=proc, shm_bytes=shm_bytes)
+    base, _ = find_base()
+    group = None
     try:
+        if base is not None:
+            group = SandboxCgroup(base, memory_budget(memory_mb, root_bytes, tmp_bytes, shm_bytes), tasks + 8)
+            argv = group.join_argv(argv)
         popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  pass_fds=(sec_r, res_w), env={}, cwd="/", start_new_session=True)
     except OSError as e:
         os.close(res_r)
+        if group is not None:
+            group.close()
         raise WorkerError(f"bubblewrap could not be started ({e})") from None
     finally:
         os.close(sec_r)
         os.close(res_w)
-    return _Sandbox(popen, res_r)
+    return _Sandbox(popen, res_r, group)
 
 
-_Key = tuple[Layout, int, "int | None"]
+_Key = tuple[Layout, int, "int | None", int, int, int]
 
 
 class _Spares:
@@ -216,7 +243,8 @@ def _run(box: Layout, tree: Tree, code: str, settings: SandboxSettings, seed: in
     disk = max(work, tree.size() + (1 << 20))
     mounts = list(box.mounts) + ([TMP] if scratch else [])
     request = _request(shown, code, settings, seed, mounts, vm)
-    key: _Key = (box, disk + (1 << 20), work if scratch else None)
+    key: _Key = (box, disk + (1 << 20), work if scratch else None, settings.python_memory_mb,
+                 settings.python_tasks, settings.shm_mb << 20)
     # the usual shape comes from a spare; an unusually large workspace or the probe starts its own
     sandbox = SPARES.take(key) if disk == work and not proc else _start(*key, proc=proc)
     popen, res_r = sandbox.proc, sandbox.answer_fd
@@ -257,6 +285,7 @@ def _run(box: Layout, tree: Tree, code: str, settings: SandboxSettings, seed: in
         if streams or popen.poll() is None:
             _kill(popen)
         rc = popen.wait()
+        sandbox.release()
         feeder.join()
         os.close(res_r)
         popen.stdout.close()
@@ -370,8 +399,30 @@ def _probe(bwrap: str) -> tuple[bool, str, int]:
             result = (False, str(e), 0)
         if not result[0]:
             result = (False, f"run_python needs an isolated sandbox: {result[1]}", 0)
+        else:
+            for gap in enforcement_gaps():
+                _log.warning("run_python: %s", gap)
         _PROBES[bwrap] = result
         return result
+
+
+def enforcement_gaps() -> list[str]:
+    """The limits the kernel cannot enforce here, each with the reason (empty when a cgroup holds them all).
+
+    Without a sandbox cgroup, memory is bounded by the address-space limit, the tmpfs sizes and the
+    seccomp filter (no memfd, no SysV shared memory), but kernel memory such as pipe buffers is not
+    counted; the task cap is RLIMIT_NPROC, which the kernel does not apply when the host user is root.
+    """
+    base, why = find_base()
+    if base is not None:
+        return []
+    gaps = [f"memory is not held by a cgroup ({why}); the address-space limit, tmpfs sizes and the seccomp "
+            f"filter bound it, but kernel buffers (pipes, sockets) are not counted"]
+    if os.geteuid() == 0:
+        gaps.append("the thread limit (python_tasks) is not enforced: without a cgroup it is RLIMIT_NPROC, which "
+                    "the kernel does not apply to a host user of uid 0; run the server as another user or give it "
+                    "a delegated cgroup")
+    return gaps
 
 
 def isolation_status(settings: SandboxSettings) -> tuple[bool, str]:

@@ -3,7 +3,8 @@
 `filter_program()` returns a classic-BPF program (the bytes bubblewrap's `--seccomp FD` reads) for
 the host architecture. It refuses with EPERM: fork, vfork and clone without CLONE_THREAD (threads
 still work, processes cannot be made, so a fork bomb ends at its first fork), ptrace and
-process_vm_*, namespace and mount calls, keyrings, bpf, perf, userfaultfd and io_uring; clone3
+process_vm_*, namespace and mount calls, keyrings, bpf, perf, userfaultfd, io_uring, and the
+memory no process owns and no tmpfs bounds (memfd_create, memfd_secret, SysV shmget and msgget); clone3
 gets ENOSYS so the C library falls back to clone, whose flags the filter can check. A system call
 of another ABI (x32 on x86_64, or a foreign architecture) kills the process.
 """
@@ -36,14 +37,15 @@ _ARCHES: dict[str, tuple[int, int, int, dict[str, int]]] = {
         "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311, "finit_module": 313, "bpf": 321,
         "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-        "mount_setattr": 442}),
+        "mount_setattr": 442, "shmget": 29, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}),
     "aarch64": (0xC00000B7, 220, 435, {
         "umount2": 39, "mount": 40, "pivot_root": 41, "chroot": 51, "personality": 92, "unshare": 97,
         "kexec_load": 104, "init_module": 105, "ptrace": 117, "add_key": 217, "request_key": 218, "keyctl": 219,
         "perf_event_open": 241, "open_by_handle_at": 265, "setns": 268, "process_vm_readv": 270,
         "process_vm_writev": 271, "finit_module": 273, "bpf": 280, "userfaultfd": 282, "io_uring_setup": 425,
         "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
-        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442}),
+        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "msgget": 186, "shmget": 194,
+        "memfd_create": 279, "memfd_secret": 447}),
 }
 
 

@@ -32,6 +32,9 @@ class SandboxSettings(BaseModel):
     output_bytes: int = Field(8000, ge=200, le=1_000_000, description="Bytes of stdout and of stderr kept.")
     python_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time of one run_python call.")
     python_memory_mb: int = Field(512, ge=64, le=65536, description="Address-space limit of run_python.")
+    python_tasks: int = Field(256, ge=8, le=4096,
+                              description="Most threads (and processes) alive at once in one run_python sandbox.")
+    shm_mb: int = Field(8, ge=1, le=1024, description="Size of /dev/shm in run_python's sandbox.")
     bwrap: str = Field("bwrap", min_length=1, max_length=4096,
                        description="bubblewrap executable of run_python's sandbox: a name on PATH or an absolute path.")
 
