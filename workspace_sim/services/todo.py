@@ -6,7 +6,9 @@ read in the user's time zone unless they carry an offset, and `due_date` is alwa
 Priorities use one scale, none < low < medium < high (Todoist's p1 is high, p4 none). A completed
 task never has open subtasks: completing a task with open subtasks needs `include_subtasks`, and
 reopening a subtask reopens its completed parents. `source` is free text saying where a task came
-from, such as a mail message id or a ticket key.
+from, such as a mail message id or a ticket key. A task not completed is `open` (not started),
+`in_progress` or `waiting` (on someone else), as Microsoft To Do's statuses; `set_task_status` moves it
+between these and "open" in filters means any of them. Labels are free text in any script.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ LISTS, TASKS = "todo.lists", "todo.tasks"
 INBOX = "inbox"
 UTC = dt_timezone.utc
 Priority = Literal["none", "low", "medium", "high"]
+Status = Literal["open", "in_progress", "waiting", "completed"]
+ActiveStatus = Literal["open", "in_progress", "waiting"]
+STATUS_WORDS: dict[str, str] = {"open": "not started", "in_progress": "in progress", "waiting": "waiting",
+                                "completed": "completed"}
 RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2, "none": 3}
 MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY = 300, 20_000, 500, 100, 50, 500
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -43,8 +49,8 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def _labels(values: list[str], what: str) -> list[str]:
-    """Labels (single words), de-duplicated case-insensitively in order."""
-    return as_argument(tag_list, values, what, False, MAX_LABELS)
+    """Labels (free text in any script), de-duplicated case-insensitively in order."""
+    return as_argument(tag_list, values, what, True, MAX_LABELS)
 
 
 def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetime | None]:
@@ -91,7 +97,7 @@ class Task(Record):
     due_date: date | None = None
     due_at: datetime | None = None
     priority: Priority = "none"
-    status: Literal["open", "completed"] = "open"
+    status: Status = "open"
     completed_at: datetime | None = None
     assignee: str | None = None
     labels: list[str] = Field(default_factory=list)
@@ -113,7 +119,7 @@ class Task(Record):
     @field_validator("labels")
     @classmethod
     def _labels(cls, v: list[str]) -> list[str]:
-        return tag_list(v, "labels", False, each="label")
+        return tag_list(v, "labels", True, each="label")
 
     @field_validator("due_at")
     @classmethod
@@ -129,15 +135,15 @@ class Task(Record):
             raise ValueError(f"task {self.id} title must be one non-empty line of at most {MAX_TITLE} characters")
         if len(self.notes) > MAX_TEXT or len(self.source) > MAX_SOURCE:
             raise ValueError(f"task {self.id}: notes or source too long ({MAX_TEXT} / {MAX_SOURCE} characters)")
-        if self.status == "open" and self.completed_at is not None:
-            raise ValueError(f"task {self.id} is open but has completed_at; remove it or set status completed")
+        if self.status != "completed" and self.completed_at is not None:
+            raise ValueError(f"task {self.id} is {self.status} but has completed_at; remove it or set status completed")
         if self.parent == self.id:
             raise ValueError(f"task {self.id} cannot be its own parent")
         return self
 
     def is_overdue(self, now: datetime, tz: ZoneInfo) -> bool:
-        """Open and past due: after its due time, or (due on a day) after that day in `tz`."""
-        if self.status != "open" or self.due_date is None:
+        """Not completed and past due: after its due time, or (due on a day) after that day in `tz`."""
+        if self.status == "completed" or self.due_date is None:
             return False
         return self.due_at < now if self.due_at is not None else self.due_date < now.astimezone(tz).date()
 
@@ -178,8 +184,8 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
             raise SpecError(where, f"task {t.parent!r} does not exist")  # type: ignore[attr-defined]
         if parent.list_id != t.list_id:  # type: ignore[attr-defined]
             raise SpecError(where, f"the parent {parent.id} is in list {parent.list_id}, not {t.list_id}")  # type: ignore[attr-defined]
-        if parent.status == "completed" and t.status == "open":  # type: ignore[attr-defined]
-            raise SpecError(where, f"the parent {parent.id} is completed but this subtask is open")  # type: ignore[attr-defined]
+        if parent.status == "completed" and t.status != "completed":  # type: ignore[attr-defined]
+            raise SpecError(where, f"the parent {parent.id} is completed but this subtask is {t.status}")  # type: ignore[attr-defined]
         seen, up = [key], t.parent  # type: ignore[attr-defined]
         while up is not None:
             if up in seen:
@@ -273,8 +279,10 @@ def task_json(ctx: ToolContext, t: Task, full: bool = True) -> dict[str, Any]:
 
 
 def _line(d: dict[str, Any]) -> str:
-    box = "[x]" if d["status"] == "completed" else "[ ]"
+    box = {"completed": "[x]", "in_progress": "[~]", "waiting": "[w]"}.get(d["status"], "[ ]")
     bits = [f"{d['id']} {box} {d['title']}"]
+    if d["status"] in ("in_progress", "waiting"):
+        bits.append(f"({STATUS_WORDS[d['status']]})")
     if d["priority"] != "none":
         bits.append(f"({d['priority']})")
     if d["due"]:
@@ -323,7 +331,7 @@ def list_task_lists(ctx: ToolContext) -> dict:
     counts: dict[str, list[int]] = {}
     for t in ctx.values(TASKS):
         c = counts.setdefault(t.list_id, [0, 0, 0])
-        c[0 if t.status == "open" else 2] += 1
+        c[2 if t.status == "completed" else 0] += 1
         c[1] += t.is_overdue(ctx.now, tz)
     lists = sorted(ctx.values(LISTS), key=lambda x: (x.id != INBOX, fold(x.name), x.id))
     return {"lists": [{"id": x.id, "name": x.name, "open": counts.get(x.id, [0, 0, 0])[0],
@@ -368,7 +376,8 @@ def sort_key(t: Task) -> tuple:
 
 @SERVICE.tool(read_only=True, render=_render_tasks)
 def list_tasks(
-    ctx: ToolContext, task_list: str | None = None, status: Literal["open", "completed", "all"] = "open",
+    ctx: ToolContext, task_list: str | None = None,
+    status: Literal["open", "not_started", "in_progress", "waiting", "completed", "all"] = "open",
     due_before: str | None = None, due_after: str | None = None, overdue: bool = False,
     assignee: str | None = None, label: str | None = None, query: str = "",
     limit: Annotated[int, Field(ge=1, le=200)] = 50, offset: Annotated[int, Field(ge=0)] = 0,
@@ -378,7 +387,7 @@ def list_tasks(
 
     Args:
         task_list: Only this list (name or id); all lists if omitted.
-        status: open (default), completed or all.
+        status: open (default: every task not completed), not_started, in_progress, waiting, completed or all.
         due_before: Only tasks due on or before this date (YYYY-MM-DD) or date-time.
         due_after: Only tasks due on or after this date (YYYY-MM-DD) or date-time.
         overdue: Only open tasks whose due date or time has passed.
@@ -398,10 +407,12 @@ def list_tasks(
     who: str | None = None
     if assignee is not None:
         who = "" if assignee.strip().lower() == "none" else _assignee(ctx, assignee)
-    want_label = fold(as_argument(tag, label, "label", False)) if label is not None else None
+    want_label = fold(as_argument(tag, label, "label")) if label is not None else None
+    wanted = {"open": {"open", "in_progress", "waiting"}, "not_started": {"open"}, "all": set(STATUS_WORDS)}.get(
+        status, {status})
     hits = []
     for t in ctx.values(TASKS):
-        if (list_id is not None and t.list_id != list_id) or (status != "all" and t.status != status):
+        if (list_id is not None and t.list_id != list_id) or t.status not in wanted:
             continue
         if overdue and not t.is_overdue(ctx.now, tz):
             continue
@@ -448,7 +459,7 @@ def create_task(
             empty for none.
         priority: none, low, medium or high.
         assignee: Who should do it: an address, a directory name or 'me'; unassigned if omitted.
-        labels: Labels (single words), e.g. ["finance", "waiting"].
+        labels: Labels, free text in any script, e.g. ["finance", "waiting on vendor", "报销"].
         parent: Id of the task this is a subtask of.
         source: Where the task came from, e.g. a mail message id or a ticket key.
     """
@@ -531,7 +542,7 @@ def complete_task(ctx: ToolContext, id: str, include_subtasks: bool = False) -> 
     t = _task(ctx, id)
     if t.status == "completed":
         raise InvalidArgument(f"task {t.id} is already completed (at {t.completed_at}); reopen_task reopens it")
-    open_below = [x for x in _descendants(ctx, t) if x.status == "open"]
+    open_below = [x for x in _descendants(ctx, t) if x.status != "completed"]
     if open_below and not include_subtasks:
         raise Conflict(f"task {t.id} has {len(open_below)} open subtask(s): "
                        f"{', '.join(f'{x.id} {x.title!r}' for x in open_below[:10])}; complete them first or "
@@ -545,15 +556,16 @@ def complete_task(ctx: ToolContext, id: str, include_subtasks: bool = False) -> 
 
 @SERVICE.tool(render=_render_task)
 def reopen_task(ctx: ToolContext, id: str) -> dict:
-    """Mark a completed task open again; its completed parent tasks are reopened too (a completed task never has an
-    open subtask). Its own subtasks stay as they are.
+    """Mark a completed task open (not started) again; its completed parent tasks are reopened too (a completed task
+    never has an open subtask). Its own subtasks stay as they are.
 
     Args:
         id: The task id.
     """
     t = _task(ctx, id)
-    if t.status == "open":
-        raise InvalidArgument(f"task {t.id} is already open")
+    if t.status != "completed":
+        raise InvalidArgument(f"task {t.id} is not completed (it is {STATUS_WORDS[t.status]}); set_task_status "
+                              "changes the status of a task not completed")
     reopened = []
     up = t.parent
     while up is not None:
@@ -565,6 +577,25 @@ def reopen_task(ctx: ToolContext, id: str) -> dict:
     t = t.evolve(status="open", completed_at=None, updated=ctx.now)
     ctx.put(TASKS, t)
     return {"task": task_json(ctx, t), "also_reopened": reopened}
+
+
+@SERVICE.tool(idempotent=True, render=_render_task)
+def set_task_status(ctx: ToolContext, id: str, status: ActiveStatus) -> dict:
+    """Set the status of a task that is not completed: open (not started), in_progress or waiting (on someone else).
+    Use complete_task to complete a task and reopen_task to reopen a completed one.
+
+    Args:
+        id: The task id.
+        status: open, in_progress or waiting.
+    """
+    t = _task(ctx, id)
+    if t.status == "completed":
+        raise InvalidArgument(f"task {t.id} is completed; reopen_task reopens it, then set_task_status can move it")
+    if t.status == status:
+        return {"task": task_json(ctx, t), "changed": []}
+    t = t.evolve(status=status, updated=ctx.now)
+    ctx.put(TASKS, t)
+    return {"task": task_json(ctx, t), "changed": ["status"]}
 
 
 @SERVICE.tool(destructive=True)
@@ -605,7 +636,7 @@ def move_task(ctx: ToolContext, id: str, task_list: str | None = None, parent: s
             raise InvalidArgument(f"task {up.id} is {t.id} itself or one of its subtasks; a task cannot go under it")
         if up.list_id != lst.id:
             raise InvalidArgument(f"the parent {up.id} is in list {up.list_id}, not {lst.id}")
-        if up.status == "completed" and t.status == "open":
+        if up.status == "completed" and t.status != "completed":
             raise Conflict(f"the parent {up.id} is completed and task {t.id} is open; reopen the parent first")
     new_parent = up.id if up is not None else (t.parent if parent is None and lst.id == t.list_id else None)
     if (lst.id, new_parent) == (t.list_id, t.parent):
