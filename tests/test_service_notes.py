@@ -408,3 +408,44 @@ def test_mcp_lists_the_notes_tools_with_their_schemas_and_shares_by_mail() -> No
     assert not shared.is_error and shared.structured_content["emailed"][0]["to"] == OMAR
     assert denied.is_error and "view permission only" in denied.content[0].text
     assert [c.email for c in ep.workspace.table("notes.notes")["n1"].collaborators] == [OMAR]
+
+
+# --- participants ---------------------------------------------------------------------------------
+
+
+def test_participants_are_people_named_as_people_are() -> None:
+    ws = make()
+    r = ws.call("create_note", {"title": "Standup 2 March", "participants": ["Omar Haddad", "dana@acme.com",
+                                                                          "Omar Haddad", OUT]})
+    assert r.ok and r.data["note"]["participants"] == [OMAR, DANA, OUT]
+    assert "Participants: omar@acme.com, dana@acme.com, pat@partner.org" in r.text
+    nid = r.data["note"]["id"]
+    assert r.data["note"]["collaborators"] == []  # taking part gives no access
+    assert [n["id"] for n in ws.call("search_notes", {"participant": "Omar Haddad"}).data["notes"]] == [nid]
+    assert "matches 2 people" in err(ws, "create_note", {"title": "x", "participants": ["Dana"]})
+    u = ws.call("update_note", {"id": nid, "add_participants": ["Dana Ross"], "remove_participants": [OUT]})
+    assert u.ok and u.data["changed"] == ["participants"]
+    assert u.data["note"]["participants"] == [OMAR, DANA, "dana.r@acme.com"]
+    assert "not a participant" in err(ws, "update_note", {"id": nid, "remove_participants": [OUT]})
+    assert "participants[0]" in err(ws, "create_note", {"title": "x", "participants": ["Nobody Known"]})
+
+
+def test_participants_in_initial_data_are_addresses_and_old_notes_load() -> None:
+    ws = make(notes=[{"id": "n1", "title": "Kickoff", "participants": ["Omar@Acme.com", OMAR]},
+                     {"id": "n2", "title": "Old note"}])
+    notes = ws.table("notes.notes")
+    assert notes["n1"].participants == [OMAR] and notes["n2"].participants == []
+    with pytest.raises(SpecError, match="participant"):
+        make(notes=[{"id": "n1", "title": "x", "participants": ["Omar Haddad"]}])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from([DANA, OMAR, OUT, "Omar Haddad", "Dana Reyes"])),
+                max_size=8))
+def test_participant_edits_never_duplicate_anyone(edits: list[tuple[bool, str]]) -> None:
+    ws = make()
+    nid = ws.call("create_note", {"title": "t"}).data["note"]["id"]
+    for add, who in edits:
+        ws.call("update_note", {"id": nid, "add_participants" if add else "remove_participants": [who]})
+        people = ws.table("notes.notes")[nid].participants
+        assert len(people) == len(set(people)) and all("@" in p for p in people)

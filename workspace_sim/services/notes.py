@@ -5,7 +5,9 @@ owner; the owner can share it with collaborators who may `view` or `edit` it. Th
 user: it sees the user's own notes and those shared with the user, can edit the latter only with
 `edit` permission, and only an owner may delete, move or share a note. Notebooks are personal
 folders. Sharing can also send each new collaborator the note by e-mail, through the mail service's
-`send_email` tool in the same call, so mail policies judge the share as a whole.
+`send_email` tool in the same call, so mail policies judge the share as a whole. A note may list its
+participants (who took part in the meeting it records), named by address or by a directory name;
+being a participant gives no access.
 """
 
 from __future__ import annotations
@@ -29,10 +31,17 @@ NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
 Format = Literal["text", "markdown"]
 MAX_TITLE, MAX_TEXT, MAX_NAME = 300, 50_000, 100
-MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE = 50, 50, 500, 5_000
+MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE, MAX_PARTICIPANTS = 50, 50, 500, 5_000, 100
 
 
 # --- validation helpers ---------------------------------------------------------------------------
+
+
+def _participants(ctx: ToolContext, values: list[str], what: str) -> list[str]:
+    """Participants as addresses, names resolved by `workspace_sim.people` (an ambiguous one is refused)."""
+    if len(values) > MAX_PARTICIPANTS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_PARTICIPANTS} are allowed")
+    return resolve_addresses(ctx, values, what)
 
 
 def _tags(values: list[str], what: str) -> list[str]:
@@ -88,6 +97,7 @@ class Note(Record):
     archived: bool = False
     owner: str = ""  # empty in initial data means the workspace user
     collaborators: list[Collaborator] = Field(default_factory=list)
+    participants: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS)  # who took part (meeting notes)
     created: datetime | None = None
     updated: datetime | None = None
 
@@ -100,6 +110,13 @@ class Note(Record):
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
         return tag_list(v, "tags", each="tag")
+
+    @field_validator("participants", mode="before")
+    @classmethod
+    def _participants(cls, v: object) -> object:
+        if not isinstance(v, list):
+            return v
+        return list(dict.fromkeys(normalize_email(x, "participant") for x in v))
 
     @model_validator(mode="after")
     def _check(self) -> "Note":
@@ -229,7 +246,7 @@ def _summary(ctx: ToolContext, n: Note) -> dict[str, Any]:
     nb = ctx.get(NOTEBOOKS, n.notebook) if n.notebook else None
     snippet = " ".join(n.body.split())
     return {"id": n.id, "title": n.display_title(), "notebook": nb.name if nb is not None else None,
-            "tags": list(n.tags), "pinned": n.pinned, "archived": n.archived, "owner": n.owner,
+            "tags": list(n.tags), "participants": list(n.participants), "pinned": n.pinned, "archived": n.archived, "owner": n.owner,
             "permission": n.permission_of(ctx.user), "shared": bool(n.collaborators), "updated": _time(n.updated),
             "snippet": snippet[:120] + ("..." if len(snippet) > 120 else "")}
 
@@ -269,6 +286,8 @@ def _render_note(data: dict) -> str:
              f"Notebook: {d['notebook_name'] or 'none'}; tags: {', '.join(d['tags']) or 'none'}"
              + ("; pinned" if d["pinned"] else "") + ("; archived" if d["archived"] else ""),
              f"Owner: {d['owner']} (your permission: {d['permission']}); created {d['created']}, updated {d['updated']}"]
+    if d.get("participants"):
+        lines.append("Participants: " + ", ".join(d["participants"]))
     if d["collaborators"]:
         lines.append("Shared with: " + ", ".join(f"{c['email']} ({c['permission']})" for c in d["collaborators"]))
     if d["body"]:
@@ -302,7 +321,7 @@ def _render_share(data: dict) -> str:
 @SERVICE.tool(read_only=True, render=_render_search)
 def search_notes(
     ctx: ToolContext, query: str = "", tag: str | None = None, notebook: str | None = None,
-    include_archived: bool = False, limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    participant: str | None = None, include_archived: bool = False, limit: Annotated[int, Field(ge=1, le=100)] = 20,
     offset: Annotated[int, Field(ge=0)] = 0,
 ) -> dict:
     """List or search your notes and the notes shared with you: pinned first, then most recently updated. Each result
@@ -313,6 +332,7 @@ def search_notes(
             accent-insensitive); empty lists every note.
         tag: Only notes with this tag (case-insensitive).
         notebook: Only notes in this notebook of yours (name or id).
+        participant: Only notes this person took part in: an address or a directory name.
         include_archived: Also return archived notes.
         limit: Most notes to return (1-100).
         offset: Number of matching notes to skip (for paging).
@@ -320,8 +340,11 @@ def search_notes(
     terms = query_terms(query, MAX_QUERY)
     want_tag = fold(as_argument(valid_tag, tag, "tag")) if tag is not None else None
     nb_id = _notebook(ctx, notebook).id if notebook is not None else None
+    who = resolve_addresses(ctx, [participant], "participant")[0] if participant is not None else None
     hits = []
     for n in _visible(ctx):
+        if who is not None and who not in n.participants:
+            continue
         if n.archived and not include_archived:
             continue
         if want_tag is not None and want_tag not in (fold(t) for t in n.tags):
@@ -351,7 +374,7 @@ def get_note(ctx: ToolContext, id: str) -> dict:
 @SERVICE.tool(render=_render_note)
 def create_note(
     ctx: ToolContext, title: str, body: str = "", notebook: str | None = None, tags: list[str] = [],
-    pinned: bool = False, format: Format = "markdown",
+    pinned: bool = False, format: Format = "markdown", participants: list[str] = [],
 ) -> dict:
     """Create a note owned by you, optionally in one of your notebooks, with tags; it is not shared until you share it.
 
@@ -362,6 +385,8 @@ def create_note(
         tags: Tags, e.g. ["meeting", "q2 planning"].
         pinned: Pin the note to the top of lists.
         format: How the body is written: markdown or text.
+        participants: Who took part (e.g. a meeting's attendees): addresses or names from the directory; an ambiguous
+            name is refused with the candidates listed. Participants are not given access; share_note does that.
     """
     t = one_line(title, "title", MAX_TITLE, required=False)
     b = clean_text(body, "body", MAX_TEXT)
@@ -369,7 +394,8 @@ def create_note(
         raise InvalidArgument("title and body are both empty; give at least a title")
     nb = _notebook(ctx, notebook).id if notebook is not None else None
     n = Note(id=ctx.new_id("note"), title=t, body=b, format=format, notebook=nb, tags=_tags(tags, "tags"),
-             pinned=pinned, owner=ctx.user, created=ctx.now, updated=ctx.now)
+             pinned=pinned, owner=ctx.user, participants=_participants(ctx, participants, "participants"),
+             created=ctx.now, updated=ctx.now)
     ctx.put(NOTES, n)
     return {"note": note_json(ctx, n)}
 
@@ -378,7 +404,8 @@ def create_note(
 def update_note(
     ctx: ToolContext, id: str, title: str | None = None, body: str | None = None, append: str | None = None,
     add_tags: list[str] = [], remove_tags: list[str] = [], pinned: bool | None = None,
-    archived: bool | None = None, format: Format | None = None,
+    archived: bool | None = None, format: Format | None = None, add_participants: list[str] = [],
+    remove_participants: list[str] = [],
 ) -> dict:
     """Change a note; only what is given changes. Replace the body with `body`, or add to its end with `append`
     (a new paragraph), not both. Needs ownership or edit permission.
@@ -393,9 +420,12 @@ def update_note(
         pinned: Pin (true) or unpin (false).
         archived: Archive (true) or bring back from the archive (false).
         format: How the body is written: markdown or text.
+        add_participants: People to add as participants (addresses or directory names).
+        remove_participants: Participants to remove; each must be on the note.
     """
     n = _editable(ctx, id)
-    if all(v is None for v in (title, body, append, pinned, archived, format)) and not add_tags and not remove_tags:
+    if all(v is None for v in (title, body, append, pinned, archived, format)) and not (
+            add_tags or remove_tags or add_participants or remove_participants):
         raise InvalidArgument("nothing to change; give at least one of title, body, append, tags, pinned, archived")
     if body is not None and append is not None:
         raise InvalidArgument("give body (to replace the text) or append (to add to it), not both")
@@ -418,6 +448,16 @@ def update_note(
     _, changes["tags"], missing = edit_tag_list(n.tags, _tags(add_tags, "add_tags"), _tags(remove_tags, "remove_tags"))
     if missing:
         raise InvalidArgument(f"note {n.id} has no tag {', '.join(missing)}; its tags are {', '.join(n.tags) or 'none'}")
+    people = list(n.participants)
+    people += [x for x in _participants(ctx, add_participants, "add_participants") if x not in people]
+    gone = resolve_addresses(ctx, remove_participants, "remove_participants")
+    missing = [x for x in gone if x not in people]
+    if missing:
+        raise InvalidArgument(f"{', '.join(missing)} not a participant of note {n.id}; its participants are "
+                              f"{', '.join(people) or 'none'}")
+    if len(people) > MAX_PARTICIPANTS:
+        raise InvalidArgument(f"a note may have at most {MAX_PARTICIPANTS} participants")
+    changes["participants"] = [x for x in people if x not in gone]
     n, changed = ctx.update(NOTES, n, changes, updated=ctx.now)
     return {"note": note_json(ctx, n), "changed": changed}
 
