@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from workspace_sim.errors import SpecError
 from workspace_sim.predicates import Evaluation, in_scope
@@ -40,6 +40,7 @@ from .errors import SpecLoadError
 from .feedback import ValidationReport
 from .mutants import Mutant, ValueIndex, make_mutants, sample_mutants, stage_of_steps
 from .spec import CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, parse_spec
+from .strict import StrictJudge
 from .tolerance import equivalent, field_rules
 
 LONG_HORIZON_CALLS = 15
@@ -264,6 +265,7 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     if max_mutants is not None:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
     driver = SpecDriver(spec, run.workspace.fork())
+    judge = StrictJudge(spec)
     rules = field_rules(spec.parsed_predicates())
     tried = killed = 0
     collateral_done: set[str] = set()
@@ -273,14 +275,14 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
             if tool in collateral_done:
                 continue
         driver.resume(run.checkpoints[m.at])
-        mrun = run_steps(driver, m.steps, m.final_answer, first_index=m.at)
+        mrun, passed = _run_judged(driver, judge, m.steps, m.final_answer, m.at)
         if m.kind == "collateral":
             res = mrun.outcomes[0].result
             if res is None or not res.ok or not res.diff:
                 continue  # not a valid collateral action here; try the tool's next candidate
             collateral_done.add(tool)
         tried += 1
-        if not spec.passes_all(mrun.workspace, mrun.final_answer):
+        if not passed:
             killed += 1
             continue
         why = equivalent(rights, mrun.workspace.state, rules) if m.kind == "change_arg" else None
@@ -291,7 +293,31 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
                        _mutant_hint(m))
     _count(report, "mutants", tried)
     _count(report, "mutants_killed", killed)
-    _check_maintained(spec, solved, driver, tools, ValueIndex(start, [p.email for p in spec.world.people]), report)
+    _check_maintained(spec, solved, driver, judge, tools, ValueIndex(start, [p.email for p in spec.world.people]),
+                      report)
+
+
+def _run_judged(driver: SpecDriver, judge: StrictJudge, steps: Sequence[Any], final_answer: str | None,
+                first_index: int) -> tuple[Run, bool]:
+    """Run `steps` from the driver's position and say whether the run passes every predicate (strictly). A
+    day closed with a failing predicate decides it at once: the days after it are not replayed (their steps
+    are left out of the returned run), since nothing done later changes a closed day's verdict."""
+    if not judge.stage_ids:
+        mrun = run_steps(driver, steps, final_answer, first_index=first_index)
+        return mrun, judge.passes(mrun.workspace, mrun.final_answer)
+    run = Run(driver, None)
+    start = 0
+    for j, step in enumerate(steps):
+        if isinstance(step, EndStageStep):
+            part = run_steps(driver, steps[start:j + 1], None, first_index=first_index + start)
+            run.outcomes += part.outcomes
+            start = j + 1
+            if not judge.last_close_ok(driver.ws):
+                return run, False
+    part = run_steps(driver, steps[start:], final_answer, first_index=first_index + start)
+    run.outcomes += part.outcomes
+    run.final_answer = part.final_answer
+    return run, judge.passes(driver.ws, run.final_answer)
 
 
 def _maintained_at(spec: EnvironmentSpec, solution: ReferenceSolution) -> dict[int, list[int]]:
@@ -306,8 +332,8 @@ def _maintained_at(spec: EnvironmentSpec, solution: ReferenceSolution) -> dict[i
     return out
 
 
-def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver, tools: Any, index: ValueIndex,
-                      report: ValidationReport) -> None:
+def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver, judge: StrictJudge, tools: Any,
+                      index: ValueIndex, report: ValidationReport) -> None:
     """Each maintained predicate must fail once the record field it guards is changed (after the solution, or
     before the end_stage that closes its stage, the rest of the solution then running on)."""
     run = solved.run
@@ -335,10 +361,11 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
                     continue
             applied.append(m)
             _count(report, "mutants", 1)
-            answer = run.final_answer
             if at < end:
-                answer = run_steps(driver, steps[at:], solved.solution.final_answer, first_index=at).final_answer
-            if not spec.passes_all(driver.ws, answer):
+                passed = _run_judged(driver, judge, steps[at:], solved.solution.final_answer, at)[1]
+            else:
+                passed = judge.passes(driver.ws, run.final_answer)
+            if not passed:
                 _count(report, "mutants_killed", 1)
                 break
         else:
