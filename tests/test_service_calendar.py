@@ -540,3 +540,15 @@ def test_ambiguous_or_unknown_names_are_refused_with_candidates(tool: str, args:
 def test_names_without_a_directory_ask_for_an_address(ws: Workspace) -> None:
     message = err(ws, "create_event", {"title": "x", "start": utc(5, 9), "end": utc(5, 10), "attendees": ["Bob"]})
     assert "attendees[0] 'Bob' is not an e-mail address (and there is no directory to look names up in)" in message
+
+
+def test_an_imported_event_without_an_organizer_is_the_users() -> None:
+    holiday = {"id": "evt-holiday", "title": "Company holiday", "start": utc(6, 0), "end": utc(7, 0)}
+    ws = make(events=[*EVENTS, holiday, {**holiday, "id": "evt-none", "organizer": None, "title": "Booking"}])
+    evs = ws.table("calendar.events")
+    assert evs["evt-holiday"].organizer == ME and evs["evt-none"].organizer == ME
+    assert evs["evt-bob"].organizer == BOB  # a given organizer stays
+    assert ws.call("get_event", {"id": "evt-holiday"}).data["organizer"] == ME
+    assert ws.call("update_event", {"id": "evt-holiday", "title": "Company holiday (moved)"}).ok
+    with pytest.raises(SpecError, match="organizer"):
+        make(events=[{**holiday, "organizer": "not an address"}])

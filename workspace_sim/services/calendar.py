@@ -77,14 +77,15 @@ class Calendar(Record):
 
 
 class Event(Record):
-    """A meeting: aware start/end (stored in its own time zone), organizer and attendees."""
+    """A meeting: aware start/end (stored in its own time zone), organizer and attendees. Initial data may leave the
+    organizer out (an imported or system event, e.g. a holiday or a booking); it then defaults to the user."""
 
     id: str
     title: str
     start: datetime
     end: datetime
     timezone: TimeZoneName = "UTC"
-    organizer: str
+    organizer: str = ""  # empty in initial data means the workspace user
     attendees: list[Attendee] = Field(default_factory=list)
     location: str = ""
     description: str = ""
@@ -94,7 +95,7 @@ class Event(Record):
     @field_validator("organizer", mode="before")
     @classmethod
     def _organizer(cls, v: object) -> str:
-        return normalize_email(v, "organizer")
+        return "" if v is None or v == "" else normalize_email(v, "organizer")
 
     @model_validator(mode="after")
     def _check(self) -> "Event":
@@ -127,13 +128,15 @@ class Event(Record):
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give events without creation or update times the workspace start time."""
+    """Give events without creation or update times the workspace start time, and events without an organizer
+    (imported or system events) the user as organizer."""
     events = tables.get(EVENTS)
     if events is None:
         return
     for key, ev in list(events.items()):
-        if ev.created is None or ev.updated is None:
-            events[key] = ev.evolve(created=ev.created or config.now, updated=ev.updated or ev.created or config.now)
+        if ev.created is None or ev.updated is None or not ev.organizer:
+            events[key] = ev.evolve(created=ev.created or config.now, updated=ev.updated or ev.created or config.now,
+                                    organizer=ev.organizer or config.user)
 
 
 SERVICE = Service("calendar", {"calendars": Calendar, "events": Event}, title="Calendar", prepare=_prepare)
