@@ -2,11 +2,17 @@
 
 The server holds the workspace; this side holds the conversation. `RemoteSession` creates the
 episode through the admin API (the spec sent inline, its hash checked against the local one),
-sends the agent's tool calls through the official MCP client over streamable HTTP, and plays the
-user and the world through the admin API (user replies, world events, clock moves), so the
-runner's `SpecDriver` sees a `RemoteWorkspace` with the same few operations as a local one. Step
-judgements and the final evaluation come from the server. Any failure to reach the server raises
+sends the agent's tool calls over streamable HTTP, and plays the user and the world through the
+admin API (user replies, world events, clock moves, the close of each day), so the runner's
+`SpecDriver` sees a `RemoteWorkspace` with the same few operations as a local one. Step judgements
+and the final evaluation come from the server. Any failure to reach the server raises
 `RemoteError` with a message saying what failed, which the runner turns into a stop reason.
+
+The tool calls go through the lean harness client (`trainers.episodes.harness_client`: the
+sessionless protocol spoken directly, the SDK's bytes on the wire) by default, or through the SDK's
+`mcp.Client` with `RemoteTarget(client="sdk")` or COWORKENV_REMOTE_CLIENT=sdk. Either way the
+episodes of one thread (or one batch worker's portal) share one connection per server
+(`ConnectionPools`) for the admin API and the MCP endpoint, and each environment's tool listing.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import weakref
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -21,13 +28,21 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client
 
 from workspace_sim.errors import SpecError
 
+from .harness_client import EpisodeClient, HarnessError, ServerConnection, result_text
+
 ADMIN_TOKEN_ENV = "COWORKENV_ADMIN_TOKEN"
+REMOTE_CLIENT_ENV = "COWORKENV_REMOTE_CLIENT"
+CLIENTS = ("lean", "sdk")
+
+
+def default_client() -> str:
+    """The MCP client remote episodes use unless told: $COWORKENV_REMOTE_CLIENT (lean or sdk), else lean."""
+    return os.environ.get(REMOTE_CLIENT_ENV, "").strip().lower() or "lean"
 _log = logging.getLogger(__name__)
 
 
@@ -37,11 +52,13 @@ class RemoteError(RuntimeError):
 
 @dataclass(frozen=True)
 class RemoteTarget:
-    """Where a remote coworkenv server is and how to reach it: base URL, admin token, per-request timeout."""
+    """Where a remote coworkenv server is and how to reach it: base URL, admin token, per-request timeout, and
+    the MCP client for tool calls (`lean`, the harness client, or `sdk`, the SDK's `mcp.Client`)."""
 
     url: str
     token: str = field(repr=False)  # never printed in logs or reprs
     timeout: float = 60.0
+    client: str = field(default_factory=default_client)
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.url)
@@ -54,6 +71,8 @@ class RemoteTarget:
             raise ValueError(f"--connect needs the server's admin token (--admin-token or {ADMIN_TOKEN_ENV})")
         if not self.timeout > 0:
             raise ValueError(f"timeout must be positive, got {self.timeout!r}")
+        if self.client not in CLIENTS:
+            raise ValueError(f"the remote MCP client must be lean or sdk (${REMOTE_CLIENT_ENV}), got {self.client!r}")
 
     @property
     def base(self) -> str:
@@ -104,41 +123,43 @@ class RemoteServers:
 
 
 class ConnectionPools:
-    """The HTTP clients that the remote episodes run on one event loop (a batch worker's portal) share.
+    """The connections that the remote episodes of one thread (or one batch worker's portal) share.
 
     A fresh HTTP client costs tens of milliseconds (it loads the CA bundle), several times what the
-    server spends on a whole episode; so a worker keeps one admin client per server and one HTTP
-    client for every MCP connection, and one MCP response cache, so each environment's tool listing
-    (which the server marks cacheable for a day) is fetched once per server instead of once per
-    episode. `close()` releases them; the batch worker calls it when it stops.
+    server spends on a whole episode; so the episodes keep one `ServerConnection` per server, used
+    by the admin API and the lean client's MCP requests alike (one keep-alive connection when they
+    run one after another), with each environment's tool listing (which the server marks cacheable
+    for a day) fetched once per server. For the SDK's client (`client="sdk"`, which needs `portal`)
+    they also share one async HTTP client and one MCP response cache. `close()` releases them all.
     """
 
-    def __init__(self, portal: BlockingPortal) -> None:
-        from mcp.client.caching import InMemoryResponseCacheStore
-
+    def __init__(self, portal: BlockingPortal | None = None) -> None:
         self.portal = portal
-        self._admin: dict[tuple[str, float], httpx.Client] = {}
+        self._servers: dict[tuple[str, float, str], ServerConnection] = {}
         self._mcp: Any = None
-        self.listings = InMemoryResponseCacheStore()
+        self._listings: Any = None
         self.versions: dict[str, str] = {}  # server base -> the sessionless protocol revision it answered
 
-    def admin(self, target: RemoteTarget) -> httpx.Client:
-        """The admin client of a server (made on first use)."""
-        key = (target.base, target.timeout)
-        if key not in self._admin:
-            self._admin[key] = httpx.Client(base_url=target.base, timeout=target.timeout)
-        return self._admin[key]
+    def connection(self, target: RemoteTarget) -> ServerConnection:
+        """The connection to a server (made on first use), for its admin API and the lean client."""
+        key = (target.base, target.timeout, target.token)
+        if key not in self._servers:
+            self._servers[key] = ServerConnection(target.base, target.token, target.timeout)
+        return self._servers[key]
 
     def mcp_client(self, url: str, timeout: float, env_key: str, server: str) -> Any:
-        """An MCP `Client` for an episode's endpoint on the shared HTTP client and listing cache; `env_key`
+        """An SDK `Client` for an episode's endpoint on the shared HTTP client and listing cache; `env_key`
         names the environment on its server (listings are shared between episodes of the same one only).
         Once a server has answered in a sessionless revision, later clients adopt it without probing."""
-        from mcp.client.caching import CacheConfig
+        from mcp import Client
+        from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
         from mcp.client.streamable_http import streamable_http_client
 
+        assert self.portal is not None, "the SDK client's pools need the portal it runs on"
         if self._mcp is None:
             self._mcp = self.portal.call(_async_client)
-        cache = CacheConfig(store=self.listings, partition="coworkenv-run", target_id=env_key)
+            self._listings = InMemoryResponseCacheStore()
+        cache = CacheConfig(store=self._listings, partition="coworkenv-run", target_id=env_key)
         return Client(streamable_http_client(url, http_client=self._mcp, terminate_on_close=False),
                       read_timeout_seconds=timeout, cache=cache, mode=self.versions.get(server, "auto"))
 
@@ -150,13 +171,13 @@ class ConnectionPools:
             self.versions[server] = version
 
     def close(self) -> None:
-        """Close every client (idempotent)."""
-        for client in self._admin.values():
-            client.close()
-        self._admin.clear()
-        if self._mcp is not None:
+        """Close every connection (idempotent)."""
+        for conn in self._servers.values():
+            conn.close()
+        self._servers.clear()
+        if self._mcp is not None and self.portal is not None:
             self.portal.call(self._mcp.aclose)
-            self._mcp = None
+        self._mcp = None
 
 
 async def _async_client() -> Any:
@@ -167,6 +188,7 @@ async def _async_client() -> Any:
 
 
 _POOLS: weakref.WeakKeyDictionary[BlockingPortal, ConnectionPools] = weakref.WeakKeyDictionary()
+_THREAD = threading.local()
 
 
 def pools_for(portal: BlockingPortal) -> ConnectionPools:
@@ -176,9 +198,19 @@ def pools_for(portal: BlockingPortal) -> ConnectionPools:
     return _POOLS[portal]
 
 
-def close_pools(portal: BlockingPortal) -> None:
-    """Close the pools of `portal`, if any were made (before the portal itself stops)."""
-    pools = _POOLS.pop(portal, None)
+def thread_pools() -> ConnectionPools:
+    """The connection pools of the episodes this thread runs without a portal (made on first use, kept for the
+    thread's life: a training loop calling `run_episode(..., connect=...)` over and over reuses them)."""
+    pools = getattr(_THREAD, "pools", None)
+    if pools is None:
+        pools = _THREAD.pools = ConnectionPools()
+    return pools
+
+
+def close_pools(portal: BlockingPortal | None = None) -> None:
+    """Close the pools of `portal`, if any were made (before the portal itself stops); without a portal, this
+    thread's own pools."""
+    pools = _POOLS.pop(portal, None) if portal is not None else _THREAD.__dict__.pop("pools", None)
     if pools is not None:
         pools.close()
 
@@ -190,20 +222,19 @@ class AdminClient:
     def __init__(self, target: RemoteTarget, pools: ConnectionPools | None = None) -> None:
         self.target = target
         self._shared = pools is not None
-        self._http = pools.admin(target) if pools is not None else httpx.Client(base_url=target.base,
-                                                                                  timeout=target.timeout)
-        self._auth = {"Authorization": f"Bearer {target.token}"}
+        self.connection = pools.connection(target) if pools is not None else \
+            ServerConnection(target.base, target.token, target.timeout)
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None,
                 params: dict[str, Any] | None = None) -> Any:
         """Send one admin request and return its JSON answer; errors name the request and the server's reason."""
         what = f"{method} {path}"
         try:
-            r = self._http.request(method, path, json=body, params=params, headers=self._auth)
-        except httpx.TimeoutException:
+            r = self.connection.admin(method, path, body, params)
+        except httpx2.TimeoutException:
             raise RemoteError(f"the server at {self.target.base} did not answer {what} within "
                               f"{self.target.timeout:g}s") from None
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             raise RemoteError(f"cannot reach the server at {self.target.base} ({what}): {type(e).__name__}: {e}") from None
         try:
             doc = r.json()
@@ -227,7 +258,7 @@ class AdminClient:
     def close(self) -> None:
         """Close the HTTP connection pool, unless it is shared."""
         if not self._shared:
-            self._http.close()
+            self.connection.close()
 
 
 def check_server(target: RemoteTarget) -> int:
@@ -379,8 +410,40 @@ def _text(result: Any) -> str:
     return "".join(c.text for c in result.content if getattr(c, "type", None) == "text")
 
 
+class LeanMCPChannel:
+    """The agent's tool calls through the lean harness client (`harness_client.EpisodeClient`) on the shared
+    connection to the episode's server; the environment's listing is fetched by its first episode only.
+
+    A tool's own failure comes back as an error result, as with the other channels; a failure of the
+    request itself raises RemoteError, since no later call could succeed either.
+    """
+
+    name = "remote"
+
+    def __init__(self, connection: ServerConnection, path: str, workspace: RemoteWorkspace, env_key: str) -> None:
+        self.url = connection.base + path
+        self.workspace = workspace
+        self.client = EpisodeClient(connection, path, env_key)
+        try:
+            self.client.list_tools()
+        except HarnessError as e:
+            raise RemoteError(f"cannot list the tools at {self.url}: {e}") from None
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """The remote MCP server's answer (text content and isError)."""
+        self.workspace.touched()
+        try:
+            result = self.client.call_tool(tool, arguments)
+        except HarnessError as e:
+            raise RemoteError(f"the MCP call {tool} to {self.url} failed: {e}") from None
+        return result_text(result), bool(result.get("isError"))
+
+    def close(self) -> None:
+        """Nothing to close: the connection is shared, and a sessionless episode has no session."""
+
+
 class RemoteMCPChannel:
-    """The agent's tool calls through the official MCP client over streamable HTTP to the episode's endpoint.
+    """The agent's tool calls through the SDK's `mcp.Client` over streamable HTTP to the episode's endpoint.
 
     A tool's own failure comes back as an error result, as with the other channels; a failure of
     the connection itself raises RemoteError, since no later call could succeed either.
@@ -391,8 +454,12 @@ class RemoteMCPChannel:
     def __init__(self, url: str, workspace: RemoteWorkspace, timeout: float,
                  portal: BlockingPortal | None = None, pools: ConnectionPools | None = None,
                  env_key: str | None = None, server: str | None = None) -> None:
+        from mcp import Client
+
         self.url, self.workspace, self.timeout = url, workspace, timeout
         self._own: AbstractContextManager[BlockingPortal] | None = None
+        if pools is not None and pools.portal is None:
+            pools = None  # the SDK's shared clients live on a portal; without one, this channel has its own
         if pools is not None:
             portal = pools.portal
         if portal is None:
@@ -457,11 +524,11 @@ class RemoteSession:
     def __init__(self, target: RemoteTarget, spec_document: dict[str, Any], episode_id: str, env_hash: str,
                  start_hash: str, portal: BlockingPortal | None = None, pools: ConnectionPools | None = None) -> None:
         self.target = target
-        if pools is None and portal is not None:
-            pools = pools_for(portal)
+        if pools is None:
+            pools = pools_for(portal) if portal is not None else thread_pools()
         self.admin = AdminClient(target, pools)
         self.ended = False
-        self.channel: RemoteMCPChannel | None = None
+        self.channel: LeanMCPChannel | RemoteMCPChannel | None = None
         try:
             info = self.admin.request("POST", "/admin/episodes", {"spec_document": spec_document,
                                                                   "episode_id": episode_id})
@@ -478,9 +545,13 @@ class RemoteSession:
                 raise RemoteError("the server's start state differs from the spec's start state here; are both sides "
                                   "running the same coworkenv version?")
             mcp_only = "mcp_only" if info.get("mcp_only") else "harness"
-            self.channel = RemoteMCPChannel(target.base + str(info.get("mcp_path", f"/episodes/{self.episode_id}/mcp")),
-                                            self.workspace, target.timeout, portal, pools,
-                                            env_key=f"{target.base}#{env_hash}#{mcp_only}", server=target.base)
+            path = str(info.get("mcp_path", f"/episodes/{self.episode_id}/mcp"))
+            env_key = f"{target.base}#{env_hash}#{mcp_only}"
+            if target.client == "lean":
+                self.channel = LeanMCPChannel(self.admin.connection, path, self.workspace, env_key)
+            else:
+                self.channel = RemoteMCPChannel(target.base + path, self.workspace, target.timeout, portal, pools,
+                                                env_key=env_key, server=target.base)
         except BaseException:
             self.close()
             raise
