@@ -54,7 +54,9 @@ def test_new_templates_validate_and_use_the_new_predicates(cap: str, name: str) 
 
 
 def test_balanced_mix_reaches_the_new_templates() -> None:
-    jobs = plan(None, 6 * 14, seed=0)
+    from synth.capabilities import CAPABILITIES
+
+    jobs = plan(None, 6 * len(CAPABILITIES), seed=0)  # six seeds per capability, however many there are
     names = {generate(cap, seed).metadata["templates"][0] for cap, seed in jobs}
     assert {n for _, n in NEW} <= names
 

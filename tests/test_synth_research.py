@@ -13,7 +13,7 @@ from synth.driver import run_reference
 from synth.procedural import generate
 from synth.spec import CallStep, EnvironmentSpec, ReferenceSolution
 
-TEMPLATES = [("secret_handling", "rotated_key_ticket"), ("web_research", "weekly_feed_digest"),
+TEMPLATES = [("secret_handling", "rotated_key_ticket"), ("secret_handling", "failing_integrations_triage"), ("web_research", "weekly_feed_digest"),
              ("web_research", "web_answer_with_citation"), ("web_research", "plan_advice_dialogue")]
 SEEDS = 50
 
