@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from workspace_sim import ToolResult
+from workspace_sim.media import MediaPart, media_parts, strip_media
 from workspace_sim.registry import ToolHints, make_tool
 
 def read_result_page(ctx: Any, result_id: str, page: Annotated[int, Field(ge=1)]) -> dict[str, Any]:
@@ -37,17 +38,19 @@ KEEP_RESULTS = 64  # long results kept per episode for paging (oldest dropped fi
 
 @dataclass(frozen=True)
 class Answer:
-    """One MCP tool answer: text, optional structured content, and whether it is an error."""
+    """One MCP tool answer: text, optional structured content, whether it is an error, and the images or audio
+    it carries (sent as MCP image/audio content after the text; not counted against the size limit)."""
 
     text: str
     structured: dict[str, Any] | None
     is_error: bool
     result_id: str | None = None
     pages: int = 1
+    media: tuple[MediaPart, ...] = ()
 
     @property
     def size(self) -> int:
-        """Characters the answer occupies: the text plus the structured content's JSON."""
+        """Characters the answer occupies: the text plus the structured content's JSON (media not counted)."""
         return len(self.text) + (len(_dumps(self.structured)) if self.structured is not None else 0)
 
 
@@ -86,8 +89,9 @@ class ResultPager:
         if not result.ok:
             return Answer(self._clip(result.text), None, True)
         data = result.data
-        structured = data if isinstance(data, dict) else {"result": data}
-        whole = Answer(result.text, structured, False)
+        media = media_parts(data)
+        structured = strip_media(data) if isinstance(data, dict) else {"result": data}
+        whole = Answer(result.text, structured, False, media=media)
         if whole.size <= self.limit:
             return whole
         result_id = f"r{result.event.index}"
@@ -97,7 +101,8 @@ class ResultPager:
         result.event.delivered = [pages[0]]
         while len(self._kept) > KEEP_RESULTS:
             self._events.pop(self._kept.popitem(last=False)[0], None)
-        return self._page_answer(result_id, pages, 1)
+        first = self._page_answer(result_id, pages, 1)
+        return replace(first, media=media) if media else first
 
     def page(self, result_id: Any, page: Any) -> Answer:
         """Another page of a kept result, or an error answer saying what was wrong."""

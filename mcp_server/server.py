@@ -30,7 +30,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
-from mcp_types import CallToolResult, GetPromptResult, PromptMessage, TextContent, ToolAnnotations
+from mcp_types import AudioContent, CallToolResult, GetPromptResult, ImageContent, PromptMessage, TextContent, ToolAnnotations
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
@@ -227,8 +227,10 @@ class EpisodeServer(MCPServer):
         # call holds up only its own episode
         async with self._lock:
             answer = await anyio.to_thread.run_sync(self.episode.call, name, arguments)
-        return CallToolResult(content=[TextContent(type="text", text=answer.text)],
-                              structured_content=answer.structured, is_error=answer.is_error)
+        content: list[Any] = [TextContent(type="text", text=answer.text)]
+        content += [(ImageContent if m.kind == "image" else AudioContent)(data=m.data, mime_type=m.mime_type)
+                    for m in answer.media]  # images and audio as MCP media content, after their placeholders
+        return CallToolResult(content=content, structured_content=answer.structured, is_error=answer.is_error)
 
 
     async def run_stdio(self) -> None:

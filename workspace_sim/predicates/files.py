@@ -1,4 +1,5 @@
-"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts, by path or glob."""
+"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts, an xlsx cell, a docx or
+pptx document's text, by path or glob."""
 
 from __future__ import annotations
 
@@ -43,6 +44,15 @@ class CsvRows(BaseModel):
         return (f"rows with {conds}: " if conds else "rows: ") + f"count {self.count.describe()}"
 
 
+class SheetCell(BaseModel):
+    """A cell of an xlsx workbook (or of a CSV file read as one sheet), addressed in A1 notation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sheet: str | None = Field(None, description="Sheet name; the first sheet when not given.")
+    cell: str = Field(description="The cell, e.g. B4.")
+    value: Condition
+
+
 class FileContent(PredicateBase):
     """A file exists (or not) and its content meets the conditions; by exact `path`, or by `path_glob` with
     `matching` one (exactly one file matches and meets them), any (some file does) or all (every one does)."""
@@ -62,6 +72,8 @@ class FileContent(PredicateBase):
     csv_rows: CsvRows | Condition | None = Field(None, description=(
         "Condition on the number of data rows, or {where: {column: condition}, count: condition} counting "
         "the rows that meet `where`."))
+    sheet_cell: SheetCell | None = Field(None, description="A cell of an xlsx workbook (or CSV) and its condition.")
+    document_text: Condition | None = Field(None, description="Condition on a docx or pptx document's text.")
 
     @model_validator(mode="before")
     @classmethod
@@ -123,9 +135,17 @@ class FileContent(PredicateBase):
         if self.csv_rows:
             parts.append(f"CSV {self.csv_rows.describe()}" if isinstance(self.csv_rows, CsvRows)
                          else f"CSV rows {self.csv_rows.describe()}")
+        if self.sheet_cell:
+            parts.append(f"cell {self.sheet_cell.sheet + '!' if self.sheet_cell.sheet else ''}{self.sheet_cell.cell} "
+                         f"{self.sheet_cell.value.describe()}")
+        if self.document_text:
+            parts.append(f"document text {self.document_text.describe()}")
         expected = f"file {path}" + (" with " + "; ".join(parts) if parts else "")
         if f is None:
             return self.result(False, expected, "the file does not exist")
+        media = _media_checks(self, f, expected)
+        if media is not None:
+            return media
         text = f.content if f.encoding == "utf-8" else ""
         if self.content is not None and not self.content.check(text):
             return self.result(False, expected, f"content {short(text)}")
@@ -171,3 +191,28 @@ def glob_match(pattern: str, path: str) -> bool:
 def _csv_rows(text: str) -> list[dict[str, Any]]:
     reader = csv.DictReader(io.StringIO(text))
     return [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
+
+
+def _media_checks(p: FileContent, f: Any, expected: str) -> PredicateResult | None:
+    """The failing result of a sheet-cell or document-text check, or None when they pass (or are not asked)."""
+    import base64
+
+    from ..media import MediaError
+    from ..media.documents import document_text
+    from ..media.sheets import cell_value, read_csv
+
+    raw = base64.b64decode(f.content) if f.encoding == "base64" else f.content.encode()
+    try:
+        if p.sheet_cell is not None:
+            c = p.sheet_cell
+            v = (read_csv(f.content, f.path, c.cell)["rows"][0][0] if f.encoding == "utf-8"
+                 else cell_value(raw, f.path, c.sheet, c.cell))
+            if not c.value.check(v):
+                return p.result(False, expected, f"cell {c.cell} = {short(v)}")
+        if p.document_text is not None:
+            text = document_text(raw, f.path, f.mime_type)
+            if not p.document_text.check(text):
+                return p.result(False, expected, f"document text {short(text)}")
+    except MediaError as e:
+        return p.result(False, expected, f"cannot be read: {e}")
+    return None

@@ -1,4 +1,4 @@
-"""Files: a virtual folder tree with text and binary files; nothing here touches the real disk."""
+"""The folder tree of the files service: file and folder records and the text tools (read, write, edit, move, search)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,20 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound
-from ..paths import is_under, parent, resolve
-from ..patterns import compile_glob, compile_regex
-from ..records import Record
-from ..registry import Service
+from ...context import ToolContext
+from ...errors import Conflict, InvalidArgument, NotFound
+from ...paths import is_under, parent, resolve
+from ...patterns import compile_glob, compile_regex
+from ...records import Record
+from ...registry import Service
+from ...media.limits import MediaError, check_size, media_class, mime_for_path
 
 FILES, FOLDERS = "files.files", "files.folders"
 MAX_PATTERNS = 100  # exclude_patterns entries
 MAX_TREE_DEPTH = 100  # levels directory_tree expands in one answer
+# the tool that reads each kind of binary file (the media tools are in media.py)
+READERS = {"image": "read_media_file", "audio": "read_media_file", "pdf": "read_pdf", "sheet": "read_sheet",
+           "document": "read_document"}
 
 
 @lru_cache(maxsize=8192)
@@ -53,8 +57,12 @@ class File(Record):
         raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
         object.__setattr__(self, "size", len(raw))
         if not self.mime_type:
-            guess = _guess_mime(self.path.rsplit("/", 1)[-1].rpartition(".")[2].lower())
+            guess = mime_for_path(self.path) or _guess_mime(self.path.rsplit("/", 1)[-1].rpartition(".")[2].lower())
             object.__setattr__(self, "mime_type", guess or ("text/plain" if self.encoding == "utf-8" else "application/octet-stream"))
+        try:
+            check_size(self.path, self.mime_type, len(raw))
+        except MediaError as e:
+            raise ValueError(str(e)) from None
         return self
 
     @property
@@ -135,7 +143,9 @@ def _need_dir(ctx: ToolContext, path: str) -> None:
 
 def _text(f: File) -> str:
     if not f.is_text:
-        raise InvalidArgument(f"{f.path} is a binary file ({f.mime_type}, {f.size} bytes); it has no text to read")
+        how = READERS.get(media_class(f.mime_type))
+        raise InvalidArgument(f"{f.path} is a binary file ({f.mime_type}, {f.size:,} bytes); it has no text to read"
+                              + (f"; read it with {how}" if how else ""))
     return f.content
 
 

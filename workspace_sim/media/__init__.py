@@ -1,0 +1,17 @@
+"""Media files of the workspace: kinds and limits, images, audio, PDFs, spreadsheets and office documents.
+
+A core module (like `money`): the files service reads and writes media through it and the file predicates read
+spreadsheet cells and document text through it, so no service is imported by the core. Every reader checks the
+documented limits (`limits.py`) before it decodes anything and raises `MediaError` naming the file and what is
+wrong; writers produce byte-identical files for the same input (fixed zip timestamps and document properties).
+A tool result that carries images or audio lists them under `media` (`parts.py`): the MCP layer sends them as
+image or audio content and a text channel sees a placeholder naming the file, its MIME type, size and hash.
+"""
+
+from __future__ import annotations
+
+from .limits import LIMITS, MediaError, media_class, mime_for_path
+from .parts import MEDIA_KEY, MediaPart, media_part, media_parts, placeholder, strip_media
+
+__all__ = ["LIMITS", "MEDIA_KEY", "MediaError", "MediaPart", "media_class", "media_part", "media_parts",
+           "mime_for_path", "placeholder", "strip_media"]

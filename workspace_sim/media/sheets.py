@@ -1,0 +1,130 @@
+"""Spreadsheets: xlsx read and written with openpyxl (checked against zip bombs first), CSV read as one sheet.
+
+Ranges are A1 notation ('B2:D10', 'A:C', '3:5', a single cell 'C7'). Values come back as JSON values: numbers,
+text, booleans, dates as ISO text, a formula as its text ('=SUM(B2:B9)', not computed). Writing keeps the other
+sheets and cells of an existing workbook and gives the same bytes for the same workbook and cells.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date, datetime, time
+from typing import Any
+
+from .limits import LIMITS, Limits, MediaError, open_zip, repack_zip
+
+Cell = str | int | float | bool | None
+FIXED_TIME = datetime(2000, 1, 1)  # document properties of written workbooks: bytes never depend on the clock
+
+
+def _bounds(rng: str | None, path: str) -> tuple[int | None, int | None, int | None, int | None]:
+    from openpyxl.utils.cell import range_boundaries
+
+    if not rng:
+        return None, None, None, None
+    try:
+        return range_boundaries(rng.strip().upper())
+    except (ValueError, TypeError):
+        raise MediaError(f"range {rng!r} is not A1 notation (e.g. A1:C10, B:B, 2:5 or C7) for {path}") from None
+
+
+def _json(v: Any) -> Cell:
+    if isinstance(v, (datetime, date, time)):
+        return v.isoformat()
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v
+    return str(v)
+
+
+def _load(raw: bytes, path: str, limits: Limits):  # noqa: ANN202 - an openpyxl workbook
+    import openpyxl
+
+    open_zip(raw, path, limits).close()
+    try:
+        return openpyxl.load_workbook(io.BytesIO(raw), data_only=False)
+    except Exception as e:
+        raise MediaError(f"{path} is not a readable xlsx workbook ({type(e).__name__}: {e})") from None
+
+
+def read_xlsx(raw: bytes, path: str, sheet: str | None = None, rng: str | None = None,
+              limits: Limits = LIMITS) -> dict[str, Any]:
+    """A range of one sheet (the first when none is named): {sheets, sheet, range, rows}."""
+    wb = _load(raw, path, limits)
+    names = wb.sheetnames
+    name = sheet if sheet is not None else names[0]
+    if name not in names:
+        raise MediaError(f"{path} has no sheet {name!r}; its sheets are {', '.join(map(repr, names))}")
+    ws = wb[name]
+    c1, r1, c2, r2 = _bounds(rng, path)
+    c1, r1 = c1 or 1, r1 or 1
+    c2, r2 = c2 or max(ws.max_column, c1), r2 or max(ws.max_row, r1)
+    if (c2 - c1 + 1) * (r2 - r1 + 1) > limits.sheet_cells_per_read:
+        raise MediaError(f"range of {(c2 - c1 + 1) * (r2 - r1 + 1):,} cells; at most {limits.sheet_cells_per_read:,} "
+                         f"per read (give a smaller range)")
+    rows = [[_json(c) for c in row] for row in ws.iter_rows(min_row=r1, max_row=r2, min_col=c1, max_col=c2,
+                                                            values_only=True)]
+    return {"sheets": names, "sheet": name, "range": _a1(c1, r1, c2, r2), "rows": rows}
+
+
+def read_csv(text: str, path: str, rng: str | None = None, limits: Limits = LIMITS) -> dict[str, Any]:
+    """A range of a CSV file read as one sheet named after the file (cells are text)."""
+    table = list(csv.reader(io.StringIO(text)))
+    width = max((len(r) for r in table), default=0)
+    c1, r1, c2, r2 = _bounds(rng, path)
+    c1, r1 = c1 or 1, r1 or 1
+    c2, r2 = c2 or max(width, c1), r2 or max(len(table), r1)
+    if (c2 - c1 + 1) * (r2 - r1 + 1) > limits.sheet_cells_per_read:
+        raise MediaError(f"range of {(c2 - c1 + 1) * (r2 - r1 + 1):,} cells; at most {limits.sheet_cells_per_read:,} per read")
+    rows = []
+    for r in range(r1, r2 + 1):
+        row = table[r - 1] if r <= len(table) else []
+        rows.append([row[c - 1] if c <= len(row) else None for c in range(c1, c2 + 1)])
+    name = path.rsplit("/", 1)[-1]
+    return {"sheets": [name], "sheet": name, "range": _a1(c1, r1, c2, r2), "rows": rows}
+
+
+def _a1(c1: int, r1: int, c2: int, r2: int) -> str:
+    from openpyxl.utils.cell import get_column_letter
+
+    return f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}"
+
+
+def write_xlsx(raw: bytes | None, path: str, sheet: str, start: str, rows: list[list[Cell]],
+               limits: Limits = LIMITS) -> bytes:
+    """The workbook `raw` (a new one when None) with `rows` written from cell `start` of `sheet` (made if absent)."""
+    import openpyxl
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+
+    cells = sum(len(r) for r in rows)
+    if cells > limits.sheet_cells_per_write:
+        raise MediaError(f"{cells:,} cells to write; at most {limits.sheet_cells_per_write:,} per write")
+    if not sheet or len(sheet) > 31 or any(ch in sheet for ch in "[]:*?/\\"):
+        raise MediaError(f"sheet name {sheet!r} must be 1-31 characters without any of [ ] : * ? / \\")
+    try:
+        col_letter, row0 = coordinate_from_string(start.strip().upper())
+        col0 = column_index_from_string(col_letter)
+    except (ValueError, TypeError):
+        raise MediaError(f"start {start!r} is not a cell in A1 notation (e.g. B2)") from None
+    if raw is None:
+        wb = openpyxl.Workbook()
+        wb.active.title = sheet
+    else:
+        wb = _load(raw, path, limits)
+    ws = wb[sheet] if sheet in wb.sheetnames else wb.create_sheet(sheet)
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if isinstance(v, str) and len(v) > 32_767:
+                raise MediaError(f"rows[{i}][{j}] has {len(v):,} characters; a cell holds at most 32,767")
+            ws.cell(row=row0 + i, column=col0 + j, value=v)
+    wb.properties.created = wb.properties.modified = FIXED_TIME
+    wb.properties.creator = wb.properties.lastModifiedBy = "coworkenv"
+    buf = io.BytesIO()
+    wb.save(buf)
+    return repack_zip(buf.getvalue())
+
+
+def cell_value(raw: bytes, path: str, sheet: str | None, cell: str, limits: Limits = LIMITS) -> Cell:
+    """One cell's value ('B4' of `sheet`, or of the first sheet)."""
+    got = read_xlsx(raw, path, sheet, cell, limits)
+    return got["rows"][0][0] if got["rows"] and got["rows"][0] else None
