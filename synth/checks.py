@@ -33,10 +33,14 @@ def enabled_tools(spec: EnvironmentSpec) -> dict[str, Tool]:
 
 
 def known_emails(spec: EnvironmentSpec) -> set[str]:
-    """Every address the world knows: its people and the contacts directory."""
+    """Every address the world knows: its people, the contacts directory and the mail accounts that are nobody
+    (system and newsletter senders, `kind` other than person)."""
     out = {p.email.lower() for p in spec.world.people}
     for row in spec.initial.get("contacts", {}).get("people", []):
         if isinstance(row, dict) and isinstance(row.get("email"), str):
+            out.add(row["email"].lower())
+    for row in spec.initial.get("mail", {}).get("accounts", []):
+        if isinstance(row, dict) and isinstance(row.get("email"), str) and row.get("kind", "person") != "person":
             out.add(row["email"].lower())
     return out
 

@@ -655,3 +655,60 @@ def test_a_name_shared_by_a_colleague_and_a_directory_entry_is_refused() -> None
     message = err(ws, "send_email", {"to": ["Bob Stone"], "subject": "s", "body": "b"})
     assert ("to[0] 'Bob Stone' matches 2 people: Bob Stone <bob.stone@partner.org>, Partner; Bob Stone <bob@corp.com>; "
             "give the e-mail address") in message
+
+
+# --- senders that are nobody ----------------------------------------------------------------------
+
+NOREPLY, NEWS = "no-reply@corp.com", "news@corp.com"
+
+
+def automated(policies: list | None = None) -> Workspace:
+    accounts = [*DATA["mail"]["accounts"], {"email": NOREPLY, "name": "IT Helpdesk", "kind": "system"},
+                {"email": NEWS, "name": "Corp Weekly", "kind": "newsletter"}]
+    messages = [*MESSAGES, msg("m-alert", sender=NOREPLY, subject="Password expires in 3 days"),
+                msg("m-news", sender=NEWS, subject="This week at Corp")]
+    data = {**DATA, "mail": {"accounts": accounts, "messages": messages}}
+    return Workspace.create(WorkspaceConfig(services=["files", "mail", "contacts"], user=ME, now=T0,
+                                            policies=policies or []), data)
+
+
+def test_system_and_newsletter_senders_are_mail_accounts_of_their_kind() -> None:
+    ws = automated()
+    assert ws.table("mail.accounts")[NOREPLY].kind == "system" and ws.table("mail.accounts")[ALICE].kind == "person"
+    assert ws.call("reply_email", {"id": "m-alert", "body": "thanks"}).ok  # no policy: allowed
+    assert ws.call("send_email", {"to": ["Corp Weekly"], "subject": "x", "body": "y"}).ok  # named by its name
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("reply_email", {"id": "m-alert", "body": "thanks"}),
+    ("send_email", {"to": [ALICE], "cc": [NEWS], "subject": "x", "body": "y"}),
+    ("forward_email", {"id": "m-budget", "to": [NOREPLY]}),
+])
+def test_a_policy_refuses_personal_mail_to_automated_addresses(tool: str, args: dict) -> None:
+    ws = automated([{"type": "no_mail_to_automated"}])
+    before = ws.snapshot()
+    r = ws.call(tool, args)
+    assert not r.ok and "address: mail must not be sent to system or newsletter addresses" in r.text
+    assert ws.diff(before, ws.snapshot()).changes == ()
+    assert ws.call("send_email", {"to": [ALICE], "subject": "x", "body": "y"}).ok  # people still get mail
+
+
+def test_a_policy_of_one_kind_lets_the_other_through() -> None:
+    ws = automated([{"type": "no_mail_to_automated", "kinds": ["system"]}])
+    assert ws.call("send_email", {"to": [NEWS], "subject": "unsubscribe", "body": "please"}).ok
+    assert not ws.call("send_email", {"to": [NOREPLY], "subject": "x", "body": "y"}).ok
+
+
+def test_validation_knows_automated_senders_but_not_unknown_company_addresses() -> None:
+    from pathlib import Path
+
+    from synth.checks import known_emails
+    from synth.spec import load_spec
+
+    spec = load_spec(Path(__file__).parent.parent / "examples/specs/handwritten-multiday-vendor-week.yaml")
+    domain = spec.world.organisation.domain
+    accounts = [{"email": f"no-reply@{domain}", "kind": "system"}, {"email": f"ghost@{domain}"}]
+    spec = spec.model_copy(update={"initial": {**spec.initial, "mail": {**spec.initial.get("mail", {}),
+                                                                          "accounts": accounts}}})
+    known = known_emails(spec)
+    assert f"no-reply@{domain}" in known and f"ghost@{domain}" not in known

@@ -5,7 +5,7 @@ The tools live in `mail`; search syntax in `mail_syntax`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -34,12 +34,18 @@ def unique(items: Iterable[str], key: Any = lambda s: s) -> list[str]:
     return out
 
 
+AccountKind = Literal["person", "system", "newsletter"]
+
+
 class Account(Record):
-    """A mailbox: the user or an internal colleague. Mail to an account lands in its inbox."""
+    """A mailbox: the user or an internal colleague (`person`), or a sender that is nobody: a `system` address
+    (no-reply@, alerts@, a ticketing or payroll robot) or a `newsletter` (news@, a company digest). Mail to an account
+    lands in its inbox; a policy (`no_mail_to_automated`) may refuse personal mail to the non-person kinds."""
 
     key_field = "email"
     email: str
     name: str = ""
+    kind: AccountKind = "person"
 
     @field_validator("email")
     @classmethod
