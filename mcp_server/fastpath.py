@@ -12,8 +12,9 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
   with the SDK's per-version result surface, the `resultType` rule and the `serverInfo` stamp;
 - it takes only requests it understands completely: a `tools/call` with a name, an argument object
   and nothing but the envelope in `_meta` (no progress token, no `Mcp-Param-*` headers), or a
-  `tools/list` without a cursor. Anything else, including every malformed or hostile request, goes to
-  the SDK, which answers it as before;
+  `tools/list` without a cursor. Anything else goes to the SDK, which answers it as before; a body
+  that is not acceptable JSON (a lone surrogate, invalid UTF-8, NaN, nesting) never reaches either:
+  the hub refuses it first with the request's id (`jsoncheck.refuse_bad_json`);
 - the tool listing is the SDK's own response, captured the first time a tool set is listed and
   replayed with the new request id after that (one listing per environment instead of one per
   episode);
@@ -113,7 +114,7 @@ class FastPath:
             await sdk(scope, receive, send)
             return
         body, more = await read_prefix(receive)
-        request = None if more else await self._eligible(scope, body)
+        request = None if more or len(body) > MAX_FAST_BODY else await self._eligible(scope, body)
         if request is not None:
             rid, method, params, version = request
             if method == "tools/call":

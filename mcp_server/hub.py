@@ -23,7 +23,8 @@ from starlette.types import Receive, Scope, Send
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .fastpath import FastPath, fast_path_enabled, modern_version
+from .fastpath import FastPath, fast_path_enabled, modern_version, read_prefix, replay
+from .jsoncheck import refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .recording import sync_file
 from .server import EpisodeServer, build_server
@@ -57,6 +58,9 @@ class LiveEpisode:
     stopped: anyio.Event = field(default_factory=anyio.Event)
     starting: anyio.Lock = field(default_factory=anyio.Lock)
     sessions_started: bool = False
+
+
+SDK_MAX_BODY = 4 << 20  # the SDK answers a larger body with 413 before it parses anything
 
 
 class HubError(ValueError):
@@ -247,6 +251,11 @@ class EpisodeHub:
         async def sdk(scope: Scope, receive: Receive, send: Send) -> None:
             await (await self._sessions(live)).handle_request(scope, receive, send)
 
+        if scope.get("method") == "POST":
+            body, more = await read_prefix(receive, SDK_MAX_BODY)
+            if not more and await refuse_bad_json(body, send):
+                return
+            receive = replay(body, more, receive)
         if self.fast is not None and modern_version(scope) is not None:
             await self.fast.handle(live.server, scope, receive, send, sdk)
             return

@@ -1,9 +1,13 @@
 """Checks on JSON that came from a client: parse it whole, and refuse what later layers cannot handle.
 
 `json.loads` accepts documents that break the server further in: strings holding a lone UTF-16
-surrogate (`"\\ud800"`) cannot be written to a UTF-8 record, and deep nesting exhausts the
-recursion limit of every walker after the parser. `parse_client_json` turns each such document
-into one `JsonProblem` naming what is wrong and where, so transports answer it instead of failing.
+surrogate (`"\\ud800"`) cannot be written to a UTF-8 record, `NaN` and `Infinity` are not JSON and
+would be written into records as non-standard JSON, and deep nesting exhausts the recursion limit
+of every walker after the parser. `parse_client_json` turns each such document into one
+`JsonProblem` naming what is wrong and where, so transports answer it instead of failing. It is
+the one decoding path of every transport (stdio, both HTTP entries, the admin API) and of the
+direct runner's tool arguments (`decode_arguments`). `safe_dumps` is the other side: record
+writers use it so that a value that still cannot be encoded is written escaped, never lost.
 """
 
 from __future__ import annotations
@@ -11,6 +15,11 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from workspace_sim.jsontext import safe_dumps
+
+__all__ = ["MAX_DEPTH", "JsonProblem", "decode_arguments", "parse_client_json", "refuse_bad_json", "request_id",
+           "safe_dumps"]
 
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays accepted from a client (tool arguments need a handful)."""
@@ -36,9 +45,14 @@ def parse_client_json(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise JsonProblem(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        try:  # the envelope may still be readable: keep it, so the refusal can carry the request's id
+            envelope = json.loads(data.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            envelope = None
+        raise JsonProblem(f"not UTF-8 text ({e.reason} at byte {e.start})", parse=envelope is None,
+                          value=envelope) from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_Constant)
     except json.JSONDecodeError as e:
         raise JsonProblem(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
@@ -47,11 +61,24 @@ def parse_client_json(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
         raise JsonProblem(f"not acceptable JSON: {e}") from None
     brackets = data.count(b"[") + data.count(b"{")
     surrogates = _SURROGATE_ESCAPE.search(data) is not None
-    if brackets > max_depth or surrogates:
+    if brackets > max_depth or surrogates or b"NaN" in data or b"Infinity" in data:
         problem = _walk(value, max_depth, surrogates)
         if problem is not None:
             raise JsonProblem(problem, parse=False, value=value)
     return value
+
+
+class _Constant:
+    """What the parser makes of NaN, Infinity and -Infinity, so the walk can name where they are."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def decode_arguments(text: str) -> Any:
+    """Tool arguments a policy sent as JSON text, through the same checks as a transport's body
+    (empty text is `{}`); raises JsonProblem naming what is wrong."""
+    return parse_client_json(text) if text.strip() else {}
 
 
 def request_id(msg: Any) -> str | int | None:
@@ -69,6 +96,8 @@ def _walk(value: Any, max_depth: int, surrogates: bool) -> str | None:
     stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
     while stack:
         v, depth, where = stack.pop()
+        if isinstance(v, _Constant):
+            return f"{v.name} at {_path(where)} is not a JSON number (JSON has no NaN or Infinity)"
         if isinstance(v, str):
             if surrogates and not _encodable(v):
                 return f"a string at {_path(where)} holds a lone UTF-16 surrogate (strings must be valid Unicode)"
@@ -96,3 +125,27 @@ def _path(where: tuple[Any, ...]) -> str:
     for k in where[:12]:
         out += f"[{k}]" if isinstance(k, int) else f".{k[:40]}"
     return out + (".…" if len(where) > 12 else "")
+
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+async def refuse_bad_json(body: bytes, send: Any) -> bool:
+    """Answer an HTTP JSON-RPC request whose body `parse_client_json` refuses (HTTP 400, the JSON-RPC
+    error with the request's id where it can be read) and return True; False when the body passes.
+
+    Every HTTP POST to an episode goes through this before the fast path or the SDK sees it, so the
+    SDK's own `json.loads` never meets a lone surrogate, NaN or a document nested too deep.
+    """
+    try:
+        parse_client_json(body)
+    except JsonProblem as e:
+        rid = request_id(e.value)
+        code = PARSE_ERROR if rid is None and e.parse else INVALID_REQUEST
+        answer = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": f"request refused: {e.message}"}}
+        data = json.dumps(answer, separators=(",", ":")).encode()
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-length", str(len(data)).encode()), (b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": data})
+        return True
+    return False

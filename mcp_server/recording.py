@@ -27,6 +27,8 @@ from workspace_sim import Event, Workspace
 from workspace_sim.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
 from workspace_sim.events import render_default
 
+from .jsoncheck import safe_dumps
+
 
 RECORD_VERSION = 1
 POLICY_NAME = "mcp-client"
@@ -37,7 +39,7 @@ class RecordReadError(ValueError):
 
 
 def _dump(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    return safe_dumps(obj, separators=(",", ":"), default=str)
 
 
 def _plain(text: str) -> bool:

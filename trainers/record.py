@@ -12,12 +12,14 @@ is documented line by line in docs/episode-record.md.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from workspace_sim.blobs import BlobError, BlobReader, BlobStore
+from workspace_sim.jsontext import safe_dumps
 
 RECORD_VERSION = 1
 
@@ -330,19 +332,43 @@ def _dump(line: BaseModel) -> str:
 
 
 def _dump_obj(obj: Any) -> str:
-    # Characters that str.splitlines() treats as line ends are escaped, so any line splitter is safe.
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKS)
+    # Characters that str.splitlines() treats as line ends are escaped, so any line splitter is safe;
+    # a lone surrogate is written escaped and NaN/Infinity as strings (`safe_dumps`), so a line never fails.
+    return safe_dumps(obj, separators=(",", ":")).translate(_LINE_BREAKS)
 
 
 def write_records(records: Iterable[EpisodeRecord], path: str | Path) -> Path:
-    """Write many episodes into one JSONL file (replacing it)."""
+    """Write many episodes into one JSONL file, replacing it whole once every line is encoded (written to a
+    temporary file beside it, then renamed, so a reader never sees half a batch)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     store = BlobStore()  # each large string once per file
-    with p.open("w", encoding="utf-8") as f:
+    tmp = p.with_name(p.name + ".part")
+    with tmp.open("w", encoding="utf-8") as f:
         for rec in records:
             f.write(rec.to_jsonl(store))
+    os.replace(tmp, p)
     return p
+
+
+class RecordStream:
+    """Appends each episode to a JSONL file as it finishes (flushed line by line), so a batch that stops half
+    way, or one record that misbehaves, never takes the others' records with it."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("w", encoding="utf-8")
+        self._store = BlobStore()
+
+    def add(self, record: EpisodeRecord) -> None:
+        """Write one finished episode now."""
+        self._file.write(record.to_jsonl(self._store))
+        self._file.flush()
+
+    def close(self) -> None:
+        """Close the file (what was added stays)."""
+        self._file.close()
 
 
 def _record_files(path: Path) -> list[Path]:

@@ -130,7 +130,7 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.runner import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
         from synth.judge import JudgeConfig
-        from trainers.record import write_records
+        from trainers.record import RecordStream, write_records
 
         if user not in ("scripted", "llm"):
             _fail(f"--user must be scripted or llm, got {user!r}")
@@ -176,8 +176,10 @@ def register(app: typer.Typer) -> None:
                       TextColumn("{task.description}"), console=console, transient=False) as progress:
             task = progress.add_task("", total=total)
             passed = [0]
+            stream = RecordStream(out)  # each record is on disk as soon as its episode ends
 
             def tick(rec: Any) -> None:
+                stream.add(rec)
                 passed[0] += rec.passed
                 progress.update(task, advance=1, description=f"passed {passed[0]}")
 
@@ -185,7 +187,9 @@ def register(app: typer.Typer) -> None:
                 records = run_batch(specs, config, workers=workers, ray=ray, on_record=tick)
             except RayUnavailable as e:
                 _fail(str(e))
-        write_records(records, out)
+            finally:
+                stream.close()
+        write_records(records, out)  # the same records again, in job order (deterministic bytes)
         rows = summarize(records)
         if as_json:
             typer.echo(json.dumps({"records": str(out), "rows": [r.to_json() for r in rows]}))

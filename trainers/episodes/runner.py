@@ -11,7 +11,6 @@ resources, such as a sandbox container, released), or the remote episode ended.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_server.episode import Episode
+from mcp_server.jsoncheck import JsonProblem, decode_arguments
 from mcp_server.results import PAGER
 from synth.driver import SpecDriver
 from synth.spec import EnvironmentSpec
@@ -155,9 +155,9 @@ def parse_arguments(call: PolicyCall) -> tuple[dict[str, Any] | None, str | None
     args: Any = call.arguments
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as e:
-            return None, (f"the arguments of {call.name} are not valid JSON ({e.msg} at column {e.colno}); "
+            args = decode_arguments(args)  # the transports' own checks: surrogates, NaN, nesting
+        except JsonProblem as e:
+            return None, (f"the arguments of {call.name} are refused: {e.message}; "
                           "send a JSON object matching the tool's parameters")
     if not isinstance(args, dict):
         return None, f"the arguments of {call.name} must be a JSON object, got {type(args).__name__}"
