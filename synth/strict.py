@@ -76,9 +76,12 @@ class StrictJudge:
         return ok
 
     def last_close_ok(self, ws: Workspace) -> bool:
-        """After an end_stage step: whether the day it closed (the log's last event) passes; True if none closed."""
-        node = ws.state.log
-        if not self.stage_ids or node is None or node.event.kind != "stage":
+        """After an end_stage step: whether the last day closed in the run (the log's latest `stage` event; the
+        next day's opening comes after it) passes; True if no day has closed."""
+        node = ws.state.log if self.stage_ids else None
+        while node is not None and node.event.kind != "stage":
+            node = node.prev
+        if node is None:
             return True
         ev = node.event
         return self.closed_ok(ws.initial, ev.args["stage"], ev.checkpoint, ws.config.user)
