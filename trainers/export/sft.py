@@ -5,7 +5,10 @@ Two output formats, one JSON object per line, each `{"messages": [...], "tools":
 - `hf`: the Hugging Face chat format; tool call arguments are JSON objects (dicts), as chat
   templates (`tokenizer.apply_chat_template(messages, tools=tools)`) and TRL expect. A multi-day
   episode is one conversation across its days; `days` lists the index of the message that opens
-  each day (the later ones start with a day header such as "[Day 2 of 3, Tuesday 3 March]").
+  each day (the later ones start with a day header such as "[Day 2 of 3, Tuesday 3 March]"). A tool result that
+  showed the agent an image (`read_media_file`, a scanned PDF page) has its placeholder replaced by an image part:
+  the message's content becomes `[{"type": "text", ...}, {"type": "image"}, ...]` and the example gains `images`,
+  the images in order as `data:` URLs, as a Qwen2-VL-style processor and TRL's vision SFT expect.
 - `openai`: the OpenAI fine-tuning format; tool call arguments are JSON *strings*, every tool call
   has an `id` and every tool message the `tool_call_id` of the call it answers. The tools are in
   their strict form (`strict: true`, see `workspace_sim.registry.strict_schema`) and each call's
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
 from mcp_server.results import PAGER, PAGER_TOOL
+from workspace_sim.media import MediaPart, media_parts, placeholder
 from synth.driver import DAY_HEADER
 from workspace_sim.registry import Tool, strict_arguments
 
@@ -134,10 +138,52 @@ def day_openings(messages: Sequence[dict[str, Any]]) -> list[int]:
     return [first, *later]
 
 
+def _episode_images(rec: EpisodeRecord) -> dict[str, MediaPart]:
+    """The images the episode's calls returned, by the placeholder that stands for each in the transcript."""
+    return {placeholder(p): p for e in rec.events if e.kind == "call" and e.ok
+            for p in media_parts(e.result) if p.kind == "image"}
+
+
+def with_image_parts(messages: list[dict[str, Any]], images: dict[str, MediaPart]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The messages with each tool result's image placeholders turned into `{"type": "image"}` content parts (the
+    text around them kept as text parts), and the images in order as data URLs."""
+    if not images:
+        return messages, []
+    found: list[str] = []
+    out = []
+    for m in messages:
+        text = m.get("content")
+        hits = [k for k in images if isinstance(text, str) and k in text] if m.get("role") == "tool" else []
+        if not hits:
+            out.append(m)
+            continue
+        parts: list[dict[str, Any]] = []
+        rest = text
+        while True:
+            at = [(rest.find(k), k) for k in hits if k in rest]
+            if not at:
+                break
+            i, k = min(at)
+            if rest[:i].strip():
+                parts.append({"type": "text", "text": rest[:i]})
+            parts.append({"type": "image"})
+            p = images[k]
+            found.append(f"data:{p.mime_type};base64,{p.data}")
+            rest = rest[i + len(k):]
+        if rest.strip():
+            parts.append({"type": "text", "text": rest})
+        out.append({**m, "content": parts})
+    return out, found
+
+
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:
-    """One SFT example in the Hugging Face format: messages with dict arguments, and tools."""
-    out = {"messages": rec.messages, "tools": registry_tools(rec)}
-    days = day_openings(out["messages"])
+    """One SFT example in the Hugging Face format: messages with dict arguments, and tools (and `images` when a
+    tool result showed one, each as a `{"type": "image"}` part of its message)."""
+    messages, images = with_image_parts(rec.messages, _episode_images(rec))
+    out: dict[str, Any] = {"messages": messages, "tools": registry_tools(rec)}
+    if images:
+        out["images"] = images
+    days = day_openings(rec.messages)
     if days:
         out["days"] = days
     return out
