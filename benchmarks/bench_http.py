@@ -1,71 +1,126 @@
-"""The network path: MCP over HTTP against a do-nothing REST endpoint, episodes, concurrency, cold start.
+"""The network path: episodes over HTTP against a plain REST mock doing the same read, in the same run.
 
-Baselines, measured in this same run: `rest_floor_call_ms` is a do-nothing Starlette POST endpoint
-under uvicorn in its own process (the transport floor an MCP call cannot beat), and
-`http_single_calls_per_s` is one episode's sequential rate (what 100 concurrent episodes are held
-to). `mock_post_ms` is a plain POST against an instant in-process transport, beside
-`mcp_client_call_ms` (the SDK client's own cost), and `remote_fresh_episodes_per_s` is `run
---connect` with fresh clients per episode, beside `remote_episodes_per_s` (a worker's shared ones).
-The clients speak the 2026-07-28 (sessionless) revision unless a key says `legacy`, and share HTTP
-connection pools as a harness does (one per ten concurrent episodes); a fresh `httpx` client costs
-tens of milliseconds (it loads the CA bundle) and is the client's cost, not the server's.
+The baseline is a tiny Starlette/uvicorn REST mock (`REST_MOCK`) in its own process, the shape of a
+coworker benchmark's environment server: `POST /reset` rebuilds its in-memory state from the
+demo environment's files, `POST /call` reads one of them and answers its text. Against it, in the
+same run and interleaved so drift in load hits both alike:
+
+- `http_call_ms`: a tool call through the lean harness client (`trainers.episodes.harness_client`),
+  goal <= 1.0x `rest_call_ms`; `http_call_sdk_ms` the same call through `mcp.Client` (2026-07-28);
+- `http_reset_ms` and `http_create_ms`: the admin reset and create, goal <= 1.0x `rest_reset_ms`;
+- `http_episode_ms`: create + call + end with the lean client, goal <= 1.3x `rest_episode_ms`
+  (reset + call); `http_episode_sdk_ms` the same with a fresh `mcp.Client` per episode on a shared
+  HTTP client and listing cache (the SDK's best case);
+- `remote_episodes_per_s`: teacher episodes over `run --connect` (lean client), goal >= 2x
+  `remote_sdk_episodes_per_s`, the same episodes through `mcp.Client` on a worker's shared pools
+  (the path before the lean client);
+- `serve_cold_start_ms` / `serve_http_cold_start_ms`: spawn to the first answer (stdio `initialize`;
+  HTTP admin create), goal <= 1.0x `rest_cold_start_ms` (spawn to the mock's first reset); and
+  `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`, against
+  `rest_import_ms` for the mock;
+- concurrency: 100 episodes x 20 calls (`mcp.Client`, one pool per ten) against one episode's rate.
+
+Every client keeps its connection open (a fresh `httpx` client costs tens of milliseconds to load
+its CA bundle, the client's cost, not the server's).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from typing import Any, Iterator
 
 import anyio
 import httpx
+import httpx2
 
 ARGS = {"path": "/reports/q1.csv"}
 TOKEN = "bench-admin-token-0123456789"
 
-REST_FLOOR = """
-import socket, sys, uvicorn
+REST_MOCK = """
+import json, socket, sys, uvicorn
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+LOG = "".join(f"2025-12-{1 + i % 28:02d} 10:{i % 60:02d}:00 batch job {i:05d} finished in {i % 97} s\\n"
+              for i in range(800))
+SEED = json.dumps({"files": [
+    {"path": "/reports/q1.csv", "content": "region,amount\\nnorth,400\\nsouth,350\\neast,484\\n"},
+    {"path": "/reports/README.md", "content": "# Reports\\nQuarterly figures live here, one CSV per quarter.\\n"},
+    {"path": "/archive/2025/batch.log", "content": LOG},
+    {"path": "/drafts/notes.md", "content": "- ask Bo about the Q2 template\\n"}]})
+state = {}
+
+async def reset(request):
+    state.clear()
+    state.update({f["path"]: f for f in json.loads(SEED)["files"]})
+    return JSONResponse({"ok": True, "files": len(state)})
+
 async def call(request):
     body = await request.json()
-    return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"), "result": {}})
+    found = state.get(body.get("args", {}).get("path"))
+    if found is None:
+        return JSONResponse({"error": "not found"}, status_code=404)
+    return JSONResponse({"result": {"content": [{"type": "text", "text": found["content"]}],
+                                    "structuredContent": found, "isError": False}})
 
 sock = socket.socket()
 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 sock.bind(("127.0.0.1", 0))
 print(f"listening on http://127.0.0.1:{sock.getsockname()[1]} ", file=sys.stderr, flush=True)
-uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/call", call, methods=["POST"])]), log_level="error",
-                              access_log=False)).run(sockets=[sock])
+app = Starlette(routes=[Route("/reset", reset, methods=["POST"]), Route("/call", call, methods=["POST"])])
+uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False)).run(sockets=[sock])
 """
+REST_CALL = {"tool": "read_text_file", "args": ARGS}
 
 
-@contextmanager
-def _process(args: list[str]) -> Iterator[str]:
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"})
-    try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
+def _serve_args(record_dir: str, http: bool) -> list[str]:
+    args = [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
+            "--record-dir", record_dir]
+    return args + ["--http", "--port", "0"] if http else args
+
+
+class _Process:
+    """A server subprocess whose stderr says `listening on URL `; `url` once it has (`ready()` waits until it
+    accepts connections too)."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                                     env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"})
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
             m = re.search(r"listening on (http://\S+?) ", line)
             if m:
-                yield m.group(1)
+                self.url = m.group(1)
                 return
+        self.stop()
         raise RuntimeError(f"{args[:4]} did not start")
-    finally:
-        proc.terminate()
+
+    def ready(self) -> "_Process":
+        host, port = self.url.removeprefix("http://").rsplit(":", 1)
+        for _ in range(5000):
+            try:
+                socket.create_connection((host, int(port)), timeout=5).close()
+                return self
+            except ConnectionRefusedError:
+                time.sleep(0.002)
+        raise RuntimeError(f"{self.url} never accepted a connection")
+
+    def stop(self) -> None:
+        self.proc.terminate()
         try:
-            proc.wait(10)
+            self.proc.wait(10)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            self.proc.kill()
 
 
 CLIENTS_PER_POOL = 10
@@ -87,105 +142,99 @@ def _p(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-async def _client_cost(n: int) -> tuple[float, float]:
-    """(mcp.Client tools/call, plain POST) in milliseconds against an instant in-process transport: what the
-    client library itself costs per call, with no server and no socket."""
-    import json
-
-    import httpx2
-
-    listing = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [
-        {"name": "read_text_file", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]}
-    result = {"resultType": "complete", "isError": False, "content": [{"type": "text", "text": "x" * 64}],
-              "structuredContent": {"path": ARGS["path"], "content": "x" * 64}}
-
-    def answer(request: Any) -> Any:
-        body = json.loads(request.content)
-        if "id" not in body:
-            return httpx2.Response(202)
-        res = listing if body.get("method") == "tools/list" else result
-        return httpx2.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": res})
-
-    post_ms, call_ms = [], []
-    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer)) as http:
-        async with _mcp_client("http://mock/mcp", http) as c:
-            await c.call_tool("read_text_file", ARGS)
-            for i in range(n):
-                t0 = time.perf_counter()
-                await http.post("http://mock/call", json={"jsonrpc": "2.0", "id": i, "method": "x"})
-                t1 = time.perf_counter()
-                await c.call_tool("read_text_file", ARGS)
-                t2 = time.perf_counter()
-                post_ms.append((t1 - t0) * 1000)
-                call_ms.append((t2 - t1) * 1000)
-    return statistics.median(call_ms), statistics.median(post_ms)
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
 
 
-async def _calls(base: str, floor: str, eid: str, http: Any, n: int, mode: str) -> tuple[list[float], list[float]]:
-    """n tools/call latencies of one episode and n do-nothing POSTs, interleaved so drift in load hits both."""
-    floor_ms, call_ms = [], []
-    async with _mcp_client(f"{base}/episodes/{eid}/mcp", http, mode) as c:
-        for i in range(n + 20):
-            t0 = time.perf_counter()
-            await http.post(floor + "/call", json={"jsonrpc": "2.0", "id": i, "method": "x"})
-            t1 = time.perf_counter()
-            await c.call_tool("read_text_file", ARGS)
-            t2 = time.perf_counter()
-            if i >= 20:
-                floor_ms.append((t1 - t0) * 1000)
-                call_ms.append((t2 - t1) * 1000)
-    return floor_ms, call_ms
+def _ok(r: Any) -> Any:
+    r.raise_for_status()
+    return r.json()
 
 
-async def _episodes(base: str, admin: Any, http: Any, count: int, mode: str, shared: bool) -> float:
-    """Median ms of create + connect + list tools + one call + end; with `shared`, the clients share one
-    response cache keyed by the environment, as a harness running many episodes of it does."""
+async def _measure(base: str, rest: str, n: int, episodes: int) -> dict[str, float]:
+    """Calls, resets, creates and episodes: the lean client, mcp.Client and the REST mock, interleaved."""
     from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
 
+    from trainers.episodes.harness_client import EpisodeClient, ServerConnection
+
+    conn = ServerConnection(base, TOKEN)
+    mock = httpx2.Client(base_url=rest, timeout=60)
+    t: dict[str, list[float]] = {k: [] for k in ("rest_call", "call", "call_sdk", "rest_reset", "reset", "create",
+                                                 "rest_episode", "episode", "episode_sdk")}
     store = InMemoryResponseCacheStore()
-    times = []
-    for _ in range(count):
-        t0 = time.perf_counter()
-        created = (await admin.post("/admin/episodes", json={})).json()
-        cache = CacheConfig(store=store, partition="bench", target_id=f"{base}#env={created['env_hash']}") \
-            if shared else None
-        async with _mcp_client(base + created["mcp_path"], http, mode, cache) as c:
-            await c.list_tools()
-            await c.call_tool("read_text_file", ARGS)
-        (await admin.delete(f"/admin/episodes/{created['episode_id']}")).raise_for_status()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    try:
+        _ok(mock.post("/reset"))
+        ep = _ok(conn.admin("POST", "/admin/episodes", {}))
+        lean = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
+        lean.list_tools()
+        async with httpx2.AsyncClient(timeout=60) as http, _mcp_client(base + ep["mcp_path"], http) as sdk:
+            for i in range(n + 10):  # the first ten warm up
+                t0 = time.perf_counter()
+                _ok(mock.post("/call", json=REST_CALL))
+                t1 = time.perf_counter()
+                assert not lean.call_tool("read_text_file", ARGS).get("isError")
+                t2 = time.perf_counter()
+                await sdk.call_tool("read_text_file", ARGS)
+                if i >= 10:
+                    t["rest_call"].append((t1 - t0) * 1000)
+                    t["call"].append((t2 - t1) * 1000)
+                    t["call_sdk"].append(_ms(t2))
+            for i in range(n // 4 + 5):
+                t0 = time.perf_counter()
+                _ok(mock.post("/reset"))
+                t1 = time.perf_counter()
+                _ok(conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/reset", {}))
+                if i >= 5:
+                    t["rest_reset"].append((t1 - t0) * 1000)
+                    t["reset"].append(_ms(t1))
+            _ok(conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", {}))
+            for i in range(episodes + 3):
+                t0 = time.perf_counter()
+                _ok(mock.post("/reset"))
+                _ok(mock.post("/call", json=REST_CALL))
+                t1 = time.perf_counter()
+                made = _ok(conn.admin("POST", "/admin/episodes", {}))
+                t2 = time.perf_counter()
+                client = EpisodeClient(conn, made["mcp_path"], made["env_hash"])
+                client.list_tools()  # from the listing cached per environment
+                client.call_tool("read_text_file", ARGS)
+                _ok(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
+                t3 = time.perf_counter()
+                made = _ok(conn.admin("POST", "/admin/episodes", {}))
+                cache = CacheConfig(store=store, partition="bench", target_id=f"{base}#{made['env_hash']}")
+                async with _mcp_client(base + made["mcp_path"], http, MODERN, cache) as c:
+                    await c.list_tools()
+                    await c.call_tool("read_text_file", ARGS)
+                _ok(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
+                if i >= 3:
+                    t["rest_episode"].append((t1 - t0) * 1000)
+                    t["create"].append((t2 - t1) * 1000)
+                    t["episode"].append((t3 - t1) * 1000)
+                    t["episode_sdk"].append(_ms(t3))
+    finally:
+        conn.close()
+        mock.close()
+    names = {"rest_call": "rest_call_ms", "call": "http_call_ms", "call_sdk": "http_call_sdk_ms",
+             "rest_reset": "rest_reset_ms", "reset": "http_reset_ms", "create": "http_create_ms",
+             "rest_episode": "rest_episode_ms", "episode": "http_episode_ms", "episode_sdk": "http_episode_sdk_ms"}
+    return {names[k]: statistics.median(v) for k, v in t.items()}
 
 
-async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int, calls_each: int) -> dict[str, float]:
-    import httpx2
-
-    auth = {"Authorization": f"Bearer {TOKEN}"}
+async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> dict[str, float]:
+    """100 episodes x 20 calls at once through mcp.Client (one pool per ten), against one episode's rate."""
     out: dict[str, float] = {}
+    auth = {"Authorization": f"Bearer {TOKEN}"}
     async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as admin, \
             httpx2.AsyncClient(timeout=60) as http:
-        for _ in range(100):
-            try:
-                await admin.get("/admin/episodes")
-                break
-            except httpx.TransportError:
-                await anyio.sleep(0.1)
         eid = (await admin.post("/admin/episodes", json={})).json()["episode_id"]
-        floor_ms, call_ms = await _calls(base, floor, eid, http, n, MODERN)
-        _, legacy_ms = await _calls(base, floor, eid, http, max(5, n // 2), "legacy")
         async with _mcp_client(f"{base}/episodes/{eid}/mcp", http) as c:
+            for _ in range(10):
+                await c.call_tool("read_text_file", ARGS)
             t0 = time.perf_counter()
             for _ in range(n):
                 await c.call_tool("read_text_file", ARGS)
             out["http_single_calls_per_s"] = n / (time.perf_counter() - t0)
         await admin.delete(f"/admin/episodes/{eid}")
-        out["http_call_ms"], out["rest_floor_call_ms"] = statistics.median(call_ms), statistics.median(floor_ms)
-        out["http_call_legacy_ms"] = statistics.median(legacy_ms)
-
-        out["http_episode_ms"] = await _episodes(base, admin, http, episodes, MODERN, shared=True)
-        out["http_episode_uncached_ms"] = await _episodes(base, admin, http, episodes, MODERN, shared=False)
-        out["http_episode_legacy_ms"] = await _episodes(base, admin, http, episodes, "legacy", shared=False)
-
         eids = [(await admin.post("/admin/episodes", json={})).json()["episode_id"] for _ in range(concurrent)]
         latencies: list[float] = []
         connected, go = [0], anyio.Event()
@@ -201,7 +250,7 @@ async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int
                 for _ in range(calls_each):
                     t = time.perf_counter()
                     await c.call_tool("read_text_file", ARGS)
-                    latencies.append((time.perf_counter() - t) * 1000)
+                    latencies.append(_ms(t))
 
         async with anyio.create_task_group() as tg:
             for i, e in enumerate(eids):
@@ -216,14 +265,13 @@ async def _measure(base: str, floor: str, n: int, episodes: int, concurrent: int
             await g.aclose()
         for e in eids:
             await admin.delete(f"/admin/episodes/{e}")
-    out["mcp_client_call_ms"], out["mock_post_ms"] = await _client_cost(n)
     return out
 
 
-def remote_episodes_per_s(base: str, count: int) -> tuple[float, float]:
-    """(pooled, fresh) teacher episodes per second through `run_episode(..., connect=...)` against the server at
-    `base`: on one batch worker's portal, which shares HTTP clients and the listing cache between episodes,
-    and with a fresh portal and clients per episode (what every episode paid before the pools)."""
+def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float, float]:
+    """(lean, sdk) teacher episodes per second through `run_episode(..., connect=...)` against the server at
+    `base`: the lean client on this thread's pooled connection, and `mcp.Client` on a batch worker's portal with
+    its shared HTTP client and listing cache (the path before the lean client); alternated in rounds."""
     from anyio.from_thread import start_blocking_portal
 
     from synth.procedural import generate
@@ -231,94 +279,152 @@ def remote_episodes_per_s(base: str, count: int) -> tuple[float, float]:
     from trainers.episodes.remote import RemoteTarget, close_pools
     from trainers.episodes.runner import PreparedSpec, run_episode
 
-    target = RemoteTarget(base, TOKEN)
     prepared = [PreparedSpec(generate("file_management", i)) for i in range(4)]
     teacher = TeacherPolicy()
-
-    def rate(portal: Any, tag: str) -> float:
-        t0 = time.perf_counter()
-        for i in range(count):
-            rec = run_episode(prepared[i % len(prepared)], teacher, seed=i, episode_id=f"bench-{tag}-{i}",
-                              portal=portal, connect=target)
-            assert rec.final is not None and rec.final.stop_reason != "error", rec.final
-        return count / (time.perf_counter() - t0)
-
+    seconds = {"lean": 0.0, "sdk": 0.0}
     with start_blocking_portal() as portal:
-        rate(portal, "warm")
-        pooled = rate(portal, "pooled")
+        for r in range(rounds + 1):  # round 0 warms both up
+            for client in ("lean", "sdk"):
+                target = RemoteTarget(base, TOKEN, client=client)
+                t0 = time.perf_counter()
+                for i in range(count):
+                    rec = run_episode(prepared[i % len(prepared)], teacher, seed=i,
+                                      episode_id=f"bench-{client}-{r}-{i}", portal=portal if client == "sdk" else None,
+                                      connect=target)
+                    assert rec.final is not None and rec.final.stop_reason != "error", rec.final
+                if r:
+                    seconds[client] += time.perf_counter() - t0
         close_pools(portal)
-    return pooled, rate(None, "fresh")
+    close_pools()
+    return rounds * count / seconds["lean"], rounds * count / seconds["sdk"]
 
 
-def serve_cold_start_ms(record_dir: str, repeat: int) -> float:
-    """Median milliseconds from spawning `coworkenv serve` (stdio) to its answer to `initialize`."""
-    init = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-            b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n')
-    times = []
+INIT = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n')
+
+
+def _stdio_start_ms(record_dir: str) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(_serve_args(record_dir, http=False), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INIT)
+    proc.stdin.flush()
+    proc.stdout.readline()
+    took = _ms(t0)
+    proc.stdin.close()
+    proc.wait(30)
+    return took
+
+
+def _http_start_ms(args: list[str], first: tuple[str, str, dict[str, str]]) -> float:
+    """Spawn a server, wait for its address, send its first request; milliseconds from spawn to the answer."""
+    server = _Process(args)
+    try:
+        method, path, headers = first
+        while True:  # a server may say where it listens a moment before it accepts
+            try:
+                _ok(httpx2.request(method, server.url + path, headers=headers, json={}, timeout=60))
+                return _ms(server.t0)
+            except httpx2.ConnectError:
+                time.sleep(0.002)
+    finally:
+        server.stop()
+
+
+def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
+    """Median ms from spawn to the first answer: stdio serve (initialize), HTTP serve (admin create), REST mock
+    (reset); interleaved."""
+    t: dict[str, list[float]] = {"serve_cold_start_ms": [], "serve_http_cold_start_ms": [], "rest_cold_start_ms": []}
+    create = ("POST", "/admin/episodes", {"Authorization": f"Bearer {TOKEN}"})
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
-                                 "--record-dir", record_dir], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(init)
-        proc.stdin.flush()
-        proc.stdout.readline()
-        times.append((time.perf_counter() - t0) * 1000)
-        proc.stdin.close()
-        proc.wait(30)
-    return statistics.median(times)
+        t["rest_cold_start_ms"].append(_http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {})))
+        t["serve_cold_start_ms"].append(_stdio_start_ms(record_dir))
+        t["serve_http_cold_start_ms"].append(_http_start_ms(_serve_args(record_dir, http=True), create))
+    return {k: statistics.median(v) for k, v in t.items()}
+
+
+def import_profile(args: list[str], stdin: bytes = b"") -> tuple[float, list[tuple[str, float]]]:
+    """What `python -X importtime` counts for a command: total ms of every import, and the heaviest top-level
+    packages (name, cumulative ms). The command runs until it exits (stdin given, then closed)."""
+    proc = subprocess.run([args[0], "-X", "importtime", *args[1:]], input=stdin, capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    total, top = 0.0, {}
+    for line in proc.stderr.decode(errors="replace").splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m:
+            total += int(m.group(1)) / 1000
+            if not m.group(3).strip(" ") and len(m.group(3)) == 1:  # a top-level import
+                top[m.group(4)] = max(top.get(m.group(4), 0.0), int(m.group(2)) / 1000)
+    return total, sorted(top.items(), key=lambda kv: -kv[1])[:4]
 
 
 def run(quick: bool) -> list[dict[str, Any]]:
     """The network-path figures (100 episodes x 20 calls for the concurrent ones; fewer when quick)."""
-    return figures(*((50, 5, 20, 5, 2) if quick else (500, 30, 100, 20, 5)))
+    return figures(*((60, 10, 20, 5, 2) if quick else (400, 40, 100, 20, 5)))
 
 
 def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int) -> list[dict[str, Any]]:
     """The figures at the given sizes: sequential calls, episodes, concurrent episodes x calls, cold starts."""
     with tempfile.TemporaryDirectory() as tmp:
-        with _process([sys.executable, "-c", REST_FLOOR]) as floor, \
-                _process([sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
-                          "--http", "--port", "0", "--record-dir", tmp]) as base:
-            m = anyio.run(_measure, base, floor, n, episodes, concurrent, calls_each)
-            m["remote_episodes_per_s"], m["remote_fresh_episodes_per_s"] = remote_episodes_per_s(base, episodes)
-        cold = serve_cold_start_ms(tmp, starts)
+        rest, server = _Process([sys.executable, "-c", REST_MOCK]), None
+        try:
+            server = _Process(_serve_args(tmp, http=True)).ready()
+            rest.ready()
+            m = anyio.run(_measure, server.url, rest.url, n, episodes)
+            m.update(anyio.run(_concurrent, server.url, n, concurrent, calls_each))
+            m["remote_episodes_per_s"], m["remote_sdk_episodes_per_s"] = remote_episodes_per_s(server.url, episodes)
+        finally:
+            rest.stop()
+            if server is not None:
+                server.stop()
+        m.update(cold_starts(tmp, starts))
+        m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT)
+    loaded = REST_MOCK.replace("uvicorn.Server(uvicorn.Config(app, log_level=\"error\", access_log=False)).run(sockets=[sock])",
+                               "uvicorn.Config(app, log_level=\"error\", access_log=False).load()")
+    assert loaded != REST_MOCK
+    m["rest_import_ms"], _ = import_profile([sys.executable, "-c", loaded])  # the mock's imports, then it exits
     single_ms = 1000 / m["http_single_calls_per_s"]
-    call, floor = m["http_call_ms"], m["rest_floor_call_ms"]
 
     def fig(key: str, baseline_key: str, note: str, unit: str = "ms") -> dict[str, Any]:
         return {"key": key, "value": m[key], "unit": unit, "baseline_key": baseline_key, "baseline": m[baseline_key],
                 "note": note}
 
-    episode = "create + connect + list tools + one call + end"
+    def x(key: str, baseline_key: str) -> str:
+        return f"{m[key] / m[baseline_key]:.2f}x"
+
+    heaviest = ", ".join(f"{name} {ms:.0f} ms" for name, ms in serve_top)
     return [
-        fig("http_call_ms", "rest_floor_call_ms", f"MCP tools/call over HTTP (2026-07-28, sessionless) is "
-                                                  f"{call / floor:.2f}x a do-nothing Starlette POST (goal 1.5x)"),
-        fig("http_call_legacy_ms", "rest_floor_call_ms", f"the same call in a handshake-era session (the SDK's "
-                                                         f"session transport) is {m['http_call_legacy_ms'] / floor:.2f}x "
-                                                         "the POST"),
-        fig("mcp_client_call_ms", "mock_post_ms",
-            f"the SDK client alone (instant in-process transport) costs {m['mcp_client_call_ms']:.2f} ms a call "
-            f"against {m['mock_post_ms']:.2f} ms for a plain POST: "
-            f"{(m['mcp_client_call_ms'] - m['mock_post_ms']) / floor:.0%} of the floor before any server work"),
-        fig("http_episode_ms", "http_call_ms", f"{episode} is {m['http_episode_ms'] / call:.1f}x one call with the "
-                                               "listing cached across episodes of the environment (goal 3x)"),
-        fig("http_episode_uncached_ms", "http_call_ms", f"the same with a fresh client cache per episode (the listing "
-                                                        f"fetched each time): {m['http_episode_uncached_ms'] / call:.1f}x"),
-        fig("http_episode_legacy_ms", "http_call_ms", f"the same in a handshake-era session (initialize + initialized "
-                                                      f"first): {m['http_episode_legacy_ms'] / call:.1f}x one call"),
+        fig("http_call_ms", "rest_call_ms", f"a tool call through the lean harness client is {x('http_call_ms', 'rest_call_ms')} "
+                                            "the REST mock's read (goal <= 1.0x)"),
+        fig("http_call_sdk_ms", "rest_call_ms", f"the same call through mcp.Client (2026-07-28) is "
+                                                f"{x('http_call_sdk_ms', 'rest_call_ms')} the REST read"),
+        fig("http_reset_ms", "rest_reset_ms", f"admin reset is {x('http_reset_ms', 'rest_reset_ms')} the REST reset "
+                                              "(goal <= 1.0x)"),
+        fig("http_create_ms", "rest_reset_ms", f"admin create is {x('http_create_ms', 'rest_reset_ms')} the REST reset "
+                                               "(goal <= 1.0x)"),
+        fig("http_episode_ms", "rest_episode_ms", f"create + call + end (lean client, listing cached) is "
+                                                  f"{x('http_episode_ms', 'rest_episode_ms')} the REST reset + call "
+                                                  "(goal <= 1.3x)"),
+        fig("http_episode_sdk_ms", "rest_episode_ms", f"the same through a fresh mcp.Client per episode (shared HTTP "
+                                                      f"client and listing cache) is "
+                                                      f"{x('http_episode_sdk_ms', 'rest_episode_ms')} the REST episode"),
+        fig("remote_episodes_per_s", "remote_sdk_episodes_per_s",
+            f"teacher episodes over `run --connect` with the lean client: {x('remote_episodes_per_s', 'remote_sdk_episodes_per_s')} "
+            "those through mcp.Client on a worker's shared pools (goal >= 2x)", "episodes/s"),
         fig("http_concurrent_calls_per_s", "http_single_calls_per_s",
             f"{concurrent} episodes x {calls_each} calls keep "
             f"{m['http_concurrent_calls_per_s'] / m['http_single_calls_per_s']:.0%} of one episode's rate (goal 80%)",
             "calls/s"),
         fig("http_concurrent_p99_ms", "http_concurrent_p50_ms",
-            f"p99 is {m['http_concurrent_p99_ms'] / m['http_concurrent_p50_ms']:.1f}x p50 (goal under 10x); one "
+            f"p99 is {x('http_concurrent_p99_ms', 'http_concurrent_p50_ms')} p50 (goal under 10x); one "
             f"sequential call takes {single_ms:.2f} ms"),
-        fig("remote_episodes_per_s", "remote_fresh_episodes_per_s",
-            f"teacher episodes over `run --connect` on a worker's shared HTTP clients and listing cache: "
-            f"{m['remote_episodes_per_s'] / m['remote_fresh_episodes_per_s']:.1f}x the same episodes with fresh "
-            "clients each", "episodes/s"),
-        {"key": "serve_cold_start_ms", "value": cold, "unit": "ms", "baseline_key": None, "baseline": None,
-         "note": "spawn `coworkenv serve` (stdio) to the answer to initialize, median (goal under 1,000 ms)"},
+        fig("serve_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve` (stdio) to its answer to initialize is "
+                                                         f"{x('serve_cold_start_ms', 'rest_cold_start_ms')} spawn to the REST "
+                                                         "mock's first reset (goal <= 1.0x)"),
+        fig("serve_http_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve --http` to its first create is "
+                                                              f"{x('serve_http_cold_start_ms', 'rest_cold_start_ms')} the "
+                                                              "mock's (goal <= 1.0x)"),
+        fig("serve_import_ms", "rest_import_ms", f"python -X importtime: serve imports {x('serve_import_ms', 'rest_import_ms')} "
+                                                 f"what the mock does; heaviest: {heaviest}"),
     ]
