@@ -1,0 +1,12 @@
+"""Databases: Notion-style typed databases, each a property schema (title, text, number, select, multi_select,
+date, person, checkbox, relation) and rows (pages) whose values are checked against it; rows are queried with
+filters and sorts, created and updated. Predicates reach rows through the generic record predicates, e.g.
+`record_exists` on `databases.rows` with `where: {database: expenses, values.Amount: 12.5}`.
+"""
+
+from __future__ import annotations
+
+from .records import Database, Property, Row
+from .tools import DATABASES, ROWS, SERVICE
+
+__all__ = ["SERVICE", "DATABASES", "ROWS", "Database", "Property", "Row"]

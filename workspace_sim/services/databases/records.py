@@ -1,0 +1,163 @@
+"""The records of typed databases: a database's property schema, and its rows (pages) with values by property.
+
+A value is checked against its property's type by `coerce` (used by the tools and by initial data alike):
+title and text are text, number a number (a numeric string is read as one), select one of the options and
+multi_select a list of them (matched in any case, stored as the option is spelled), date an ISO date, person an
+address, checkbox true/false, relation a list of row ids of the related database. Stored values are plain JSON,
+so the generic record predicates reach them as `values.<Property>`.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ...people import normalize_email
+from ...records import Record
+
+PropertyType = Literal["title", "text", "number", "select", "multi_select", "date", "person", "checkbox", "relation"]
+MAX_TEXT, MAX_PROPERTIES, MAX_OPTIONS = 2_000, 100, 200
+
+
+class Property(BaseModel):
+    """One property of a database's schema."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(min_length=1, max_length=100)
+    type: PropertyType
+    options: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS,
+                               description="The choices of a select or multi_select property.")
+    relation: str | None = Field(None, description="The database a relation property points into.")
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Property":
+        if self.type in ("select", "multi_select") and not self.options:
+            raise ValueError(f"property {self.name!r} ({self.type}) needs options")
+        if self.type not in ("select", "multi_select") and self.options:
+            raise ValueError(f"property {self.name!r} ({self.type}) cannot have options")
+        if (self.type == "relation") != (self.relation is not None):
+            raise ValueError(f"property {self.name!r}: a relation property, and only one, names its database")
+        return self
+
+
+class Database(Record):
+    """A database: an id, a title and a property schema with exactly one title property."""
+
+    key_field = "id"
+    id: str = Field(min_length=1, max_length=80)
+    title: str = Field(min_length=1, max_length=200)
+    properties: list[Property] = Field(min_length=1, max_length=MAX_PROPERTIES)
+    created: datetime | None = None
+
+    @model_validator(mode="after")
+    def _schema(self) -> "Database":
+        names = [p.name.casefold() for p in self.properties]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"database {self.id!r} has more than one property named {dup[0]!r}")
+        if sum(p.type == "title" for p in self.properties) != 1:
+            raise ValueError(f"database {self.id!r} needs exactly one property of type title")
+        return self
+
+    def prop(self, name: str) -> Property | None:
+        """The property of this name (any case), or None."""
+        return next((p for p in self.properties if p.name.casefold() == name.strip().casefold()), None)
+
+    @property
+    def title_property(self) -> Property:
+        """The property that names each row."""
+        return next(p for p in self.properties if p.type == "title")
+
+
+class Row(Record):
+    """A row (page) of a database: its values by property name, checked against the schema when written."""
+
+    key_field = "id"
+    id: str
+    database: str
+    values: dict[str, Any] = Field(default_factory=dict)
+    created: datetime | None = None
+    modified: datetime | None = None
+
+
+def coerce(db: Database, prop: Property, value: Any, where: str, person: Callable[[Any, str], str],
+           row_exists: Callable[[str, str], bool]) -> Any:
+    """The stored form of `value` for `prop`, or ValueError naming `where` and what is wrong.
+
+    `person(value, where)` gives a person's address; `row_exists(database, row_id)` tells a relation's target
+    exists. None clears the value (except the title, which every row needs).
+    """
+    t = prop.type
+    if value is None:
+        if t == "title":
+            raise ValueError(f"{where}: the title cannot be empty")
+        return None
+    if t in ("title", "text"):
+        if not isinstance(value, str):
+            raise ValueError(f"{where} is {t}; give text, not {type(value).__name__}")
+        text = value.strip()
+        if t == "title" and not text:
+            raise ValueError(f"{where}: the title cannot be empty")
+        if len(text) > MAX_TEXT:
+            raise ValueError(f"{where} is {len(text):,} characters; at most {MAX_TEXT:,}")
+        return text
+    if t == "number":
+        if isinstance(value, str):
+            try:
+                value = float(value.replace(",", "").strip())
+            except ValueError:
+                raise ValueError(f"{where} is a number; {value!r} is not one") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{where} is a number; got {value!r}")
+        return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+    if t == "checkbox":
+        if not isinstance(value, bool):
+            raise ValueError(f"{where} is a checkbox; give true or false, not {value!r}")
+        return value
+    if t == "date":
+        text = value.isoformat() if isinstance(value, date) else value
+        try:
+            return date.fromisoformat(str(text)[:10]).isoformat() if isinstance(text, str) and len(text) == 10 \
+                else datetime.fromisoformat(str(text)).date().isoformat()
+        except ValueError:
+            raise ValueError(f"{where} is a date; give YYYY-MM-DD, not {value!r}") from None
+    if t == "select":
+        return _option(prop, value, where)
+    if t == "multi_select":
+        items = value if isinstance(value, list) else None
+        if items is None:
+            raise ValueError(f"{where} is multi_select; give a list of options")
+        out: list[str] = []
+        for i, v in enumerate(items):
+            o = _option(prop, v, f"{where}[{i}]")
+            if o not in out:
+                out.append(o)
+        return out
+    if t == "person":
+        return person(value, where)
+    # relation
+    ids = value if isinstance(value, list) else [value]
+    for i, rid in enumerate(ids):
+        if not isinstance(rid, str) or not row_exists(prop.relation or "", rid):
+            raise ValueError(f"{where}[{i}]: no row {rid!r} in database {prop.relation!r}")
+    return list(dict.fromkeys(ids))
+
+
+def _option(prop: Property, value: Any, where: str) -> str:
+    if isinstance(value, str):
+        for o in prop.options:
+            if o.casefold() == value.strip().casefold():
+                return o
+    raise ValueError(f"{where}: {value!r} is not an option of {prop.name!r}; the options are "
+                     + ", ".join(repr(o) for o in prop.options))
+
+
+def static_person(value: Any, where: str) -> str:
+    """A person in initial data: an address (names are resolved only by the tools, which see the directory)."""
+    try:
+        return normalize_email(value, where)
+    except ValueError as e:
+        raise ValueError(str(e)) from None
