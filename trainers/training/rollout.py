@@ -261,15 +261,52 @@ def _after_day(spec: Any, day: int) -> int:
     return ends[day] + 1 if day < len(ends) else len(spec.reference.steps)
 
 
+def _cache_of(out: Any) -> Any:
+    cache = out.get("cache") if hasattr(out, "get") else None
+    return cache if cache is not None else out.past_key_values
+
+
+def _cache_arg() -> str:
+    """The keyword a model's forward takes its key/value cache by (transformers 5 renamed past_key_values)."""
+    import transformers
+
+    return "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
+
+
+
+def candidate_logprobs(model: Any, prompt: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
+    """Mean per-token log-probability of each candidate completion after `prompt` (no gradient).
+
+    The prompt is run once and its key/value cache reused for every candidate (cropped back after each),
+    so scoring k candidates costs one pass over the prompt, not k; the figures equal `sequence_logprob`'s
+    divided by the candidate's length, up to float rounding.
+    """
+    import torch
+
+    arg = _cache_arg()
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([list(prompt)]), use_cache=True)
+        cache, last = _cache_of(out), out.logits[0, -1:].float()
+        scores = []
+        for cand in candidates:
+            if len(cand) > 1:
+                more = model(input_ids=torch.tensor([list(cand[:-1])]), use_cache=True, **{arg: cache})
+                logits = torch.cat([last, more.logits[0].float()])
+                cache.crop(-(len(cand) - 1))  # back to the prompt alone
+            else:
+                logits = last
+            logp = torch.log_softmax(logits, -1).gather(-1, torch.tensor(list(cand)).unsqueeze(-1))
+            scores.append(float(logp.mean()))
+    return scores
+
+
 def _pick(model: Any, tokenizer: Any, prompt: list[int], texts: Sequence[str], settings: RolloutSettings,
           gen: Any) -> tuple[int, list[list[int]]]:
     import torch
 
     encoded = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
-    with torch.no_grad():
-        # Mean per-token log-probability, so a long tool call is not out-scored by a short answer
-        # just for its length.
-        scores = torch.stack([sequence_logprob(model, prompt, e) / len(e) for e in encoded])
+    # Mean per-token log-probability, so a long tool call is not out-scored by a short answer just for its length.
+    scores = torch.tensor(candidate_logprobs(model, prompt, encoded))
     if settings.greedy:
         return int(torch.argmax(scores)), encoded
     return int(torch.multinomial(torch.softmax(scores / settings.temperature, 0), 1, generator=gen)), encoded
