@@ -18,6 +18,10 @@ SCHEMA = [{"name": "Name", "type": "title"}, {"name": "Amount", "type": "number"
           {"name": "Project", "type": "relation", "relation": "projects"}, {"name": "Note", "type": "text"}]
 
 
+def vals(d: dict) -> list[dict]:
+    return [{"property": k, "value": v} for k, v in d.items()]
+
+
 def make(rows: list[dict] | None = None) -> Workspace:
     return Workspace.create(WorkspaceConfig(services=["databases", "contacts"]), {
         "contacts": {"people": [{"email": "dana.reyes@example.com", "name": "Dana Reyes"}]},
@@ -34,9 +38,9 @@ def test_rows_are_stored_in_canonical_form_and_created_with_every_type() -> None
     ws = make()
     assert ws.table("databases.rows")["e1"].values == {"Name": "Taxi", "Amount": 30, "Category": "Travel",
                                                         "Date": "2025-03-01", "Project": ["p1"]}
-    r = ws.call("create_row", {"database": "Expenses", "values": {
+    r = ws.call("create_row", {"database": "Expenses", "values": vals({
         "Name": "Lunch", "Amount": 12.5, "Category": "meals", "Tags": ["client", "CLIENT"], "Date": "2025-03-02",
-        "Owner": "Dana Reyes", "Paid": True, "Project": ["p1"], "Note": " with the client "}})
+        "Owner": "Dana Reyes", "Paid": True, "Project": ["p1"], "Note": " with the client "})})
     assert r.ok and r.data["values"] == {"Name": "Lunch", "Amount": 12.5, "Category": "Meals", "Tags": ["client"],
                                          "Date": "2025-03-02", "Owner": "dana.reyes@example.com", "Paid": True,
                                          "Project": ["p1"], "Note": "with the client"}
@@ -52,7 +56,7 @@ def test_rows_are_stored_in_canonical_form_and_created_with_every_type() -> None
 def test_bad_values_are_refused_naming_the_property_and_nothing_changes(values: dict, words: str) -> None:
     ws = make()
     before = ws.content_hash
-    assert words in call_error(ws, "create_row", {"database": "expenses", "values": values})
+    assert words in call_error(ws, "create_row", {"database": "expenses", "values": vals(values)})
     assert ws.content_hash == before
 
 
@@ -72,14 +76,20 @@ def test_queries_filter_and_sort() -> None:
     assert "no database 'budget'" in call_error(ws, "query_database", {"database": "budget"})
 
 
+def test_a_property_given_twice_is_refused() -> None:
+    ws = make()
+    assert "given twice" in call_error(ws, "create_row", {"database": "expenses", "values": [
+        {"property": "Name", "value": "a"}, {"property": "name", "value": "b"}]})
+
+
 def test_update_changes_only_what_is_given_and_null_clears() -> None:
     ws = make()
-    u = ws.call("update_row", {"row_id": "e1", "values": {"Paid": True, "Date": None}})
+    u = ws.call("update_row", {"row_id": "e1", "values": vals({"Paid": True, "Date": None})})
     assert u.data["changed"] == ["Date", "Paid"]
     assert ws.table("databases.rows")["e1"].values == {"Name": "Taxi", "Amount": 30, "Category": "Travel",
                                                         "Paid": True, "Project": ["p1"]}
-    assert "title cannot be empty" in call_error(ws, "update_row", {"row_id": "e1", "values": {"Name": None}})
-    assert "no row 'e9'" in call_error(ws, "update_row", {"row_id": "e9", "values": {}})
+    assert "title cannot be empty" in call_error(ws, "update_row", {"row_id": "e1", "values": vals({"Name": None})})
+    assert "no row 'e9'" in call_error(ws, "update_row", {"row_id": "e9", "values": []})
 
 
 def test_initial_rows_are_checked_against_the_schema() -> None:
@@ -91,7 +101,7 @@ def test_initial_rows_are_checked_against_the_schema() -> None:
 
 def test_generic_record_predicates_read_rows() -> None:
     ws = make()
-    ws.call("create_row", {"database": "expenses", "values": {"Name": "Lunch", "Amount": "12.50", "Category": "Meals"}})
+    ws.call("create_row", {"database": "expenses", "values": vals({"Name": "Lunch", "Amount": "12.50", "Category": "Meals"})})
     preds = parse_predicates([
         {"kind": "record_exists", "table": "databases.rows", "where": {"database": "expenses", "values.Amount": 12.5,
                                                                         "values.Category": "Meals"}, "new_only": True},
@@ -104,7 +114,7 @@ def test_generic_record_predicates_read_rows() -> None:
 def test_sorting_by_a_number_orders_every_row(amounts: list[int], direction: str) -> None:
     ws = make()
     for i, a in enumerate(amounts):
-        ws.call("create_row", {"database": "expenses", "values": {"Name": f"n{i}", "Amount": a}})
+        ws.call("create_row", {"database": "expenses", "values": vals({"Name": f"n{i}", "Amount": a})})
     got = [r["values"]["Amount"] for r in ws.call("query_database", {"database": "expenses", "sorts": [
         {"property": "Amount", "direction": direction}], "limit": 200}).data["rows"]]
     assert got == sorted([*amounts, 30], reverse=direction == "descending")

@@ -209,22 +209,41 @@ def query_database(ctx: ToolContext, database: str, filters: list[Filter] = [], 
     return {"database": db.id, "count": len(rows), "rows": [_row(r) for r in rows[:limit]]}
 
 
+class Value(BaseModel):
+    """One property's value for a row."""
+
+    model_config = ConfigDict(extra="forbid")
+    property: str = Field(description="The property's name.")
+    value: str | int | float | bool | list[str] | None = Field(description=(
+        "The value: text, a number, true/false, an option, a list of options or row ids, a YYYY-MM-DD date, a "
+        "person's name or address; null clears it."))
+
+
+def _given(values: list[Value]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for i, v in enumerate(values):
+        if v.property.strip().casefold() in (k.casefold() for k in out):
+            raise InvalidArgument(f"values[{i}]: property {v.property!r} is given twice")
+        out[v.property.strip()] = v.value
+    return out
+
+
 def _key(v: Any) -> Any:
     return (0, v) if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, str(v).casefold())
 
 
 @SERVICE.tool(render=lambda d: f"created {d['id']} in {d['database']}")
-def create_row(ctx: ToolContext, database: str, values: dict[str, Any]) -> dict:
+def create_row(ctx: ToolContext, database: str, values: list[Value]) -> dict:
     """Add a row (page) to a database; every value is checked against the property's type, and the title is required.
 
     Args:
         database: The database's id or title.
-        values: Values by property name, e.g. {Name: Lunch, Amount: 12.5, Category: Meals, Date: 2025-03-02}.
+        values: The row's values, e.g. [{property: Name, value: Lunch}, {property: Amount, value: 12.5}].
     """
     db = _db(ctx, database)
     person, exists = _checkers(ctx)
     try:
-        vals = _values(db, values, {}, "values", person, exists)
+        vals = _values(db, _given(values), {}, "values", person, exists)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
     r = Row(id=ctx.new_id("row"), database=db.id, values=vals, created=ctx.now, modified=ctx.now)
@@ -233,12 +252,12 @@ def create_row(ctx: ToolContext, database: str, values: dict[str, Any]) -> dict:
 
 
 @SERVICE.tool(render=lambda d: f"updated {d['id']}: {', '.join(d['changed']) or 'no change'}")
-def update_row(ctx: ToolContext, row_id: str, values: dict[str, Any]) -> dict:
+def update_row(ctx: ToolContext, row_id: str, values: list[Value]) -> dict:
     """Change some values of a row; the others stay. A null clears a value (not the title).
 
     Args:
         row_id: The row's id, as query_database shows it.
-        values: New values by property name.
+        values: The new values, e.g. [{property: Paid, value: true}].
     """
     r = ctx.get(ROWS, row_id)
     if r is None:
@@ -246,7 +265,7 @@ def update_row(ctx: ToolContext, row_id: str, values: dict[str, Any]) -> dict:
     db = _db(ctx, r.database)
     person, exists = _checkers(ctx)
     try:
-        vals = _values(db, values, r.values, "values", person, exists)
+        vals = _values(db, _given(values), r.values, "values", person, exists)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
     changed = sorted(k for k in set(vals) | set(r.values) if vals.get(k) != r.values.get(k))
