@@ -13,6 +13,7 @@ one over any OpenAI-compatible endpoint).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -168,6 +169,7 @@ def _stemmed(t: str) -> str:
     return _WORD.sub(lambda m: stem(m.group(1)), t)
 
 
+@functools.lru_cache(maxsize=8192)  # pure; the same facts are prepared for every clause of every text judged
 def _prepare(text: str) -> str:
     return _stemmed(normalise(text))
 
