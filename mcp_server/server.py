@@ -37,6 +37,7 @@ from mcp_types import Tool as MCPTool
 
 from workspace_sim.services import tools_named
 
+from .admission import Admission, Busy, shared
 from .control import CONTROL_TOOLS, STATUS_URI, how_to_finish
 from .episode import Episode
 from .results import PAGER, PAGER_TOOL
@@ -167,6 +168,7 @@ class EpisodeServer(MCPServer):
                          cache_hints=LISTING_CACHE_HINTS)
         self.episode = episode
         self._lock = anyio.Lock()
+        self.admission: Admission | None = None  # None: the process's shared one (`admission.shared()`)
         self._tools = mcp_tools(episode) + control_tools(episode)
         self.middleware.insert(0, explain_invalid_params)
 
@@ -224,9 +226,14 @@ class EpisodeServer(MCPServer):
     ) -> CallToolResult:
         """Run the call in the episode: text and structured content, or `isError` with the workspace's message."""
         # one call at a time per episode, whatever the transport does; off the event loop, so a slow
-        # call holds up only its own episode
+        # call holds up only its own episode; slow tools on their own bounded pool (`admission`)
         async with self._lock:
-            answer = await anyio.to_thread.run_sync(self.episode.call, name, arguments)
+            try:
+                answer = await (self.admission or shared()).run(name, self.episode.call, name, arguments)
+            except Busy as e:
+                return CallToolResult(content=[TextContent(type="text", text=f"Error (busy): {e}")],
+                                      structured_content={"error": {"code": "busy", "message": str(e),
+                                                                    "retryable": True}}, is_error=True)
         content: list[Any] = [TextContent(type="text", text=answer.text)]
         content += [(ImageContent if m.kind == "image" else AudioContent)(data=m.data, mime_type=m.mime_type)
                     for m in answer.media]  # images and audio as MCP media content, after their placeholders
