@@ -128,7 +128,9 @@ def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
                 line = line.replace("ep-XXXX.jsonl", record.name)
             args = shlex.split(line.replace("http://localhost:8000/v1", server.base_url))[1:]
             args += QUICK.get(args[0], [])
-            run = run_in_shell(["coworkenv", *args], tmp_path, env, 600)
+            # train sft now trains on every example (5k-13k tokens each), which took 270 s on a loaded 2-core
+            # machine and over 600 s at a load average of 15
+            run = run_in_shell(["coworkenv", *args], tmp_path, env, 1800 if args[0] == "train" else 600)
             assert run.returncode == 0, f"`{line}` failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
             assert "Traceback" not in run.stderr, f"`{line}` printed a traceback:\n{run.stderr[-3000:]}"
             if args[0] == "claude-config":
