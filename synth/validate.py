@@ -206,11 +206,16 @@ def _check_do_nothing(spec: EnvironmentSpec, base: Any, report: ValidationReport
 
 def _check_without_answers(spec: EnvironmentSpec, base: Any, solved: _Solved, report: ValidationReport) -> None:
     try:
-        run = run_reference(spec, base.fork(), withhold_answers=True, solution=solved.solution)
+        if spec.pass_threshold is None:  # passed is strict success: judged a day at a time, stopping at a failed day
+            driver = SpecDriver(spec, base.fork(), withhold_answers=True)
+            driver.start()
+            passed = _run_judged(driver, StrictJudge(spec), solved.solution.steps, solved.solution.final_answer, 0)[1]
+        else:
+            run = run_reference(spec, base.fork(), withhold_answers=True, solution=solved.solution)
+            passed = spec.evaluate(run.workspace, run.final_answer).passed
     except SpecError:
         return
-    evaluation = spec.evaluate(run.workspace, run.final_answer)
-    if evaluation.passed:
+    if passed:
         where = "" if solved.root == "reference" else f" ({solved.root})"
         report.add("multi_turn", "user_simulator.facts",
                    f"{solved.label} passes even when the user reveals nothing{where}: the hidden facts are not needed",
