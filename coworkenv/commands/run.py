@@ -39,18 +39,22 @@ def _policy_settings(policy: str, model: str | None, base_url: str | None, api_k
 def _summary_table(rows: list[Any], title: str) -> Any:
     from rich.table import Table
 
-    table = Table(title=title, caption="eps: episodes; viol.: calls blocked by a workplace policy; failed: tool "
-                                       "calls that errored; errors: episodes ended by an error. An environment "
-                                       "with several capabilities counts in each of their rows, so the rows "
-                                       "can add up to more than 'all'.")
+    table = Table(title=title, caption="eps: episodes; success: every predicate passed; score: mean weighted "
+                                       "predicate score (partial credit); days: working days passed of those "
+                                       "played in multi-day episodes; viol.: calls blocked by a workplace policy; "
+                                       "failed: tool calls that errored; errors: episodes ended by an error. An "
+                                       "environment with several capabilities counts in each of their rows, so "
+                                       "the rows can add up to more than 'all'.")
     width = max([len(r.capability) for r in rows] + [10])
     table.add_column("capability", no_wrap=True, min_width=width)
-    for col in ("eps", "passed", "success", "reward", "viol.", "failed", "errors"):
+    for col in ("eps", "passed", "success", "score", "days", "reward", "viol.", "failed", "errors"):
         table.add_column(col, justify="right", overflow="fold")
     for r in rows:
         style = "bold" if r.capability == "all" else None
+        days = f"{r.days_passed}/{r.days}" if r.days else "-"
         table.add_row(r.capability, str(r.episodes), str(r.passed), f"{100 * r.success_rate:.0f}%",
-                      f"{r.mean_reward:.3f}", str(r.violations), str(r.tool_errors), str(r.errors), style=style)
+                      f"{r.mean_score:.2f}", days, f"{r.mean_reward:.3f}", str(r.violations), str(r.tool_errors),
+                      str(r.errors), style=style)
     return table
 
 
@@ -73,7 +77,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def run(
         envs: list[Path] = typer.Argument(..., help="Environment spec files (.json/.yaml) or folders of them."),
-        policy: str = typer.Option("teacher", "--policy", "-p", help="teacher, noop, random, openai or hf."),
+        policy: str = typer.Option("teacher", "--policy", "-p", help="teacher, stale, forgetful, spray, first_pick, "
+                                     "blind_writer, answer_only, noop, random, openai or hf."),
         episodes_per_env: int = typer.Option(1, "--episodes-per-env", "-g", min=1,
                                              help="Episodes (seeds) per environment: the size of each RL group."),
         workers: int = typer.Option(1, "--workers", "-w", min=1, help="Worker processes (or Ray tasks at once)."),

@@ -1,5 +1,5 @@
-"""Policies by name: `teacher`, its `stale` and `forgetful` baselines, `noop`, `random`, `openai` and `hf`, built
-from picklable `PolicySpec`s."""
+"""Policies by name: `teacher`, its `stale` and `forgetful` baselines, the blind baselines (`spray`, `first_pick`,
+`blind_writer`, `answer_only`), `noop`, `random`, `openai` and `hf`, built from picklable `PolicySpec`s."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 
 from ..turns import Policy
 from .baselines import NoopPolicy, RandomPolicy
+from .blind import BLIND_POLICIES
 from .teacher import ForgetfulPolicy, StalePolicy, TeacherPolicy
 
-POLICY_NAMES = ("teacher", "stale", "forgetful", "noop", "random", "openai", "hf")
+POLICY_NAMES = ("teacher", "stale", "forgetful", *BLIND_POLICIES, "noop", "random", "openai", "hf")
 
 
 class PolicyConfigError(ValueError):
@@ -33,6 +34,7 @@ _ACCEPTS = {
     "teacher": {"calls_per_turn"},
     "stale": {"calls_per_turn"},
     "forgetful": {"calls_per_turn"},
+    **{name: set() for name in BLIND_POLICIES},
     "noop": set(),
     "random": {"calls"},
     "openai": {"model", "base_url", "api_key", "temperature", "max_tokens", "seed", "timeout", "max_retries",
@@ -57,6 +59,8 @@ def make_policy(name: str, **settings: Any) -> Policy:
             return StalePolicy(**settings)
         if name == "forgetful":
             return ForgetfulPolicy(**settings)
+        if name in BLIND_POLICIES:
+            return BLIND_POLICIES[name]()
         if name == "noop":
             return NoopPolicy()
         if name == "random":

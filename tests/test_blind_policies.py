@@ -1,0 +1,72 @@
+"""The blind baselines (spray, first_pick, blind_writer, answer_only): what each does, determinism, and that they
+fail generated environments strictly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synth.procedural import generate
+from trainers.episodes.policies import POLICY_NAMES, PolicyConfigError, make_policy
+from trainers.episodes.policies.blind import BLIND_POLICIES, _first_of_type, _pick, _read_only_tools
+from trainers.episodes.runner import run_episode
+
+BLIND = tuple(BLIND_POLICIES)
+
+
+def calls(rec) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(tc["function"]["name"], json.dumps(tc["function"]["arguments"], sort_keys=True))
+            for m in rec.messages for tc in m.get("tool_calls") or []]
+
+
+@pytest.fixture(scope="module")
+def reply_env():  # type: ignore[no-untyped-def]
+    return generate("mail_triage", 23, template="reply_with_figure")
+
+
+def test_blind_policies_are_registered_and_take_no_settings() -> None:
+    assert set(BLIND) <= set(POLICY_NAMES)
+    with pytest.raises(PolicyConfigError, match="policy spray has no setting"):
+        make_policy("spray", calls_per_turn=1)
+
+
+KNOWN_PASS = pytest.mark.xfail(strict=True, reason="reply_with_figure: the newest-first listing puts the right "
+                                "message first, so first_pick's reply is the reference's (a generator defect, open)")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_PASS) if n == "first_pick" else n for n in BLIND])
+def test_each_blind_policy_is_deterministic_and_fails_strictly(reply_env, name: str) -> None:  # type: ignore
+
+    a, b = run_episode(reply_env, make_policy(name)), run_episode(reply_env, make_policy(name))
+    assert calls(a) == calls(b) and a.messages == b.messages
+    assert a.complete and not a.passed and a.final.evaluation["strict"] is False  # type: ignore[union-attr]
+
+
+def test_spray_lists_everything_then_mails_everyone_it_saw(reply_env) -> None:  # type: ignore[no-untyped-def]
+    rec = run_episode(reply_env, make_policy("spray"))
+    made = calls(rec)
+    read_only = _read_only_tools()
+    listings = [n for n, _ in made if n in read_only]
+    assert listings and len(listings) == len(set(listings)) and all(args == "{}" for n, args in made if n in read_only)
+    sends = [json.loads(args) for n, args in made if n == "send_email"]
+    seen = " ".join(m["content"] for m in rec.messages if m["role"] == "tool")
+    assert len(sends) == 1 and len(sends[0]["to"]) > 1 and all(a in seen.lower() or a in reply_env.request.lower()
+                                                                for a in sends[0]["to"])
+
+
+def test_answer_only_never_writes_and_blind_writer_never_reads(reply_env) -> None:  # type: ignore[no-untyped-def]
+    read_only = _read_only_tools()
+    assert all(n in read_only for n, _ in calls(run_episode(reply_env, make_policy("answer_only"))))
+    written = calls(run_episode(reply_env, make_policy("blind_writer")))
+    assert written and not any(n in read_only for n, _ in written)
+
+
+def test_first_pick_replaces_each_value_by_the_first_of_its_type() -> None:
+    first = _first_of_type(["From: ana@acme.com on 2026-03-01, ticket OPS-7, /reports/q1.csv 12 items",
+                            "bob@acme.com OPS-9 2026-04-01 /a.txt"])
+    assert first["email"] == "ana@acme.com" and first["id:ops"] == "OPS-7" and first["date"] == "2026-03-01"
+    picked = _pick({"to": ["zed@acme.com"], "key": "OPS-12", "path": "/x/y.csv", "n": 3,
+                    "body": "Due 2026-05-05 for OPS-3"}, first)
+    assert picked == {"to": ["ana@acme.com"], "key": "OPS-7", "path": "/reports/q1.csv", "n": 12,
+                      "body": "Due 2026-03-01 for OPS-7"}
