@@ -167,3 +167,22 @@ def test_limits_scale_to_a_long_scenario_unless_given() -> None:
     assert EpisodeLimits(max_turns=5).for_spec(week).max_turns == 5
     cut = run_episode(week, make_policy("teacher"), limits=EpisodeLimits(max_turns=5))
     assert cut.final.stop_reason == "max_turns"
+
+
+def test_run_episodes_and_eval_show_each_day(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    out = tmp_path / "stale.jsonl"
+    res = CliRunner().invoke(app, ["run", str(EXAMPLE), "-p", "stale", "-o", str(out)], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    assert "days" in res.output and "1/3" in res.output  # Monday passed, the days after the silent change did not
+    res = CliRunner().invoke(app, ["episodes", str(out), "--json"])
+    [row] = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert [(s["id"], s["passed"]) for s in row["stages"]] == [("mon", True), ("tue", False), ("wed", False)]
+    res = CliRunner().invoke(app, ["eval", str(out), "--spec", str(EXAMPLE)], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    assert "days: mon ✓1.00  tue ✗0.00" in res.output

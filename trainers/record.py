@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Iterator, Literal, Union
+from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
@@ -499,3 +499,19 @@ def violations_and_faults(events: Iterable[Any]) -> tuple[list[ViolationInfo], l
             handled = any(later.kind == "call" and later.tool == e.tool and later.ok for later in evs[i + 1:])
             faults.append(FaultInfo(event_index=e.index, tool=e.tool or "", message=e.error.message, handled=handled))
     return violations, faults
+
+
+def stage_verdicts(evaluation: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The per-stage verdicts of an evaluation (`[{id, passed, score, reached, ...}]`); empty for a single day."""
+    stages = (evaluation or {}).get("stages")
+    return [s for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
+
+
+def stage_summary(evaluation: Mapping[str, Any] | None) -> str:
+    """Each working day's verdict in one short text, e.g. 'mon ✓1.00  tue ✗0.40  wed -' (a day never reached is
+    '-'); '' for a single-day evaluation. What `episodes`, `run`, `eval` and the report show per day."""
+    parts = []
+    for s in stage_verdicts(evaluation):
+        mark = "-" if not s.get("reached", True) else ("✓" if s.get("passed") else "✗") + f"{float(s.get('score', 0)):.2f}"
+        parts.append(f"{s.get('id', '?')} {mark}")
+    return "  ".join(parts)

@@ -33,12 +33,12 @@ def register(app: typer.Typer) -> None:
                                          "default runs/episodes.jsonl and claude-config's runs/episodes/."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON line per episode instead of the table."),
     ) -> None:
-        """List recorded episodes: environment, calls, errors, status and score."""
+        """List recorded episodes: environment, calls, errors, status, score, and each working day's verdict."""
         from rich.console import Console
         from rich.table import Table
 
         from mcp_server.recording import RecordReadError, read_record_file
-        from trainers.record import ERROR_STOPS
+        from trainers.record import ERROR_STOPS, stage_summary, stage_verdicts
 
         console = Console()
         try:
@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"Episodes in {path}")
         table.caption = ("failed calls: tool calls that returned an error; status 'error': the episode stopped on "
                          "an error of the policy, the user simulator or the environment")
-        for col in ("episode", "environment", "calls", "failed calls", "status", "score", "record"):
+        for col in ("episode", "environment", "calls", "failed calls", "status", "score", "days", "record"):
             table.add_column(col, justify="right" if col in ("calls", "failed calls", "score") else "left")
         problems = []
         listed: list[dict] = []
@@ -75,10 +75,12 @@ def register(app: typer.Typer) -> None:
                     status = "[green]passed[/]" if ev.get("passed") else "[red]failed[/]"
                     score = f"{float(ev.get('score', 0.0)):.2f}"
                 table.add_row(seg.segment_id, str(seg.header.get("env_id", "?")), str(len(calls)), str(errors),
-                              status, score, f.name)
+                              status, score, stage_summary(ev) or "-", f.name)
                 listed.append({"episode": seg.segment_id, "env_id": seg.header.get("env_id"), "calls": len(calls),
                                "failed_calls": errors, "stop_reason": stop, "passed": None if ev is None else
                                bool(ev.get("passed")), "score": None if ev is None else float(ev.get("score", 0.0)),
+                               "stages": [{k: s.get(k) for k in ("id", "passed", "score", "reached")}
+                                          for s in stage_verdicts(ev)],
                                "record": str(f)})
         if as_json:
             import json

@@ -95,11 +95,20 @@ def register(app: typer.Typer) -> None:
                                                    "replayed, answer stored" if v.stored else "replayed")
             table = Table(title=f"{v.segment.segment_id} ({v.segment.header.get('env_id')}): "
                                 f"score {float(ev.get('score', 0)):.2f}, {'passed' if ev.get('passed') else 'failed'} ({how})")
-            for col in ("", "requirement", "weight", "expected", "observed"):
+            from trainers.record import stage_summary, stage_verdicts
+
+            days = {i: st for st in stage_verdicts(ev) for i in st.get("predicates") or []}
+            for col in ("", "requirement", "day", "weight", "expected", "observed") if days else \
+                    ("", "requirement", "weight", "expected", "observed"):
                 table.add_column(col)
-            for row in _rows(ev.get("results") or []):
-                table.add_row(*row)
+            for i, r in enumerate(ev.get("results") or []):
+                for j, row in enumerate(_rows([r])):
+                    table.add_row(*(row[:2] + ((days[i]["id"] if i in days and j == 0 else "",) if days else ())
+                                    + row[2:]))
             console.print(table)
+            if days:
+                console.print(f"days: {stage_summary(ev)} (strict pass and weighted score of each day's "
+                              f"predicates, judged on the state that day closed on)", highlight=False)
             if ev.get("error"):
                 console.print(f"[red]{ev['error']}[/]", highlight=False)
             if v.note:

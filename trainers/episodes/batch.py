@@ -18,7 +18,7 @@ from typing import Any, Literal
 from synth.judge import JudgeConfig
 from synth.spec import EnvironmentSpec, loads_spec
 
-from ..record import EpisodeRecord, parse_lines
+from ..record import EpisodeRecord, parse_lines, stage_verdicts
 from ..rewards import RewardConfig
 from .policies import PolicySpec
 from .remote import RemoteServers, RemoteTarget, close_pools
@@ -218,6 +218,9 @@ class CapabilityRow:
     violations: int = 0
     tool_errors: int = 0
     errors: int = 0
+    score_sum: float = 0.0  # weighted predicate scores (partial credit), summed
+    days: int = 0  # working days of multi-day episodes
+    days_passed: int = 0  # of those, days whose every predicate passed
 
     @property
     def success_rate(self) -> float:
@@ -229,15 +232,22 @@ class CapabilityRow:
         """Mean episode reward."""
         return self.reward_sum / self.episodes if self.episodes else 0.0
 
+    @property
+    def mean_score(self) -> float:
+        """Mean weighted predicate score (partial credit, 0-1) beside the strict success rate."""
+        return self.score_sum / self.episodes if self.episodes else 0.0
+
     def to_json(self) -> dict[str, Any]:
         """The row as JSON."""
         return {"capability": self.capability, "episodes": self.episodes, "passed": self.passed,
-                "success_rate": self.success_rate, "mean_reward": self.mean_reward, "violations": self.violations,
-                "tool_errors": self.tool_errors, "errors": self.errors}
+                "success_rate": self.success_rate, "mean_score": self.mean_score, "mean_reward": self.mean_reward,
+                "violations": self.violations, "tool_errors": self.tool_errors, "errors": self.errors,
+                "days": self.days, "days_passed": self.days_passed}
 
 
 def summarize(records: Iterable[EpisodeRecord]) -> list[CapabilityRow]:
-    """Per capability (sorted) then `all`: episodes, passed, rewards, policy violations, failed calls, errors.
+    """Per capability (sorted) then `all`: episodes, passed, weighted scores, rewards, policy violations, failed
+    calls, errors, and the working days of multi-day episodes (how many, how many passed).
 
     An episode counts once for each of its capabilities; `errors` counts episodes that stopped on
     an error (of the environment, the user simulator or the policy).
@@ -249,9 +259,13 @@ def summarize(records: Iterable[EpisodeRecord]) -> list[CapabilityRow]:
             continue
         f = rec.final
         failed_calls = sum(1 for e in rec.events if e.kind == "call" and not e.ok)
+        stages = stage_verdicts(f.evaluation)
         for row in [rows.setdefault(c, CapabilityRow(c)) for c in rec.header.capabilities or ["(none)"]] + [total]:
             row.episodes += 1
             row.passed += rec.passed
+            row.score_sum += float(f.evaluation.get("score", 0.0))
+            row.days += len(stages)
+            row.days_passed += sum(1 for st in stages if st.get("passed"))
             row.reward_sum += f.reward
             row.violations += len(f.policy_violations)
             row.tool_errors += failed_calls
