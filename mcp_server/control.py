@@ -14,7 +14,8 @@ offers two more tools and a read-only resource:
   otherwise the answer is the final one, the episode ends and is evaluated, and the reply says the
   score only when the server was told it may (`reveal_score`);
 - `episode://status`: turn, calls, simulated time, the day (of how many) in a multi-day scenario,
-  whether it ended, and the score once it has.
+  whether it ended, and the score once it has only with `reveal_score`; nothing that names the test
+  (no environment or stage id).
 
 Timed world events fire before the first call at or after their time; every call moves the
 simulated clock by the workspace's tick, so they fire at a known call count. The turn semantics
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 
 STATUS_URI = "episode://status"
 MAX_TEXT = 20_000
+#: the conversation's status an agent is shown (turn, day N of M); never a stage id, which the spec's author
+#: named and which may say what is tested
+AGENT_STATUS_KEYS = ("turn", "day", "days")
 MAX_ASKS = 200  # ask_user calls per episode: each logs two messages, which no workspace limit counts
 
 
@@ -213,7 +217,8 @@ class EpisodeControl:
     def status(self) -> dict[str, Any]:
         """The conversation's part of the episode status."""
         conv = self.conversation.status() if self.conversation is not None else {"turn": 0}
-        return {**conv, "user": self.conversation is not None, "submitted": self.submitted}
+        shown = {k: conv[k] for k in AGENT_STATUS_KEYS if k in conv}  # a stage id may name what is tested
+        return {**shown, "user": self.conversation is not None, "submitted": self.submitted}
 
 
 def how_to_finish(status: dict[str, Any]) -> str:

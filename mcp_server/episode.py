@@ -19,8 +19,8 @@ from typing import Any
 from workspace_sim import State, Workspace
 from workspace_sim.errors import SpecError
 
-from .control import CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, EpisodeControl, \
-    STATUS_URI, open_conversation, submit_reply
+from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
+    EpisodeControl, STATUS_URI, open_conversation, submit_reply
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .recording import RecordWriter, event_line, final_line, header_line, now_iso
 from .results import PAGER_TOOL, Answer, ResultPager
@@ -214,23 +214,24 @@ class Episode:
             return None
         self._sync_record()
         conv = self.control.conversation.status() if self.control.conversation is not None else {}
-        where = {k: conv[k] for k in ("turn", "day", "days", "stage") if k in conv}
+        where = {k: conv[k] for k in AGENT_STATUS_KEYS if k in conv}
         return Answer(reply, {"reply": reply, "ended": False, **where}, False)
 
     def status(self) -> dict[str, Any]:
-        """The episode as the agent may see it (`episode://status`): turn, calls, clock, ended, and the score
-        once ended; never the predicates, hidden facts or state."""
+        """The episode as the agent may see it (`episode://status`): turn, calls, clock, the day of a multi-day
+        scenario, ended, and the score once ended only when the server may reveal it (`reveal_score`); never
+        anything that names the test (the environment id, stage ids), the predicates, hidden facts or state."""
         events = self.workspace.events()
         out: dict[str, Any] = {
-            "episode_id": self.id, "env_id": str(self.env.id), "segment": self.segment_id,
-            "mcp_only": self.control is not None,
+            "episode_id": self.id, "segment": self.segment_id, "mcp_only": self.control is not None,
             "calls": sum(1 for e in events if e.kind == "call"), "sim_time": self.workspace.state.now.isoformat(),
             "ended": self.ended, "stop_reason": self.stop_reason,
         }
         if self.control is not None:
             out.update(self.control.status())
             out["final_answer"] = self.control.final_answer
-        if self.ended and self.evaluation is not None:
+        reveal = self.control is not None and self.control.options.reveal_score
+        if reveal and self.ended and self.evaluation is not None:
             out["score"] = self.evaluation.get("score")
             out["passed"] = self.evaluation.get("passed")
         return out

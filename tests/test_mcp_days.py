@@ -66,7 +66,7 @@ def test_an_agent_that_follows_the_prompt_gets_the_follow_up_and_scores_1() -> N
     assert not first.is_error and first.structured_content["ended"] is False
     assert text_of(first) == "Oh, and the notes were just updated; send Kim the new decision too."
     assert last.structured_content == {"ended": True}
-    assert r["status"]["ended"] and r["status"]["score"] == 1.0 and r["status"]["final_answer"].endswith("green theme.")
+    assert r["status"]["ended"] and "score" not in r["status"] and r["status"]["final_answer"].endswith("green theme.")
     assert ep.evaluation is not None and ep.evaluation["passed"] is True
 
 
@@ -103,13 +103,14 @@ def check_the_week(seen: dict[str, Any], evaluation: dict[str, Any], spec: Any, 
     (day2, meta2), (day3, meta3) = seen["days"]
     assert day2.startswith("[Day 2 of 3, Tuesday 3 March]") and spec.stages[1].instructions in day2
     assert day3.startswith("[Day 3 of 3, Wednesday 4 March]") and spec.stages[2].instructions in day3
-    assert (meta2["day"], meta2["stage"], meta3["day"], meta3["stage"]) == (2, "tue", 3, "wed")
+    assert (meta2["day"], meta3["day"]) == (2, 3) and "stage" not in meta2  # the author's stage ids stay unseen
     assert [s["day"] for s in seen["statuses"]] == [2, 3]
+    assert not any("tue" in json.dumps(s) or "stage" in s for s in seen["statuses"])
     assert seen["statuses"][0]["sim_time"].startswith("2026-03-03T09:00")
     monday, tuesday = seen["reads"]  # the overnight correction is silent, yet there on day 2
     assert monday != tuesday and "Acme" in tuesday and "Acme" not in day2
     assert seen["final"].structured_content == {"ended": True}
-    assert seen["status"]["ended"] and seen["status"]["score"] == 1.0 and seen["status"]["passed"] is True
+    assert seen["status"]["ended"] and "score" not in seen["status"] and "passed" not in seen["status"]
     users = [m.content for m in rec.final.messages if m.role == "user"]
     assert day2 in users and day3 in users  # the very messages the runner's user sent
     assert evaluation == rec.final.evaluation
