@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from workspace_sim import State, Workspace
-from workspace_sim.errors import SpecError
+from workspace_sim.errors import InvalidArgument, SpecError
+from workspace_sim.limits import check_arguments
 
 from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
     EpisodeControl, STATUS_URI, open_conversation, submit_reply
@@ -132,6 +133,10 @@ class Episode:
         if name == PAGER_TOOL:
             args = arguments if isinstance(arguments, dict) else {}
             extra = sorted(set(args) - {"result_id", "page"})
+            try:  # the workspace's argument limits hold for the pager too: nothing oversized is echoed
+                check_arguments(args, frozenset(), self.workspace.config.limits)
+            except InvalidArgument as e:
+                return Answer(f"Error (invalid_argument): {e.message}", None, True)
             if extra:
                 return Answer(f"Error (invalid_argument): unexpected argument(s) {', '.join(extra)} for {PAGER_TOOL}; "
                               "give result_id and page", None, True)

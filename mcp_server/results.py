@@ -58,6 +58,12 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _shown(value: Any, most: int = 80) -> str:
+    """A value for an error message, cut short: an argument is never echoed at length."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[:most]}... ({len(text):,} characters)"
+
+
 def split_pages(text: str, page_chars: int) -> list[str]:
     """Cut text into pages of at most `page_chars`, preferring a line end in each page's last fifth."""
     if page_chars < 1:
@@ -108,12 +114,12 @@ class ResultPager:
         """Another page of a kept result, or an error answer saying what was wrong."""
         if not isinstance(result_id, str) or result_id not in self._kept:
             known = ", ".join(self._kept) or "none yet"
-            return Answer(f"Error (not_found): no long result with id {result_id!r}; ids come from the note at the "
+            return Answer(f"Error (not_found): no long result with id {_shown(result_id)}; ids come from the note at the "
                           f"end of a truncated result (kept now: {known})", None, True)
         pages = self._kept[result_id]
         if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
             return Answer(f"Error (invalid_argument): page must be a whole number from 1 to {len(pages)} for "
-                          f"{result_id}, got {page!r}", None, True)
+                          f"{result_id}, got {_shown(page)}", None, True)
         ev = self._events.get(result_id)
         if ev is not None and isinstance(ev.delivered, list) and pages[page - 1] not in ev.delivered:
             ev.delivered.append(pages[page - 1])
