@@ -75,7 +75,8 @@ class ProtectedPaths(_Policy):
 
 
 class AllowedRecipientDomains(_Policy):
-    """Outgoing mail may only be addressed to these domains."""
+    """Outgoing mail may only be addressed to these domains, and notes may only be shared with people at them
+    (a collaborator reads the note as a recipient reads a mail, with or without a notifying e-mail)."""
 
     type: Literal["allowed_recipient_domains"] = "allowed_recipient_domains"
     domains: list[str] = Field(min_length=1)
@@ -86,6 +87,12 @@ class AllowedRecipientDomains(_Policy):
     def check(self, call: PendingCall) -> str | None:
         allowed = {d.lower() for d in self.domains}
         for ch in call.diff:
+            if ch.table == "notes.notes" and ch.after is not None:
+                had = {c.email for c in ch.before.collaborators} if ch.before is not None else set()
+                for c in ch.after.collaborators:
+                    if c.email not in had and c.email.rsplit("@", 1)[-1].lower() not in allowed:
+                        return f"sharing {ch.key} with {c.email} is outside the allowed domains: {self.describe()}"
+                continue
             if ch.table != "mail.messages" or ch.after is None:
                 continue
             msg = ch.after
