@@ -5,7 +5,10 @@ GiGPO step groups) and every seed, GRPO starts from the same SFT'd student, trai
 the training environments (`trainers.training.grpo`), and the result is evaluated greedily on the
 held-out environments. The table gives, per credit assignment, the mean and the spread (sample
 standard deviation) over seeds of held-out success and mean predicate score, next to the SFT
-student's own figures, so a difference is read against the seed-to-seed noise.
+student's own figures, so a difference is read against the seed-to-seed noise. Rewards are paid per
+stage (`RewardConfig.per_stage`): in a multi-day environment each day's reward lands in the turn that
+closed it, so the turn-level assignments have something to assign; single-day environments are
+unchanged. benchmarks/bench_credit_stages.py runs the same comparison on multi-day environments alone.
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def compare_credit(student: Path, train_specs: Sequence[EnvironmentSpec], out: P
                 learning_rate=settings.rl_learning_rate, seed=seed,
                 credit=CreditConfig(level=level),  # type: ignore[arg-type]
                 rollout=RolloutSettings(max_turns=settings.max_turns, max_new_tokens=settings.max_new_tokens, seed=seed,
-                                        rewards=RewardConfig(terminal=terminal),  # type: ignore[arg-type]
+                                        rewards=RewardConfig(terminal=terminal,  # type: ignore[arg-type]
+                                                             per_stage=True),
                                         temperature=settings.rl_temperature, system_prompt=SPEC_PROMPT),
             )
             slug = label.split()[0].lower().replace("-", "")
