@@ -145,6 +145,16 @@ CAPABILITIES: dict[str, Capability] = {c.id: c for c in [
         ("finance", "inventory", "scheduler", "calendar", "mail"),
     ),
     Capability(
+        "media_evidence", "Evidence an agent has to look at",
+        "Reading facts that exist only in rendered evidence (photographed receipts, a scanned supplier form, a "
+        "chart on a page of its own in a report PDF, an invoice PDF) and acting on them: rows of a typed database, "
+        "a workbook cell kept in step with a corrected invoice over two days, an answer read off a chart.",
+        "`record_exists` on the database rows with the values only the images hold (and their count), `file` "
+        "predicates on the workbook's cells (`sheet_cell`) per day, a `judged` answer on the chart's figure; an "
+        "`only_changed` guard over what the task covers.",
+        ("files", "databases", "finance"),
+    ),
+    Capability(
         "long_horizon", "Long-horizon work",
         "Fifteen or more tool calls: batch edits, many tickets or files handled by one rule, across "
         "services; most often a working week of three to five days in one world, with silent changes "
