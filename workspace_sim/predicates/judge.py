@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-PROMPT_VERSION = "judge-v3"  # v3: bound facts, NFKC fence, long documents judged in parts; v2: "excludes"
+# v4: the answer must be the verdict object alone (nothing parsed by the older, forgeable parser is reused);
+# v3: bound facts, NFKC fence, long documents judged in parts; v2: "excludes"
+PROMPT_VERSION = "judge-v4"
 
 SYSTEM_PROMPT = """\
 You are a strict grader. You receive a rubric (numbered criteria) and a document written by an AI \
@@ -497,19 +499,37 @@ class AnswerError(ValueError):
     """The model's answer is not a usable verdict."""
 
 
+_FENCED = re.compile(r"\A```[A-Za-z0-9_-]*[ \t]*\n(.*)\n[ \t]*```\Z", re.S)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise AnswerError(f"a key appears twice in one object ({sorted(k for k in set(keys) if keys.count(k) > 1)})")
+    return dict(pairs)
+
+
 def parse_verdicts(answer: str, n: int) -> list[CriterionVerdict]:
-    """The model's verdicts from its answer text; AnswerError when it is not exactly one per criterion."""
+    """The model's verdicts from its answer text; AnswerError when it is not exactly one per criterion.
+
+    The whole answer (inside one optional code fence) must be the verdict object and nothing else: text
+    before or after it, a second object, or a key given twice is refused, so a verdict quoted from the
+    document ahead of the model's own never counts on an endpoint that does not enforce the schema. A
+    refused answer is retried and then "not judged" (see `ModelJudge`)."""
     body = answer.strip()
-    if body.startswith("```"):
-        body = body.strip("`")
-        body = body[body.find("{"):] if "{" in body else body
-    start = body.find("{")
-    if start < 0:
-        raise AnswerError(f"no JSON object in the answer (it begins {answer[:60]!r})")
+    fenced = _FENCED.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    if not body.startswith("{"):
+        where = "no JSON object in the answer" if "{" not in body else "text before the verdict object"
+        raise AnswerError(f"{where}: the answer must be the verdict object alone (it begins {answer[:60]!r})")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(body, start)
+        doc, end = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys).raw_decode(body)
     except ValueError as e:
         raise AnswerError(f"malformed JSON: {e}") from None
+    if body[end:].strip():
+        raise AnswerError(f"text after the verdict object (from character {end}: {body[end:end + 40]!r}); the answer "
+                          "must be the verdict object alone")
     items = doc.get("verdicts") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         raise AnswerError("the answer has no 'verdicts' list")
