@@ -186,3 +186,20 @@ def test_run_episodes_and_eval_show_each_day(tmp_path) -> None:  # type: ignore[
     res = CliRunner().invoke(app, ["eval", str(out), "--spec", str(EXAMPLE)], terminal_width=200)
     assert res.exit_code == 0, res.output
     assert "days: mon ✓1.00  tue ✗0.00" in res.output
+
+
+def test_the_report_shows_the_days_and_what_changed_between_them(spec, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import xml.etree.ElementTree as ET
+
+    from trainers.report.html import episode_pages, write_report
+
+    recs = [run_episode(spec, make_policy("teacher")), run_episode(spec, make_policy("stale"))]
+    write_report(recs, tmp_path)
+    stale_page = tmp_path / "episodes" / episode_pages(recs)[1]
+    html = stale_page.read_text(encoding="utf-8")
+    ET.fromstring(html)  # still well-formed XHTML
+    days = html[html.index("<h2>Days</h2>"):html.index("<h2>Predicates</h2>")]
+    assert days.count("<tr><td>") == 3 and "files.files /data/vendors.csv changed" in days
+    assert days.index("<td>tue</td>") < days.index("/data/vendors.csv changed") < days.index("<td>wed</td>")
+    assert html.count('<h3 class="day">') == 3 and "Day 2 of 3, Tuesday 3 March" in html
+    assert ">day<" in html  # the predicates table names each one's day

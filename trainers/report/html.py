@@ -5,7 +5,9 @@
 `episodes/<episode id>.html` (see `episode_pages`): each predicate's outcome with the expected and observed values and its
 value after every step, then one timeline of the episode: the transcript's turns with each tool
 call in place, its result (what the agent saw), error and state diff in expandable `<details>`
-(never cut), and world changes where they happened. Every table has a legend for each column (a
+(never cut), and world changes where they happened. A multi-day episode adds a table of its days (each
+day's verdict and the world's changes during it), the day of each predicate, and day headings in the
+timeline. Every table has a legend for each column (a
 tooltip on the header and a visible line under the table). Every piece of text from a record is
 HTML-escaped; the pages are well-formed XHTML (they parse as XML), with no scripts and no external
 resources.
@@ -19,8 +21,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from synth.driver import DAY_HEADER
+
 from ..episodes.batch import CapabilityRow, summarize
-from ..record import EpisodeRecord
+from ..record import EpisodeRecord, stage_verdicts
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
@@ -31,7 +35,7 @@ th[title]{cursor:help;text-decoration:underline dotted}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.2em 0}
 .legend{font-size:.85em;color:#555;margin:-.6em 0 1.2em}.legend strong{color:#222}
 .msg{border-left:4px solid #ccc;padding:.2em .8em;margin:.6em 0}.system{border-color:#999}.user{border-color:#3b6fd1}
-.assistant{border-color:#17702a}.world{border-color:#7a3fb3}.role{font-weight:bold;font-size:.9em}
+.assistant{border-color:#17702a}.world{border-color:#7a3fb3}h3.day{border-top:2px solid #7a3fb3;padding-top:.4em}.role{font-weight:bold;font-size:.9em}
 .call{border:1px solid #ddd;border-radius:4px;margin:.5em 0;padding:.3em .6em;background:#fcfcfc}
 details{margin:.3em 0}summary{cursor:pointer;color:#333}summary .peek{color:#777;font-family:monospace}
 td.steps{white-space:nowrap}.steps span{display:inline-block;width:.85em;text-align:center;font:.75em monospace;
@@ -300,9 +304,14 @@ def _timeline(rec: EpisodeRecord) -> str:
             out.append(_world(worlds.pop(0)))
 
     turn = -1
+    multi_day = bool(stage_verdicts(rec.final.evaluation))
     for i, m in enumerate(msgs):
         if m.role == "tool" and keys[i] is not None:
             continue  # shown with its call
+        if m.role == "user" and multi_day:
+            day = DAY_HEADER.match(m.content or "")
+            if day or turn == -1:
+                out.append(f'<h3 class="day">{_e(day.group(0)[1:-1] if day else "Day 1")}</h3>')
         if m.role == "assistant":
             turn += 1
         where = f" · turn {turn}" if m.role == "assistant" else ""
@@ -343,6 +352,7 @@ def _predicates(rec: EpisodeRecord) -> str:
     if rec.final is None:
         return "<p>The episode did not finish.</p>"
     results = rec.final.evaluation.get("results") or []
+    day_of = {i: st["id"] for st in stage_verdicts(rec.final.evaluation) for i in st.get("predicates") or []}
     rows = []
     for i, r in enumerate(results):
         r = r if isinstance(r, dict) else {}
@@ -350,12 +360,48 @@ def _predicates(rec: EpisodeRecord) -> str:
             f'<span class="s{int(s.predicates[i])}" title="after step {s.turn}: '
             f'{"held" if s.predicates[i] else "did not hold"}">{int(s.predicates[i])}</span>'
             for s in rec.steps if i < len(s.predicates))
-        rows.append(f"<tr><td>{i}</td><td>{_e(r.get('kind'))}</td><td>{_e(r.get('description'))}</td>"
+        day = f"<td>{_e(day_of.get(i, ''))}</td>" if day_of else ""
+        rows.append(f"<tr><td>{i}</td>{day}<td>{_e(r.get('kind'))}</td><td>{_e(r.get('description'))}</td>"
                     f"<td>{_verdict(bool(r.get('passed')))}</td>"
                     f"<td>{'(as described)' if r.get('expected') == r.get('description') else _e(r.get('expected'))}</td>"
                     f"<td>{_e(r.get('observed') if 'observed' in r else r.get('reason'))}</td>"
                     f'<td class="steps">{trace}</td></tr>')
-    return _table(PREDICATE_COLUMNS, rows)
+    columns = PREDICATE_COLUMNS if not day_of else [PREDICATE_COLUMNS[0], (
+        "day", "The working day whose close this predicate was judged on (the last day: the end of the episode)"),
+        *PREDICATE_COLUMNS[1:]]
+    return _table(columns, rows)
+
+
+DAY_COLUMNS = [
+    ("day", "The stage (working day) of the scenario"),
+    ("closed", "Simulated time the agent closed the day with its report ('-': still open at the end, or never reached)"),
+    ("outcome", "Whether every predicate of the day held on the state the day closed on"),
+    ("score", "Weighted fraction of the day's predicates that held"),
+    ("world changes", "Changes from outside during the day (those as it opened first): what the agent had to "
+                      "notice; an announced one was told in the day's message, a silent one was not"),
+]
+
+
+def _days(rec: EpisodeRecord) -> str:
+    """A multi-day episode's days: each one's verdict and the world's changes during it."""
+    stages = stage_verdicts(rec.final.evaluation if rec.final is not None else None)
+    if not stages:
+        return ""
+    closed = {e.args.get("stage"): e.index for e in rec.events if e.kind == "stage" and isinstance(e.args, dict)}
+    rows, start = [], -1
+    for st in stages:
+        end = closed.get(st["id"])
+        changes = [e for e in rec.events if e.kind == "world" and e.index > start and (end is None or e.index < end)]
+        shown = "".join(f"<div>{_e(e.sim_time)}: " + ", ".join(
+            f"{_e(c.get('table'))} {_e(c.get('key'))} {_e(c.get('kind'))}" for c in e.diff[:5])
+            + (f" and {len(e.diff) - 5} more" if len(e.diff) > 5 else "") + "</div>"
+            for e in changes) if st.get("reached", True) else ""
+        when = next((e.sim_time for e in rec.events if e.index == end), "-") if end is not None else "-"
+        rows.append(f"<tr><td>{_e(st['id'])}</td><td>{_e(when)}</td>"
+                    f"<td>{_verdict(bool(st.get('passed'))) if st.get('reached', True) else 'never reached'}</td>"
+                    f"<td>{float(st.get('score', 0)):.3f}</td><td>{shown or '-'}</td></tr>")
+        start = end if end is not None else start
+    return "<h2>Days</h2>" + _table(DAY_COLUMNS, rows)
 
 
 def _episode(rec: EpisodeRecord) -> str:
@@ -371,7 +417,7 @@ def _episode(rec: EpisodeRecord) -> str:
                   ("timings", ", ".join(f"{k} {v:.4f}s" for k, v in sorted(f.timings.items())))]
     table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts)
     body = (f'<p><a href="../index.html">back to the index</a></p><h1>{_e(rec.episode_id)}</h1><table>{table}</table>'
-            f"<h2>Predicates</h2>{_predicates(rec)}"
+            f"{_days(rec)}<h2>Predicates</h2>{_predicates(rec)}"
             "<h2>Timeline</h2><p class=\"legend\">The conversation in order; each tool call shows its arguments, "
             "then what the agent got back, its error and the change it made to the state (click to unfold). "
             "World changes are the environment acting on its own.</p>"
