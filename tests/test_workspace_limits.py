@@ -8,6 +8,7 @@ import gc
 import json
 import re
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -329,3 +330,38 @@ def test_create_call_close_cycles_keep_memory_bounded() -> None:
     finally:
         tracemalloc.stop()
     assert grown / 1000 < 200, f"{grown / 1000:.0f} bytes kept per create/call/close cycle"
+
+
+@pytest.mark.parametrize("value, shown", [(float("nan"), "NaN"), (float("inf"), "Infinity"),
+                                          (float("-inf"), "-Infinity")])
+def test_nan_and_infinity_arguments_are_refused_on_every_entry_and_never_logged_as_numbers(
+        tmp_path: Path, value: float, shown: str) -> None:
+    """Issue 24 item 7: 0cab290 refused NaN/Infinity in JSON text (transports, the runner's text arguments);
+    a call given a Python float (a policy's dict arguments, a spec's reference, the library API, invoke)
+    still reached the tool and left NaN in the event log, records and datasets. Now check_arguments refuses
+    it, naming the argument, and the refused call's logged arguments hold it as text."""
+    from test_episode_runner import Scripted, multi_turn_spec
+
+    from trainers.episodes.runner import run_episode
+    from trainers.episodes.turns import AgentTurn, PolicyCall
+    from trainers.record import write_records
+
+    ws = Workspace.create(WorkspaceConfig(services=["files"]), {"files": {"files": [{"path": "/a.md", "content": "x"}]}})
+    before = ws.content_hash
+    for args, where in (({"path": "/", "depth": value}, "depth"),
+                        ({"path": "/", "exclude_patterns": ["*.tmp"], "x": {"deep": [1, value]}}, "x.deep[1]")):
+        r = ws.call("list_directory", args)
+        assert r.error is not None and r.error.code == "invalid_argument"
+        assert r.text == f"Error (invalid_argument): argument {where} is {shown}, which is not a JSON number; " \
+                         "give a finite number"
+        json.dumps(r.event.args, allow_nan=False)  # the log holds only JSON
+    assert ws.content_hash == before
+    # a Python policy's dict arguments take the same path, and its record is standard JSON
+    policy = Scripted([AgentTurn(calls=[PolicyCall("list_directory", {"path": "/drafts", "depth": value}, "c1")]),
+                       AgentTurn(content="Done.")])
+    rec = run_episode(multi_turn_spec(), policy)
+    (tool_msg,) = [m for m in rec.final.messages if m.role == "tool"]
+    assert f"argument depth is {shown}" in tool_msg.content
+    text = write_records([rec], tmp_path / "r.jsonl").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"non-standard JSON {c} in the record"))

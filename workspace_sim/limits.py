@@ -2,14 +2,15 @@
 
 Every limit is a field of `WorkspaceLimits` (`WorkspaceConfig.limits`, so an environment spec can
 set its own). Arguments are checked before a tool runs (size of each string, number of values,
-nesting depth); the pending changes are checked before they are committed (size of each record,
-total size, records per table), so every service is covered without knowing any of them. A
+nesting depth, no NaN or Infinity); the pending changes are checked before they are committed (size of
+each record, total size, records per table), so every service is covered without knowing any of them. A
 refused call is answered with `limit_exceeded` or `invalid_argument` naming the limit, and
 changes nothing. docs/security.md lists each limit with its default.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
@@ -56,6 +57,8 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
                 _string_too_long(name, v, large, limits)
         elif isinstance(v, (list, tuple, dict)):
             break
+        elif isinstance(v, float) and not math.isfinite(v):
+            _not_a_number(name, v)
     else:
         return
     values = 0
@@ -70,6 +73,8 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
         if isinstance(v, str):
             if len(v) > max_chars:
                 _string_too_long(where, v, large, limits, top)
+        elif isinstance(v, float) and not math.isfinite(v):
+            _not_a_number(where, v)
         elif isinstance(v, (list, tuple, dict)):
             if depth >= max_depth:
                 raise InvalidArgument(f"argument {where} nests deeper than {max_depth} levels (limits.max_argument_depth)")
@@ -80,6 +85,13 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
                                           f"{max_chars:,} (limits.max_argument_chars)")
                 sub = f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]"
                 stack.append((sub, top, x, depth + 1))
+
+
+def _not_a_number(where: str, v: float) -> None:
+    # NaN and Infinity are not JSON: a call carrying one (from a Python policy, a spec's reference, the
+    # library API) would put non-standard JSON into the event log, records and datasets
+    shown = "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+    raise InvalidArgument(f"argument {where} is {shown}, which is not a JSON number; give a finite number")
 
 
 def _check_name(name: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import math
 import time
 import weakref
 from collections.abc import Iterable, Mapping
@@ -451,6 +452,8 @@ def _shrunk(args: Any, limit: int, depth: int = 0) -> Any:
         return {str(k)[:100]: _shrunk(v, limit, depth + 1) for k, v in list(args.items())[:limit]}
     if isinstance(args, (list, tuple)):
         return [_shrunk(v, limit, depth + 1) for v in args[:limit]]
+    if isinstance(args, float) and not math.isfinite(args):  # logged as text: the log holds only JSON
+        return "NaN" if args != args else ("Infinity" if args > 0 else "-Infinity")
     return args
 
 
