@@ -173,7 +173,8 @@ def compare(seeds: Sequence[int], steps: int, group: int, envs_per_step: int, n_
                               system_prompt=SPEC_PROMPT)
     base = _student(out / "start", train, vocab, sft_steps)
     settings = {"seeds": list(seeds), "steps": steps, "group_size": group, "envs_per_step": envs_per_step,
-                "learning_rate": lr, "vocab": vocab, "sft_steps": sft_steps, "max_turns": max_turns, "rollout": "choice",
+                "learning_rate": lr, "vocab": vocab, "sft_steps": sft_steps, "max_turns": max_turns,
+                "rollout": "choice",
                 "rewards": rollout.rewards.model_dump(), "method": "grpo"}
     result = Comparison(settings, [s.id for s in train], [s.id for s in held],
                         evaluate(base, held, rollout), evaluate(base, train, rollout))
@@ -205,7 +206,8 @@ def table(result: Comparison) -> str:
     for row in result.rows():
         lines.append(f"| {row['credit']} | {f(row, 'heldout_success')} | {f(row, 'heldout_score')} | "
                      f"{f(row, 'heldout_stage_pass')} | {f(row, 'train_success')} | {f(row, 'train_score')} | "
-                     f"{f(row, 'train_stage_pass')} | {row['train_reward_first']:.3f} -> {row['train_reward_last']:.3f} |")
+                     f"{f(row, 'train_stage_pass')} | "
+                     f"{row['train_reward_first']:.3f} -> {row['train_reward_last']:.3f} |")
     return "\n".join(lines)
 
 

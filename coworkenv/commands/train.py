@@ -199,7 +199,8 @@ def register(app: typer.Typer) -> None:
         terminal: str = typer.Option("outcome", "--terminal", help="outcome or partial."),
         shaping: bool = typer.Option(False, "--shaping/--no-shaping", help="Potential-based per-turn shaping."),
         per_stage: bool = typer.Option(False, "--per-stage/--no-per-stage",
-                                       help="Multi-day environments: pay each day's reward in the turn that closed it."),
+                                       help="Multi-day environments: pay each day's reward in the turn that "
+                                            "closed it."),
         rollout: str = typer.Option("generate", "--rollout", help="generate (free text) or choice (candidates)."),
         max_turns: int = typer.Option(4, "--max-turns", help="Assistant turns per rollout."),
         max_new_tokens: int = typer.Option(96, "--max-new-tokens", help="Tokens generated per turn."),
@@ -225,8 +226,8 @@ def register(app: typer.Typer) -> None:
                 steps=steps, group_size=group_size, envs_per_step=envs_per_step, learning_rate=lr, seed=seed,
                 credit=CreditConfig(method=method, level=level),  # type: ignore[arg-type]
                 rollout=RolloutSettings(max_turns=max_turns, max_new_tokens=max_new_tokens, seed=seed,
-                                        rewards=RewardConfig(terminal=terminal, shaping=shaping,  # type: ignore[arg-type]
-                                                             per_stage=per_stage)),
+                                        rewards=RewardConfig(  # type: ignore[arg-type]
+                                            terminal=terminal, shaping=shaping, per_stage=per_stage)),
             )
         except ValidationError as e:
             _fail("; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))

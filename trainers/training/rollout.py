@@ -154,7 +154,8 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
             sampling: dict[str, Any] = {"do_sample": False} if settings.greedy else {
                 "do_sample": True, "temperature": settings.temperature}
             with torch.no_grad():
-                out = model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                out = model.generate(torch.tensor([prompt]),
+                                     attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
                                      max_new_tokens=settings.max_new_tokens, eos_token_id=tokenizer.eos_token_id,
                                      pad_token_id=tokenizer.pad_token_id, **sampling)
             completion = out[0, len(prompt):].tolist()
@@ -338,8 +339,8 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
             chosen = cands[pick]
             segments.append(Segment(turn, prompt, encoded[pick]))
             day = rec.session.driver.stage if rec.session is not None else 0
-            rec.turn(chosen.content, chosen.calls, TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=encoded[pick]),
-                     expects_reply=chosen.expects_reply)
+            tokens = TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=encoded[pick])
+            rec.turn(chosen.content, chosen.calls, tokens, expects_reply=chosen.expects_reply)
             if chosen.step is not None:
                 cursor = chosen.step + 1
             elif rec.session is not None and rec.session.driver.stage > day:  # "Done." closed the day early
