@@ -16,7 +16,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def resolve(path: object, what: str = "path") -> str:
     """Normalise an agent-supplied path to an absolute virtual path like '/docs/a.txt'.
 
-    Relative paths are taken from the root. Refused with a clear error: non-strings, empty paths,
+    Relative paths are taken from the root. Refused with a clear error: non-strings, empty paths, paths
+    longer than MAX_PATH (1,024 characters, as given or once made absolute),
     NUL and control characters, lone surrogates, backslashes, percent-encoded separators or dots,
     look-alike (full-width) separators, and any '..' that would climb above the root.
     """
@@ -48,7 +49,19 @@ def resolve(path: object, what: str = "path") -> str:
             parts.pop()
             continue
         parts.append(part)
-    return "/" + "/".join(parts)
+    out = "/" + "/".join(parts)
+    if len(out) > MAX_PATH:  # a relative path gains its leading '/'
+        raise InvalidArgument(f"{what} is longer than {MAX_PATH} characters once made absolute")
+    return out
+
+
+def check_moved(source: str, destination: str, longest: int) -> None:
+    """Refuse moving `source` (whose longest path inside, itself included, has `longest` characters) to
+    `destination` when a path would end up past MAX_PATH, naming the longest one it would make."""
+    after = len(destination) + longest - len(source)
+    if after > MAX_PATH:
+        raise InvalidArgument(f"moving {source} to {destination} would make paths of up to {after:,} characters; "
+                              f"paths are at most {MAX_PATH} characters: choose a shorter destination")
 
 
 def _check_unicode(path: str, what: str) -> None:

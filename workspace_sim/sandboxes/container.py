@@ -169,11 +169,17 @@ class ContainerSandbox:
         if d.put or d.new_dirs:
             data = pack(d.put, d.new_dirs, self.settings.uid, self.settings.gid, mtime)
             script += "; tar -xf - || exit 126"
-        if doomed:
+        batches = _argv_batches(doomed)  # never one command line past the kernel's argument limit
+        if batches:
             script += '; rm -rf -- "$@" || exit 127'
         err = BoundedOutput(2000)
-        code, _ = self._exec(container, ["sh", "-c", script, "coworkenv-sync", *doomed], data,
-                             60.0, lambda b: None, err.write)
+        code, _ = self._exec(container, ["sh", "-c", script, "coworkenv-sync", *(batches[0] if batches else [])],
+                             data, 60.0, lambda b: None, err.write)
+        for batch in batches[1:]:
+            if code != 0:
+                break
+            code, _ = self._exec(container, ["sh", "-c", 'cd /work && rm -rf -- "$@" || exit 127', "coworkenv-sync",
+                                             *batch], None, 60.0, lambda b: None, err.write)
         if code != 0:
             problem = err.text().strip() or f"exit code {code}"
             if "space" in problem.lower():
@@ -260,3 +266,20 @@ class ContainerSandbox:
             time.sleep(0.01)
         raise SandboxError("the sandbox did not report how the command ended")
 
+
+ARGV_BATCH_BYTES = 64 * 1024  # well under Linux's 128 KiB per string and 2 MiB per command line
+
+
+def _argv_batches(names: list[str], most: int = ARGV_BATCH_BYTES) -> list[list[str]]:
+    """`names` cut into consecutive batches whose encoded size stays under `most` bytes each (a longer
+    name goes alone), so removing thousands of names never fails with "argument list too long"."""
+    batches: list[list[str]] = []
+    size = most
+    for n in names:
+        cost = len(n.encode("utf-8", "surrogateescape")) + 1
+        if size + cost > most:
+            batches.append([])
+            size = 0
+        batches[-1].append(n)
+        size += cost
+    return batches

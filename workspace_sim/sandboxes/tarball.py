@@ -60,16 +60,22 @@ def unpack(data: bytes, max_bytes: int) -> Unpacked:
     ignored: list[str] = []
     foreign: list[str] = []
     total = 0
+    foreign_dirs: list[str] = []  # a refused folder goes as a whole: nothing inside it is listed again
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
         for member in tar:
             name = member.name
             if name in (".", "./", ""):
                 continue
+            if foreign_dirs and any(name.startswith(d + "/") for d in foreign_dirs):
+                continue
             try:
                 path = resolve(name if name.startswith("/") else "/" + name.removeprefix("./"), "name")
             except InvalidArgument as e:
-                ignored.append(f"{name!r} ({e.message})")
+                shown = repr(name) if len(name) <= 200 else f"{name[:200]!r}... ({len(name):,} characters)"
+                ignored.append(f"{shown} ({e.message}" + ("; with everything inside it)" if member.isdir() else ")"))
                 foreign.append(name)
+                if member.isdir():
+                    foreign_dirs.append(name.rstrip("/"))
                 continue
             if path == "/":
                 continue

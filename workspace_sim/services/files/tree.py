@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...context import ToolContext
 from ...errors import Conflict, InvalidArgument, NotFound
-from ...paths import is_under, parent, resolve
+from ...paths import check_moved, is_under, parent, resolve
 from ...patterns import compile_glob, compile_regex
 from ...records import Record
 from ...registry import Service
@@ -376,11 +376,14 @@ def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
         raise NotFound(f"{src} not found" + _suggest(ctx, src))
     if is_under(dst, src):
         raise InvalidArgument(f"cannot move {src} into itself")
+    inside = [d for d in ctx.values(FOLDERS) if is_under(d.path, src)]
+    files = [f for f in ctx.values(FILES) if is_under(f.path, src)]
+    check_moved(src, dst, max((len(r.path) for r in (*inside, *files)), default=len(src)))
     moved = 0
-    for d in [d for d in ctx.values(FOLDERS) if is_under(d.path, src)]:
+    for d in inside:
         ctx.delete(FOLDERS, d.path)
         ctx.put(FOLDERS, d.evolve(path=dst + d.path[len(src):]))
-    for f in [f for f in ctx.values(FILES) if is_under(f.path, src)]:
+    for f in files:
         ctx.delete(FILES, f.path)
         ctx.put(FILES, f.evolve(path=dst + f.path[len(src):]))
         moved += 1
