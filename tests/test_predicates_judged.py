@@ -333,3 +333,36 @@ def test_only_the_verdict_object_alone_is_read(before: str, after: str, passed: 
             parse_verdicts(f"{before}{answer}{after}", len(passed))
     with pytest.raises(AnswerError, match="twice"):
         parse_verdicts(answer[:-1] + ', "verdicts": []}', len(passed))
+
+
+def test_three_hundred_replies_cost_at_most_the_cap_and_any_stops_at_the_first_pass() -> None:
+    """Issue 24 item 5: 300 replies made one evaluation send 300 model requests. Counted at a real endpoint:
+    'any' stops at the first reply that passes, and however the replies read, no evaluation sends more than
+    MAX_JUDGE_REQUESTS; past it the result is "not judged", naming the cap."""
+    from workspace_sim.predicates.judge import MAX_JUDGE_REQUESTS
+
+    ws = files_ws()
+    for i in range(300):
+        ws.add_message("assistant", f"Reply {i}: " + ("the total is 42,000." if i == 2 else "still looking.") + " x" * 500)
+    one = [{"requirement": "States the total, 42,000", "key_facts": ["42,000"]}]
+    with_negative = one + [{"requirement": "Does not mention Bluebird", "key_facts": ["Bluebird"], "negative": True}]
+
+    def grader(req: Any) -> Message:  # passes a reply that states the total; no reply mentions Bluebird
+        doc = req.text().split("<document>")[-1]
+        n = req.text().split("<document>")[0].count("key_facts:")
+        return Message(json.dumps({"verdicts": [{"id": i, "passed": "42,000" in doc or i > 1, "reason": "r"}
+                                                for i in range(1, n + 1)]}))
+
+    def requests_for(criteria: list[dict[str, Any]], answer_passes: bool = True) -> tuple[int, Any]:
+        preds = parse_predicates([{"kind": "judged", "target": "messages", "documents": "any", "criteria": criteria}])
+        with ScriptedOpenAI(default=grader if answer_passes else Message(verdicts(*[False] * len(criteria)))) as s:
+            ev = evaluate(preds, ws, None, judge=openai_judge(llm(s)))
+            return len(s.completion_requests), ev.results[0]
+
+    sent, early = requests_for(one)
+    assert sent == 3 and early.passed and "297 not needed" in early.observed  # the first pass ends it
+    sent, none = requests_for(one, answer_passes=False)
+    assert sent == MAX_JUDGE_REQUESTS == 64 and not none.passed  # 300 failing replies: the cap, not 300
+    assert none.to_json()["not_judged"] is True and f"cap of {MAX_JUDGE_REQUESTS} judge requests" in none.observed
+    sent, checked = requests_for(with_negative)  # the pass found, every reply checked for the negative: capped too
+    assert sent == MAX_JUDGE_REQUESTS and checked.to_json()["not_judged"] is True
