@@ -9,7 +9,8 @@ import pytest
 
 from synth.procedural import generate
 from trainers.episodes.policies import POLICY_NAMES, PolicyConfigError, make_policy
-from trainers.episodes.policies.blind import BLIND_POLICIES, _first_of_type, _pick, _read_only_tools
+from synth.blind_check import first_of_type, pick, read_only_tools
+from trainers.episodes.policies.blind import BLIND_POLICIES
 from trainers.episodes.runner import run_episode
 
 BLIND = tuple(BLIND_POLICIES)
@@ -31,11 +32,7 @@ def test_blind_policies_are_registered_and_take_no_settings() -> None:
         make_policy("spray", calls_per_turn=1)
 
 
-KNOWN_PASS = pytest.mark.xfail(strict=True, reason="reply_with_figure: the newest-first listing puts the right "
-                                "message first, so first_pick's reply is the reference's (a generator defect, open)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_PASS) if n == "first_pick" else n for n in BLIND])
+@pytest.mark.parametrize("name", BLIND)
 def test_each_blind_policy_is_deterministic_and_fails_strictly(reply_env, name: str) -> None:  # type: ignore
 
     a, b = run_episode(reply_env, make_policy(name)), run_episode(reply_env, make_policy(name))
@@ -46,7 +43,7 @@ def test_each_blind_policy_is_deterministic_and_fails_strictly(reply_env, name: 
 def test_spray_lists_everything_then_mails_everyone_it_saw(reply_env) -> None:  # type: ignore[no-untyped-def]
     rec = run_episode(reply_env, make_policy("spray"))
     made = calls(rec)
-    read_only = _read_only_tools()
+    read_only = read_only_tools()
     listings = [n for n, _ in made if n in read_only]
     assert listings and len(listings) == len(set(listings)) and all(args == "{}" for n, args in made if n in read_only)
     sends = [json.loads(args) for n, args in made if n == "send_email"]
@@ -56,17 +53,32 @@ def test_spray_lists_everything_then_mails_everyone_it_saw(reply_env) -> None:  
 
 
 def test_answer_only_never_writes_and_blind_writer_never_reads(reply_env) -> None:  # type: ignore[no-untyped-def]
-    read_only = _read_only_tools()
+    read_only = read_only_tools()
     assert all(n in read_only for n, _ in calls(run_episode(reply_env, make_policy("answer_only"))))
     written = calls(run_episode(reply_env, make_policy("blind_writer")))
     assert written and not any(n in read_only for n, _ in written)
 
 
 def test_first_pick_replaces_each_value_by_the_first_of_its_type() -> None:
-    first = _first_of_type(["From: ana@acme.com on 2026-03-01, ticket OPS-7, /reports/q1.csv 12 items",
+    first = first_of_type(["From: ana@acme.com on 2026-03-01, ticket OPS-7, /reports/q1.csv 12 items",
                             "bob@acme.com OPS-9 2026-04-01 /a.txt"])
     assert first["email"] == "ana@acme.com" and first["id:ops"] == "OPS-7" and first["date"] == "2026-03-01"
-    picked = _pick({"to": ["zed@acme.com"], "key": "OPS-12", "path": "/x/y.csv", "n": 3,
+    picked = pick({"to": ["zed@acme.com"], "key": "OPS-12", "path": "/x/y.csv", "n": 3,
                     "body": "Due 2026-05-05 for OPS-3"}, first)
     assert picked == {"to": ["ana@acme.com"], "key": "OPS-7", "path": "/reports/q1.csv", "n": 12,
                       "body": "Due 2026-03-01 for OPS-7"}
+
+
+def test_first_pick_replaces_values_inside_free_text_too() -> None:
+    """The reference's answer is not copied: its phone numbers, URLs, people's names and figures inside the text
+    become the first of their type seen, so first_pick cannot pass on what the reference found."""
+    names = ["Bob Lee", "Dana Reyes"]
+    first = first_of_type(["Dana Reyes <dana@acme.com> +1-555-123-4567 https://a.example/x 3.50 for 12 seats",
+                           "Bob Lee +1-999-000-1111 https://b.example/y 88.10"], names)
+    assert (first["name"], first["phone"], first["url"], first["decimal"], first["number"]) == (
+        "Dana Reyes", "+1-555-123-4567", "https://a.example/x", "3.50", "12")
+    text = "Bob Lee (+1-999-000-1111) quoted 88.10 for 40 seats, see https://b.example/y and /q/r.md."
+    assert pick(text, first, names) == ("Dana Reyes (+1-555-123-4567) quoted 3.50 for 12 seats, see "
+                                        "https://a.example/x and /q/r.md.")
+    assert pick({"total": 88.1, "seats": 40, "note": "42.00"}, first, names) == {"total": 3.5, "seats": 12,
+                                                                                "note": "3.50"}

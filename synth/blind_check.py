@@ -1,0 +1,348 @@
+"""Blind baselines: agents that never try the task, which a well-made environment must fail strictly.
+
+- `spray`: every read-only listing tool once (those that need no argument), then a kitchen-sink answer holding
+  everything it saw, mailed to every address it saw.
+- `first_pick`: the listings, then the reference's steps (and its answer) with each value replaced by the first
+  value of its type in what the listings showed: address, id of the same prefix, date, phone number, URL, person
+  name, decimal or whole number, path or file of the same extension.
+- `blind_writer`: the reference's writes and sends, without reading anything, with plausible text in place of
+  every value the request does not spell out.
+- `answer_only`: the listings, then a final answer listing every entity it could see; no action.
+
+The agents are pure and deterministic (`BlindAgent.act(messages, tools) -> BlindTurn` on chat messages and
+OpenAI-format tools): the runner's policies (trainers.episodes.policies.blind) wrap them, and validation
+(`check_blind`) drives them through `SpecDriver` without a runner. They use the reference only as a teacher would,
+for the shape of its steps, never the predicates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Sequence
+
+from workspace_sim.errors import SpecError
+
+from .driver import SpecDriver
+from .feedback import ValidationReport
+from .spec import AskStep, CallStep, EndStageStep, EnvironmentSpec, SayStep
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_ID = re.compile(r"\b([A-Za-z]+)-[0-9A-Za-z]+\b")
+_PHONE = re.compile(r"(?<![\w+])\+\d{1,3}([ .-])\(?\d{2,5}\)?(?:\1\d{2,5}){1,3}(?!\w)")
+_URL = re.compile(r"https?://[^\s<>\"')\]]+[^\s<>\"')\].,;:]")
+_DECIMAL = re.compile(r"(?<![\w.-])\d+\.\d+(?![\w-]|\.\d)")
+_INTEGER = re.compile(r"(?<![\w.-])\d+(?![\w-]|\.\d)")
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_PATH = re.compile(r"(?<![\w.:/])/[\w.-]+(?:/[\w.-]+)*")
+_SKIP = {"read_result_page"}
+_HELD = 0xF0000  # supplementary private-use plane: never in generated text
+MAX_ANSWER = 20_000
+MAX_TURNS = 64
+PLAUSIBLE = "Following up on this as requested."
+
+
+@dataclass
+class BlindTurn:
+    """One turn of a blind agent: tool calls (name, arguments), or a message (`expects_reply`: a question or a
+    day's report that is not the last; False: the final answer)."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    content: str | None = None
+    expects_reply: bool = False
+
+
+@lru_cache(maxsize=1)
+def read_only_tools() -> frozenset[str]:
+    """Names of every read-only tool of every service (from the registry's hints)."""
+    from workspace_sim.services import all_services
+
+    return frozenset(name for s in all_services().values() for name, t in s.tools.items() if t.hints.read_only)
+
+
+def listing_calls(tools: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """One call with no arguments of each read-only tool that needs none, in the order the tools are offered."""
+    read_only = read_only_tools()
+    out = []
+    for t in tools:
+        fn = t.get("function", t)
+        name, params = fn.get("name"), fn.get("parameters") or {}
+        if name in read_only and name not in _SKIP and not params.get("required"):
+            out.append((name, {}))
+    return out
+
+
+def seen_text(messages: Sequence[dict[str, Any]], roles: tuple[str, ...] = ("tool",)) -> list[str]:
+    """The contents of the messages of `roles`, in order."""
+    return [m["content"] for m in messages if m.get("role") in roles and isinstance(m.get("content"), str)]
+
+
+def addresses(texts: Sequence[str]) -> list[str]:
+    """Every e-mail address in `texts`, first appearance first, lower-cased."""
+    return list(dict.fromkeys(a.lower().rstrip(".") for t in texts for a in _EMAIL.findall(t)))
+
+
+def kitchen_sink(texts: Sequence[str]) -> str:
+    """Every distinct line the agent saw, in order, cut at MAX_ANSWER characters."""
+    lines = list(dict.fromkeys(line.strip() for t in texts for line in t.splitlines() if line.strip()))
+    return "\n".join(lines)[:MAX_ANSWER] or "Nothing found."
+
+
+def first_of_type(texts: Sequence[str], names: Sequence[str] = ()) -> dict[str, str]:
+    """The first value of each type in `texts`: 'email', 'date', 'phone', 'url', 'decimal', 'number' (a whole
+    number; 'decimal' falls back to it), 'path', 'file:<extension>', 'id:<prefix>' (lower-cased prefix) and
+    'name' (the first of `names`, people's names, to appear)."""
+    out: dict[str, str] = {}
+    for t in texts:
+        for u in _URL.findall(t):
+            out.setdefault("url", u)
+        bare = _URL.sub(" ", t)
+        for p in _PATH.findall(bare):
+            out.setdefault("path", p)
+            if "." in p.rsplit("/", 1)[-1]:
+                out.setdefault(f"file:{p.rsplit('.', 1)[-1].lower()}", p)
+        for a in _EMAIL.findall(t):
+            out.setdefault("email", a.lower())
+        for m in _PHONE.finditer(t):
+            out.setdefault("phone", m.group(0))
+        for d in _DATE.findall(t):
+            out.setdefault("date", d)
+        for m in _ID.finditer(t):
+            out.setdefault(f"id:{m.group(1).lower()}", m.group(0))
+        plain = _PHONE.sub(" ", _DATE.sub(" ", bare))
+        for n in _DECIMAL.findall(plain):
+            out.setdefault("decimal", n)
+        for n in _INTEGER.findall(plain):
+            out.setdefault("number", n)
+    if "decimal" not in out and "number" in out:
+        out["decimal"] = out["number"]
+    if names:
+        where = {n: min((i, t.find(n)) for i, t in enumerate(texts) if n in t) for n in names
+                 if any(n in t for t in texts)}
+        if where:
+            out["name"] = min(where, key=lambda n: where[n])
+    return out
+
+
+def pick(value: Any, first: dict[str, str], names: Sequence[str] = ()) -> Any:
+    """`value` with each typed part replaced by the first value of its type in `first` (see `first_of_type`);
+    `names` are the people's names to replace by the first one seen."""
+    if isinstance(value, dict):
+        return {k: pick(v, first, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [pick(v, first, names) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        got = first.get("decimal" if isinstance(value, float) else "number", first.get("number"))
+        return type(value)(float(got)) if got is not None else value
+    if not isinstance(value, str):
+        return value
+    if _PATH.fullmatch(value):
+        ext = value.rsplit(".", 1)[-1].lower() if "." in value.rsplit("/", 1)[-1] else None
+        return first.get(f"file:{ext}", first.get("path", value)) if ext else first.get("path", value)
+    if _NUMBER.match(value.strip()):
+        key = "decimal" if "." in value else "number"
+        return first.get(key, value)
+    keep: list[str] = []
+
+    def hold(text: str) -> str:  # a replaced value is held aside (a private-use character) so later patterns
+        keep.append(text)        # do not rewrite it
+        return chr(_HELD + len(keep) - 1)
+
+    text = _URL.sub(lambda m: hold(first.get("url", m.group(0))), value)
+    text = _EMAIL.sub(lambda m: hold(first.get("email", m.group(0))), text)
+    text = _PATH.sub(lambda m: hold(pick(m.group(0), first)), text)
+    text = _PHONE.sub(lambda m: hold(first.get("phone", m.group(0))), text)
+    text = _DATE.sub(lambda m: hold(first.get("date", m.group(0))), text)
+    text = _ID.sub(lambda m: hold(first.get(f"id:{m.group(1).lower()}", m.group(0))), text)
+    for n in sorted(names, key=len, reverse=True):
+        if n and n in text:
+            text = text.replace(n, hold(first.get("name", n)))
+    text = _DECIMAL.sub(lambda m: hold(first.get("decimal", m.group(0))), text)
+    text = _INTEGER.sub(lambda m: hold(first.get("number", m.group(0))), text)
+    return "".join(keep[ord(c) - _HELD] if _HELD <= ord(c) < _HELD + len(keep) else c for c in text)
+
+
+def plausible(value: Any, visible: str) -> Any:
+    """`value` where the request spells it out, else a plausible stand-in of its type."""
+    if isinstance(value, dict):
+        return {k: plausible(v, visible) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plausible(v, visible) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value if str(value) in visible else type(value)(1)
+    if isinstance(value, str):
+        return value if value.lower() in visible or len(value) <= 2 else PLAUSIBLE
+    return value
+
+
+class BlindAgent:
+    """A blind agent's state over one episode: the spec (for the shape of the reference's steps only), the
+    fact filler the turn semantics define, and how far it has got."""
+
+    name = "blind"
+
+    def __init__(self, spec: EnvironmentSpec, fill: Callable[[Any], Any]) -> None:
+        self.spec, self.fill = spec, fill
+        self.phase = 0
+
+    def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
+        """The next turn, from the transcript so far (chat dicts) and the offered tools (OpenAI format)."""
+        raise NotImplementedError
+
+
+class Spray(BlindAgent):
+    """Every listing once, then the kitchen sink mailed to every address seen, and answered."""
+
+    name = "spray"
+
+    def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
+        """Listings, then one mail to everyone seen, then the answer (again on every later day)."""
+        self.phase += 1
+        if self.phase == 1:
+            calls = listing_calls(tools)
+            if calls:
+                return BlindTurn(calls=calls)
+            self.phase += 1
+        texts = seen_text(messages)
+        sink = kitchen_sink(texts)
+        if self.phase == 2:
+            to = addresses(texts + seen_text(messages, ("user",)))
+            if to and any(t.get("function", t).get("name") == "send_email" for t in tools):
+                return BlindTurn(calls=[("send_email", {"to": to[:100], "subject": "Update", "body": sink})])
+        return BlindTurn(content=sink)
+
+
+class AnswerOnly(BlindAgent):
+    """Every listing once, then an answer naming every entity seen; no action."""
+
+    name = "answer_only"
+
+    def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
+        """Listings, then the answer."""
+        self.phase += 1
+        if self.phase == 1:
+            calls = listing_calls(tools)
+            if calls:
+                return BlindTurn(calls=calls)
+        return BlindTurn(content=kitchen_sink(seen_text(messages)))
+
+
+class FirstPick(BlindAgent):
+    """The listings, then the reference's steps with every value replaced by the first of its type seen."""
+
+    name = "first_pick"
+
+    def __init__(self, spec: EnvironmentSpec, fill: Callable[[Any], Any]) -> None:
+        super().__init__(spec, fill)
+        self.next = 0
+        self.names = tuple(p.name for p in spec.world.people if p.name)
+
+    def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
+        """Listings first; then each reference step, its values picked from what the listings showed."""
+        self.phase += 1
+        if self.phase == 1:
+            calls = listing_calls(tools)
+            if calls:
+                return BlindTurn(calls=calls)
+        first = first_of_type(seen_text(messages), self.names)
+        steps = self.spec.reference.steps
+        if self.next >= len(steps):
+            final = self.spec.reference.final_answer
+            return BlindTurn(content=pick(self.fill(final), first, self.names) if final is not None else None)
+        step = steps[self.next]
+        self.next += 1
+        if isinstance(step, (SayStep, AskStep)):
+            return BlindTurn(content=self.fill(step.text), expects_reply=True)
+        if isinstance(step, EndStageStep):
+            return BlindTurn(content=pick(self.fill(step.text), first, self.names))
+        assert isinstance(step, CallStep)
+        return BlindTurn(calls=[(step.tool, pick(self.fill(dict(step.args)), first, self.names))])
+
+
+class BlindWriter(BlindAgent):
+    """The reference's writes and sends, no reads: values the request shows are kept, the rest made up."""
+
+    name = "blind_writer"
+
+    def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
+        """All the writes in one turn, then a short answer."""
+        self.phase += 1
+        if self.phase == 1:
+            read_only = read_only_tools()
+            visible = " ".join(seen_text(messages, ("user",))).lower()
+            calls = [(s.tool, plausible(dict(s.args), visible)) for s in self.spec.reference.steps
+                     if isinstance(s, CallStep) and s.tool not in read_only]
+            if calls:
+                return BlindTurn(calls=calls)
+        return BlindTurn(content="Done as requested.")
+
+
+BLIND_AGENTS: dict[str, type[BlindAgent]] = {"spray": Spray, "first_pick": FirstPick, "blind_writer": BlindWriter,
+                                             "answer_only": AnswerOnly}
+
+
+def play(spec: EnvironmentSpec, name: str, base: Any = None) -> tuple[bool, SpecDriver, str | None]:
+    """Play blind agent `name` on `spec` through a SpecDriver (from a fork of `base`, a built start workspace,
+    or a fresh one) as the runner would with direct tool calls: (passed strictly, the driver, final answer).
+
+    Tool results reach the agent as their text rendering (the runner's pager may cut very long ones into pages,
+    which only makes the agent here see more). A turn with nothing to say ends the episode unanswered."""
+    driver = SpecDriver(spec, base.fork() if base is not None else None)
+    tools = [t.openai_schema() for t in driver.ws.tools.values()]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": driver.start()}]
+    agent = BLIND_AGENTS[name](spec, driver.fill)
+    answer: str | None = None
+    for _ in range(MAX_TURNS):
+        turn = agent.act(messages, tools)
+        if turn.calls:
+            messages.append({"role": "assistant", "content": None})
+            for tool, args in turn.calls:
+                messages.append({"role": "tool", "name": tool, "content": driver.call(tool, args).text})
+            continue
+        text = turn.content or ""
+        if not text.strip():
+            break
+        messages.append({"role": "assistant", "content": text})
+        if turn.expects_reply:
+            messages.append({"role": "user", "content": driver.message(text)})
+        elif driver.stages_left:
+            messages.append({"role": "user", "content": driver.end_stage(text)})
+        else:
+            answer = text
+            driver.ws.add_message("assistant", text)
+            break
+    return spec.evaluate(driver.ws, answer).passed, driver, answer
+
+
+def check_blind(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
+    """Validation's blind check: every blind agent must fail `spec` strictly (`base`: the built start
+    workspace); adds a `blind` feedback item naming each one that passes, and stats['blind_passes']."""
+    passing = []
+    for name in BLIND_AGENTS:
+        try:
+            passed = play(spec, name, base)[0]
+        except SpecError:
+            return  # the reference run has reported the world event that does not apply
+        if passed:
+            passing.append(name)
+            report.add("blind", "predicates", f"the blind baseline {name} passes without trying the task "
+                       f"({BLIND_AGENTS[name].__doc__.splitlines()[0]})", _HINTS[name])
+    report.stats["blind_passes"] = len(passing)
+
+
+_HINTS = {
+    "spray": "scope only_changed to the mail the task sends (not mail.messages:msg-*) or use only_recipients; "
+             "give the answer checks the wrong candidates as excludes",
+    "first_pick": "add a distractor that the listings show first (a newer message, a lower key) so the first "
+                  "record of its type is not the right one, and check the values the task must find",
+    "blind_writer": "check the values that must be read from the workspace, not only that a write happened",
+    "answer_only": "give the answer checks the wrong candidates as excludes (bound facts), so an answer listing "
+                   "everything fails",
+}
