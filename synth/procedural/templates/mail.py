@@ -126,7 +126,9 @@ def quoted_amount(b: SpecBuilder, size: int = 1) -> Act:
     add_mail(b, ext, f"Quote for {item} (superseded)", f"Our initial quote for {item} is {old}.", 12)
     add_mail(b, ext, f"Updated quote for {item}", f"Hello, our final quote for {item} is {amount}, valid 30 days.", 2)
     other = b.world.externals()[1]
-    add_mail(b, other, f"Quote for {item}", f"We can offer {item} for {money(b.rng.uniform(2000, 60000))}.", 3)
+    rival = money(b.rng.uniform(2000, 60000))
+    # the rival's offer is the newest mail, so a listing shows its figure first, not the right quote's
+    add_mail(b, other, f"Quote for {item}", f"We can offer {item} for {rival}.", 0.1)
     company = ext.email.split("@")[1]
     b.ask(f"What is the latest amount {ext.name} ({company}) quoted us for {item}?",
           f"Find the quote for {item}", "information_retrieval", "quoted_amount")
@@ -134,7 +136,10 @@ def quoted_amount(b: SpecBuilder, size: int = 1) -> Act:
     def act() -> None:
         b.call("search_emails", query=f"from:{ext.email} quote")
         b.call("read_email", id=_find_id(b, f"Updated quote for {item}"))
-        b.check({"kind": "answer", "condition": {"contains": amount}, "description": f"the answer gives {amount}"})
+        b.check({"kind": "judged", "target": "answer", "criteria": [  # an answer listing every quote fails
+            {"requirement": f"Gives {ext.name}'s latest quote for {item}", "key_facts": [amount],
+             "excludes": [old, rival]}], "description": f"the answer gives {amount}, not the superseded or the "
+                                                        "other supplier's quote"})
         b.answer(f"{ext.name}'s latest quote for {item} is {amount}.")
 
     return act
