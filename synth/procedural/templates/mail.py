@@ -32,7 +32,8 @@ def reply_with_figure(b: SpecBuilder, size: int = 1) -> Act:
     b.table("files", "files").append({"path": path, "content": f"# {topic.capitalize()} {quarter}\n\nApproved amount: {figure}\n"})
     b.table("files", "files").append({"path": path.replace(quarter.lower(), "draft"),
                                       "content": f"# {topic.capitalize()} draft\n\nProposed amount: {other}\n"})
-    add_mail(b, twin, f"{topic.capitalize()} numbers?", f"Hi, do you have the {topic} numbers for last year?", 1.5)
+    # the look-alike's question is the newest mail, so the asker's is not the first a listing shows
+    add_mail(b, twin, f"{topic.capitalize()} numbers?", f"Hi, do you have the {topic} numbers for last year?", 0.15)
     mid = add_mail(b, asker, f"Question about {topic} {quarter}",
                    f"Hi {b.world.user.name.split()[0]},\n\nwhat is the approved {topic} amount for {quarter}? "
                    f"It should be in {path}.\n\nThanks,\n{asker.name.split()[0]}", 0.4, read=False)
