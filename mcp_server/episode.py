@@ -14,7 +14,7 @@ import re
 import secrets
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from workspace_sim import State, Workspace
 from workspace_sim.errors import InvalidArgument, SpecError
@@ -58,6 +58,7 @@ class Episode:
         env_hash: str | None = None,
         control: ControlOptions | None = None,
         conversation: Conversation | None = None,
+        fresh: Callable[[], Workspace] | None = None,
     ) -> None:
         episode_id = episode_id or new_episode_id()
         if not EPISODE_ID.match(episode_id):
@@ -68,7 +69,8 @@ class Episode:
         self.source = source
         self.transport = transport
         self.env_hash = env_hash if env_hash is not None else environment_hash(env)
-        self.workspace = workspace if workspace is not None else env.build_workspace()
+        self._fresh = fresh or env.build_workspace  # a fresh start-state workspace (the hub's pool forks a template)
+        self.workspace = workspace if workspace is not None else self._fresh()
         self.pager = ResultPager(self.workspace.config.max_result_chars)
         self.snapshots: dict[str, State] = {}
         self.ended = False
@@ -309,7 +311,7 @@ class Episode:
         self._require_live()
         self._finish_segment(None, "user_ended")
         self.workspace.close()
-        self.workspace = self.env.build_workspace()
+        self.workspace = self._fresh()
         self.pager = ResultPager(self.workspace.config.max_result_chars)
         self._checkpoints = {}
         if self.control is not None:
@@ -351,7 +353,7 @@ class Episode:
         return Episode(self.env, new_id, source=self.source, record_dir=rd, transport=self.transport,
                        workspace=workspace, start={"kind": "fork", "from": self.segment_id},
                        env_hash=self.env_hash, control=control,
-                       conversation=conv.fork(workspace) if conv is not None else None)
+                       conversation=conv.fork(workspace) if conv is not None else None, fresh=self._fresh)
 
     def evaluate(self, final_answer: str | None = None) -> dict[str, Any]:
         """The evaluation of the current state (does not end the episode)."""
@@ -400,7 +402,7 @@ class Episode:
             header = header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings)
             if self.control is not None:  # the control tools are offered too
                 header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in self.control.tool_names()]
-            self._writer.write(header)
+            self._writer.write_header(header)
         for event in self.workspace.events():  # the history a restore or fork starts from
             self._record(event)
 

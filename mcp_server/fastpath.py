@@ -18,7 +18,7 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
 - the tool listing is the SDK's own response, captured the first time a tool set is listed and
   replayed with the new request id after that (one listing per environment instead of one per
   episode);
-- a tool call still runs on a worker thread under the episode's lock (`EpisodeServer.call_tool`).
+- a tool call still runs on a worker thread under the episode's lock (`server.call_episode`).
 
 `tests/test_mcp_fastpath.py` sends the same requests down both paths and compares the bytes.
 `COWORKENV_MCP_FAST_PATH=0` turns it off (the SDK then answers everything).
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .jsoncheck import JsonProblem, parse_client_json
-from .server import EpisodeServer, strict_schemas_requested
+from .server import strict_schemas_requested
 
 FAST_PATH_ENV = "COWORKENV_MCP_FAST_PATH"
 MAX_FAST_BODY = 1 << 20  # a larger body goes to the SDK unread past this point
@@ -98,6 +98,20 @@ def replay(body: bytes, more: bool, receive: Receive) -> Receive:
     return replayed
 
 
+class EpisodeFace(Protocol):
+    """What the fast path needs of an episode: its server's title, tools, call and `serverInfo` stamp. An
+    `EpisodeServer` has them, and so has the hub's `LiveEpisode` without building one."""
+
+    title: str | None
+
+    @property
+    def tools(self) -> list[Any]: ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any: ...
+
+    def info_stamp(self) -> dict[str, Any]: ...
+
+
 class FastPath:
     """Answers eligible modern requests of any episode served by one hub (see the module docstring)."""
 
@@ -107,7 +121,7 @@ class FastPath:
         self._listings: dict[tuple[Any, ...], bytes] = {}  # serialized listing results
         self.answered = 0  # requests answered here (the tests read it)
 
-    async def handle(self, server: EpisodeServer, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp) -> None:
+    async def handle(self, server: EpisodeFace, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp) -> None:
         """Answer the request on the fast path when it qualifies, else hand it (body included) to `sdk`, the
         episode's SDK session manager."""
         if scope.get("method") != "POST":  # GET streams and DELETEs are the SDK's, unread
@@ -170,20 +184,20 @@ class FastPath:
             return None
         return rid, method, params, verdict.protocol_version
 
-    async def _call(self, server: EpisodeServer, rid: Any, params: dict[str, Any], version: str, send: Send) -> None:
+    async def _call(self, server: EpisodeFace, rid: Any, params: dict[str, Any], version: str, send: Send) -> None:
         result = await server.call_tool(params["name"], params.get("arguments") or {})
         dumped = sdk_methods.serialize_server_result(
             "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
         if dumped.get("resultType") is None:
             dumped["resultType"] = "complete"
         if dumped.get("_meta") is None:
-            dumped["_meta"] = {"io.modelcontextprotocol/serverInfo": server._lowlevel_server.server_info_stamp}
+            dumped["_meta"] = {"io.modelcontextprotocol/serverInfo": server.info_stamp()}
         await _send_json(send, _response(rid, dumped))
 
-    def _listing_key(self, server: EpisodeServer, version: str) -> tuple[Any, ...]:
-        return (version, strict_schemas_requested(), server.title, tuple(t.name for t in server._tools))
+    def _listing_key(self, server: EpisodeFace, version: str) -> tuple[Any, ...]:
+        return (version, strict_schemas_requested(), server.title, tuple(t.name for t in server.tools))
 
-    def _capture(self, server: EpisodeServer, version: str, send: Send) -> Send:
+    def _capture(self, server: EpisodeFace, version: str, send: Send) -> Send:
         """A `send` that passes the SDK's listing response through and keeps its result for the next listing."""
         key = self._listing_key(server, version)
         start: list[Message] = []

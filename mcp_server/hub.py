@@ -11,6 +11,7 @@ waits for every one before it stops.
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,12 @@ from starlette.types import Receive, Scope, Send
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .fastpath import FastPath, fast_path_enabled, modern_version, read_prefix, replay
+from .inflight import InFlight, session_request
 from .jsoncheck import refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .recording import sync_file
-from .server import EpisodeServer, build_server
+from .pool import EpisodePool
+from .server import EpisodeServer, build_server, call_episode, episode_tools, server_info, server_title
 
 log = logging.getLogger("coworkenv.mcp.hub")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -48,16 +51,50 @@ def transport_security(host: str) -> TransportSecuritySettings:
 
 @dataclass
 class LiveEpisode:
-    """An episode being served: its MCP server and its session manager's state. The session manager runs
-    only once a request needs it (a handshake-era session, or anything the fast path hands on): an
-    episode driven by modern tool calls alone never starts one."""
+    """An episode being served: its lock, its tools, its MCP server and its session manager's state. The
+    `MCPServer` is built on the first request that needs it (the fast path's sessionless calls and cached
+    listings do not: they go through `call_tool` and `info_stamp` here), and the session manager runs only
+    once a request needs it (a handshake-era session, or anything the fast path hands on): an episode driven
+    by modern tool calls alone never builds either."""
 
     episode: Episode
-    server: EpisodeServer
+    lock: anyio.Lock = field(default_factory=anyio.Lock)  # one call at a time; admin changes take it too
     stop: anyio.Event = field(default_factory=anyio.Event)
     stopped: anyio.Event = field(default_factory=anyio.Event)
     starting: anyio.Lock = field(default_factory=anyio.Lock)
     sessions_started: bool = False
+    in_flight: InFlight = field(default_factory=InFlight)  # request ids being answered, per session
+    _server: EpisodeServer | None = None
+    _tools: list[Any] | None = None
+
+    @property
+    def server(self) -> EpisodeServer:
+        """The episode's `MCPServer` (built on first use, sharing this episode's lock and tools)."""
+        if self._server is None:
+            self._server = build_server(self.episode, lock=self.lock, tools=self.tools)
+        return self._server
+
+    @property
+    def title(self) -> str:
+        """The server's title (`serverInfo.title`)."""
+        return server_title(self.episode)
+
+    @property
+    def tools(self) -> list[Any]:
+        """The episode's MCP tools (from the registry, made once per tool set)."""
+        if self._tools is None:
+            self._tools = episode_tools(self.episode)
+        return self._tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """A tool call as the episode's server answers it (`server.call_episode`), without building the server."""
+        if self._server is not None:  # built (a session asked for it): its admission setting holds
+            return await self._server.call_tool(name, arguments)
+        return await call_episode(self.episode, self.lock, name, arguments)
+
+    def info_stamp(self) -> dict[str, Any]:
+        """The `serverInfo` stamp of the episode's results, the same as its built server's."""
+        return copy.deepcopy(server_info(self.title))
 
 
 SDK_MAX_BODY = 4 << 20  # the SDK answers a larger body with 413 before it parses anything
@@ -102,6 +139,7 @@ class EpisodeHub:
         self.ended: dict[str, None] = {}  # ids only (bounded): an ended episode's evaluation is in its record
         self._tg: TaskGroup | None = None
         self._hashes: dict[int, tuple[ServedEnvironment, str]] = {}
+        self.pool = EpisodePool()  # environments parsed once, workspaces forked from a template
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator["EpisodeHub"]:
@@ -149,7 +187,8 @@ class EpisodeHub:
         self._check_free(eid)
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
-                              env_hash=self._env_hash(env), control=control or self.control)
+                              env_hash=self._env_hash(env), control=control or self.control,
+                              fresh=self.pool.factory(env))
         except RecordExistsError as e:
             raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:
@@ -162,7 +201,7 @@ class EpisodeHub:
         new_id = new_id or new_episode_id()
         self._check_free(new_id)
         try:
-            async with self.get(episode_id).server.lock:
+            async with self.get(episode_id).lock:
                 child = parent.fork(new_id, self.record_dir)
         except RecordExistsError as e:
             raise HubError(409, "record_exists", str(e)) from None
@@ -175,7 +214,7 @@ class EpisodeHub:
         live = self.get(episode_id)
         del self.live[episode_id]
         try:
-            async with live.server.lock:  # after any call in flight; predicates may take a while: off the loop
+            async with live.lock:  # after any call in flight; predicates may take a while: off the loop
                 evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason, False)
         finally:
             live.stop.set()
@@ -216,7 +255,7 @@ class EpisodeHub:
     async def _serve(self, episode: Episode) -> LiveEpisode:
         if self._tg is None:
             raise HubError(503, "not_running", "the episode hub is not running")
-        live = LiveEpisode(episode, build_server(episode))
+        live = LiveEpisode(episode)
         self.live[episode.id] = live
         return live
 
@@ -251,12 +290,16 @@ class EpisodeHub:
         async def sdk(scope: Scope, receive: Receive, send: Send) -> None:
             await (await self._sessions(live)).handle_request(scope, receive, send)
 
+        pending = None
         if scope.get("method") == "POST":
             body, more = await read_prefix(receive, SDK_MAX_BODY)
             if not more and await refuse_bad_json(body, send):
                 return
+            pending = None if more else session_request(scope, body)
             receive = replay(body, more, receive)
         if self.fast is not None and modern_version(scope) is not None:
-            await self.fast.handle(live.server, scope, receive, send, sdk)
+            await self.fast.handle(live, scope, receive, send, sdk)
             return
-        await sdk(scope, receive, send)
+        async with live.in_flight.hold(pending, send) as fresh:  # a duplicate in-flight id is refused
+            if fresh:
+                await sdk(scope, receive, send)

@@ -54,6 +54,10 @@ def _plain(text: str) -> bool:
     return '\\"' not in text and max(map(len, text.split('"'))) < BLOB_MIN_CHARS
 
 
+_TOOLS_KEPT = 64
+_TOOLS_TEXT: dict[tuple[str, ...], tuple[list[Any], str, bool]] = {}  # tool names -> (tools, their dump, plain)
+
+
 class RecordWriter:
     """One record file, opened for appending; every line is written whole and flushed at once.
 
@@ -77,6 +81,33 @@ class RecordWriter:
             else:
                 obj, new = self._blobs.externalize(line)
                 text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
+            if self._fh.closed:
+                raise RecordReadError(f"{self.path}: record already closed")
+            self._fh.write(text)
+            self._fh.flush()
+
+    def write_header(self, header: dict[str, Any]) -> None:
+        """Append a `header` line, the same bytes as `write(header)`: its `tools` list, the largest part and the
+        same for every episode of an environment, is dumped once per tool set (compared in full, so an edited
+        tool is dumped anew); the rest is dumped as usual. Nothing is fsynced (see `close`)."""
+        tools = header.get("tools")
+        if list(header)[-1:] != ["tools"] or len(header) < 2 or not isinstance(tools, list):
+            self.write(header)
+            return
+        key = tuple(str((t.get("function") or {}).get("name")) if isinstance(t, dict) else "" for t in tools)
+        known = _TOOLS_TEXT.get(key)
+        if known is None or known[0] != tools:
+            text = _dump(tools)
+            known = (tools, text, _plain(text))
+            if key not in _TOOLS_TEXT and len(_TOOLS_TEXT) >= _TOOLS_KEPT:
+                _TOOLS_TEXT.pop(next(iter(_TOOLS_TEXT)))
+            _TOOLS_TEXT[key] = known
+        head = _dump({k: v for k, v in header.items() if k != "tools"})
+        if not (known[2] and _plain(head)):  # a long string to put in a blob line: the general way
+            self.write(header)
+            return
+        text = f'{head[:-1]},"tools":{known[1]}}}\n'  # the dump of the whole object: "tools" is its last key
+        with self._lock:
             if self._fh.closed:
                 raise RecordReadError(f"{self.path}: record already closed")
             self._fh.write(text)

@@ -162,15 +162,25 @@ LISTING_CACHE_HINTS = {method: CacheHint(ttl_ms=MAX_TTL_MS, scope="private")
 class EpisodeServer(MCPServer):
     """An `MCPServer` whose tools, resource and prompt are those of one episode."""
 
-    def __init__(self, episode: Episode, log_level: str = "WARNING") -> None:
-        super().__init__(SERVER_NAME, title=f"coworkenv: {episode.env.title}", instructions=_instructions(episode),
+    def __init__(self, episode: Episode, log_level: str = "WARNING", lock: anyio.Lock | None = None,
+                 tools: list[MCPTool] | None = None) -> None:
+        super().__init__(SERVER_NAME, title=server_title(episode), instructions=_instructions(episode),
                          version=_version(), log_level=log_level, subscriptions=False,  # type: ignore[arg-type]
                          cache_hints=LISTING_CACHE_HINTS)
         self.episode = episode
-        self._lock = anyio.Lock()
+        self._lock = lock if lock is not None else anyio.Lock()  # shared with the hub's episode when it has one
         self.admission: Admission | None = None  # None: the process's shared one (`admission.shared()`)
-        self._tools = mcp_tools(episode) + control_tools(episode)
+        self._tools = tools if tools is not None else episode_tools(episode)
         self.middleware.insert(0, explain_invalid_params)
+
+    @property
+    def tools(self) -> list[MCPTool]:
+        """The episode's MCP tools, in listing order."""
+        return self._tools
+
+    def info_stamp(self) -> dict[str, Any]:
+        """The `serverInfo` stamp of this server's results (the SDK's own dump)."""
+        return self._lowlevel_server.server_info_stamp
 
 
     @property
@@ -225,19 +235,7 @@ class EpisodeServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult:
         """Run the call in the episode: text and structured content, or `isError` with the workspace's message."""
-        # one call at a time per episode, whatever the transport does; off the event loop, so a slow
-        # call holds up only its own episode; slow tools on their own bounded pool (`admission`)
-        async with self._lock:
-            try:
-                answer = await (self.admission or shared()).run(name, self.episode.call, name, arguments)
-            except Busy as e:
-                return CallToolResult(content=[TextContent(type="text", text=f"Error (busy): {e}")],
-                                      structured_content={"error": {"code": "busy", "message": str(e),
-                                                                    "retryable": True}}, is_error=True)
-        content: list[Any] = [TextContent(type="text", text=answer.text)]
-        content += [(ImageContent if m.kind == "image" else AudioContent)(data=m.data, mime_type=m.mime_type)
-                    for m in answer.media]  # images and audio as MCP media content, after their placeholders
-        return CallToolResult(content=content, structured_content=answer.structured, is_error=answer.is_error)
+        return await call_episode(self.episode, self._lock, name, arguments, self.admission)
 
 
     async def run_stdio(self) -> None:
@@ -249,6 +247,46 @@ class EpisodeServer(MCPServer):
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
-def build_server(episode: Episode, log_level: str = "WARNING") -> EpisodeServer:
-    """The MCP server of an episode."""
-    return EpisodeServer(episode, log_level=log_level)
+def build_server(episode: Episode, log_level: str = "WARNING", lock: anyio.Lock | None = None,
+                 tools: list[MCPTool] | None = None) -> EpisodeServer:
+    """The MCP server of an episode (`lock` and `tools` when the caller already holds them, as the hub does)."""
+    return EpisodeServer(episode, log_level=log_level, lock=lock, tools=tools)
+
+
+def server_title(episode: Episode) -> str:
+    """The title the episode's server gives itself (and stamps into every result's `serverInfo`)."""
+    return f"coworkenv: {episode.env.title}"
+
+
+def episode_tools(episode: Episode) -> list[MCPTool]:
+    """Every MCP tool of an episode: the workspace's, the pager, then the control tools of an MCP-only one."""
+    return mcp_tools(episode) + control_tools(episode)
+
+
+@lru_cache(maxsize=64)
+def server_info(title: str) -> dict[str, Any]:
+    """The `serverInfo` stamp an `EpisodeServer` with this title writes (the SDK's `Implementation` dumped), made
+    without building one; callers get a copy."""
+    from mcp_types import Implementation
+
+    return Implementation(name=SERVER_NAME, version=_version(), title=title).model_dump(
+        by_alias=True, mode="json", exclude_none=True)
+
+
+async def call_episode(episode: Episode, lock: anyio.Lock, name: str, arguments: dict[str, Any],
+                       admission: Admission | None = None) -> CallToolResult:
+    """Run a tool call in the episode as its MCP server answers it: text and structured content (media as MCP
+    image/audio content), or `isError` with the workspace's message; a retryable busy error when the slow calls'
+    pool is full. One call at a time per episode (`lock`), off the event loop, so a slow call holds up only its
+    own episode; slow tools on their own bounded pool (`admission`, by default the process's shared one)."""
+    async with lock:
+        try:
+            answer = await (admission or shared()).run(name, episode.call, name, arguments)
+        except Busy as e:
+            return CallToolResult(content=[TextContent(type="text", text=f"Error (busy): {e}")],
+                                  structured_content={"error": {"code": "busy", "message": str(e),
+                                                                "retryable": True}}, is_error=True)
+    content: list[Any] = [TextContent(type="text", text=answer.text)]
+    content += [(ImageContent if m.kind == "image" else AudioContent)(data=m.data, mime_type=m.mime_type)
+                for m in answer.media]  # images and audio as MCP media content, after their placeholders
+    return CallToolResult(content=content, structured_content=answer.structured, is_error=answer.is_error)
