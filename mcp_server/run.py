@@ -36,6 +36,9 @@ def configure_logging(level: str = "WARNING", log_file: str | Path | None = None
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+SHUTDOWN_GRACE_S = 3  # seconds open requests get to finish after SIGINT/SIGTERM before they are dropped
+
+
 def accept_stop_signals() -> None:
     """Unblock the stop signals, which a server inherits blocked when a threaded parent (a Ray worker) starts
     it; blocked, SIGINT and SIGTERM would stay pending and the server could only be killed, unrecorded."""
@@ -171,7 +174,10 @@ def serve_socket(
     hub = EpisodeHub(env, source, record_dir, host=host, json_response=json_response, spec_roots=spec_roots,
                      control=control)
     app = build_app(hub, token, default_episode)
-    config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False)
+    # a connection still open at a stop signal gets SHUTDOWN_GRACE_S, then is dropped; the lifespan's end then
+    # ends and records every live episode, so SIGINT always stops the server with every record whole
+    config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False,
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
     uvicorn.Server(config).run(sockets=[sock])
 
 
