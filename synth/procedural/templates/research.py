@@ -40,7 +40,10 @@ def rotated_key_ticket(b: SpecBuilder, size: int = 1) -> Act:
                      "last_verified": b.ago(days=b.rng.randint(3, 40)).isoformat(),
                      "notes": f"Used by the {b.maker.word()} service.",
                      "secrets": [{"kind": "api_key", "value": prefix + _token(b)}]})
-    target, owner = rows[0], owners[0]
+    added = rows[-3:]
+    by_name = sorted(range(3), key=lambda i: (added[i]["name"].casefold(), added[i]["id"]))
+    pick = b.rng.choice(by_name[1:])  # list_integrations sorts by name: the leaked key is never the first listed
+    target, owner = added[pick], owners[pick]
     old = target["secrets"][0]["value"]
     b.ask(f"The {target['service']} API key leaked in a public repo this morning. Please rotate it, open an OPS ticket "
           f"(high priority) so the deploy team puts the new key into production, and let the integration's owner "
