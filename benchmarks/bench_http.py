@@ -11,9 +11,10 @@ same run and interleaved so drift in load hits both alike:
 - `http_episode_ms`: create + call + end with the lean client, goal <= 1.3x `rest_episode_ms`
   (reset + call); `http_episode_sdk_ms` the same with a fresh `mcp.Client` per episode on a shared
   HTTP client and listing cache (the SDK's best case);
-- `remote_episodes_per_s`: teacher episodes over `run --connect` (lean client), goal >= 2x
-  `remote_sdk_episodes_per_s`, the same episodes through `mcp.Client` on a worker's shared pools
-  (the path before the lean client);
+- `remote_episodes_per_s`: teacher episodes over `run --connect` (lean client, one `POST .../step`
+  per step's sync), goal >= 2x `remote_before_episodes_per_s`, the same episodes the way they ran
+  before issue 25 (`mcp.Client` on a worker's shared pools, `GET .../events` and `POST .../evaluate`
+  apart);
 - `serve_cold_start_ms` / `serve_http_cold_start_ms`: spawn to the first answer (stdio `initialize`;
   HTTP admin create), goal <= 1.0x `rest_cold_start_ms` (spawn to the mock's first reset); and
   `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`, against
@@ -269,23 +270,27 @@ async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> di
 
 
 def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float, float]:
-    """(lean, sdk) teacher episodes per second through `run_episode(..., connect=...)` against the server at
-    `base`: the lean client on this thread's pooled connection, and `mcp.Client` on a batch worker's portal with
-    its shared HTTP client and listing cache (the path before the lean client); alternated in rounds."""
+    """(lean, before) teacher episodes per second through `run_episode(..., connect=...)` against the server at
+    `base`: the lean client on this thread's pooled connection with one request per step's sync (`POST .../step`)
+    and the start from the create's answer; and the path before issue 25, `mcp.Client` on a batch worker's portal
+    with its shared HTTP client and listing cache, syncing each step with `GET .../events` and `POST .../evaluate`
+    apart (COWORKENV_REMOTE_STEP_SYNC=0); alternated in rounds."""
     from anyio.from_thread import start_blocking_portal
 
     from synth.procedural import generate
     from trainers.episodes.policies import TeacherPolicy
-    from trainers.episodes.remote import RemoteTarget, close_pools
+    from trainers.episodes.remote import STEP_SYNC_ENV, RemoteTarget, close_pools
     from trainers.episodes.runner import PreparedSpec, run_episode
 
     prepared = [PreparedSpec(generate("file_management", i)) for i in range(4)]
     teacher = TeacherPolicy()
     seconds = {"lean": 0.0, "sdk": 0.0}
+    saved = os.environ.get(STEP_SYNC_ENV)
     with start_blocking_portal() as portal:
         for r in range(rounds + 1):  # round 0 warms both up
             for client in ("lean", "sdk"):
                 target = RemoteTarget(base, TOKEN, client=client)
+                os.environ[STEP_SYNC_ENV] = "1" if client == "lean" else "0"
                 t0 = time.perf_counter()
                 for i in range(count):
                     rec = run_episode(prepared[i % len(prepared)], teacher, seed=i,
@@ -296,6 +301,10 @@ def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float
                     seconds[client] += time.perf_counter() - t0
         close_pools(portal)
     close_pools()
+    if saved is None:
+        os.environ.pop(STEP_SYNC_ENV, None)
+    else:
+        os.environ[STEP_SYNC_ENV] = saved
     return rounds * count / seconds["lean"], rounds * count / seconds["sdk"]
 
 
@@ -373,7 +382,7 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
             rest.ready()
             m = anyio.run(_measure, server.url, rest.url, n, episodes)
             m.update(anyio.run(_concurrent, server.url, n, concurrent, calls_each))
-            m["remote_episodes_per_s"], m["remote_sdk_episodes_per_s"] = remote_episodes_per_s(server.url, episodes)
+            m["remote_episodes_per_s"], m["remote_before_episodes_per_s"] = remote_episodes_per_s(server.url, episodes)
         finally:
             rest.stop()
             if server is not None:
@@ -409,9 +418,10 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         fig("http_episode_sdk_ms", "rest_episode_ms", f"the same through a fresh mcp.Client per episode (shared HTTP "
                                                       f"client and listing cache) is "
                                                       f"{x('http_episode_sdk_ms', 'rest_episode_ms')} the REST episode"),
-        fig("remote_episodes_per_s", "remote_sdk_episodes_per_s",
-            f"teacher episodes over `run --connect` with the lean client: {x('remote_episodes_per_s', 'remote_sdk_episodes_per_s')} "
-            "those through mcp.Client on a worker's shared pools (goal >= 2x)", "episodes/s"),
+        fig("remote_episodes_per_s", "remote_before_episodes_per_s",
+            f"teacher episodes over `run --connect` (lean client, one request per step's sync): "
+            f"{x('remote_episodes_per_s', 'remote_before_episodes_per_s')} those of the path before issue 25 "
+            "(mcp.Client on a worker's shared pools, events and evaluate requested apart) (goal >= 2x)", "episodes/s"),
         fig("http_concurrent_calls_per_s", "http_single_calls_per_s",
             f"{concurrent} episodes x {calls_each} calls keep "
             f"{m['http_concurrent_calls_per_s'] / m['http_single_calls_per_s']:.0%} of one episode's rate (goal 80%)",

@@ -17,6 +17,8 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
     GET    /admin/episodes/{id}/log              the record's lines
     GET    /admin/episodes/{id}/state            records and content hash
     GET    /admin/episodes/{id}/events?since=N   workspace events from index N, event count, clock, content hash
+    POST   /admin/episodes/{id}/step             {"since"?: N, "final_answer"?} -> the events answer plus
+                                                 "evaluation": a harness's per-step sync in one request
     POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content"} -> the logged event
     POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
     POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
@@ -51,7 +53,7 @@ from starlette.types import Receive, Scope, Send
 from workspace_sim.errors import SpecError
 
 from .control import ControlOptions
-from .environment import EnvironmentLoadError, environment_from_document
+from .environment import EnvironmentLoadError
 from .episode import EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
 from .jsoncheck import JsonProblem, parse_client_json, request_id
@@ -176,6 +178,7 @@ class AdminApi:
             Route(p + "/{eid}/log", g(self.log), methods=["GET"]),
             Route(p + "/{eid}/state", g(self.state), methods=["GET"]),
             Route(p + "/{eid}/events", g(self.events), methods=["GET"]),
+            Route(p + "/{eid}/step", g(self.step), methods=["POST"]),
             Route(p + "/{eid}/message", g(self.message), methods=["POST"]),
             Route(p + "/{eid}/world", g(self.world), methods=["POST"]),
             Route(p + "/{eid}/clock", g(self.clock), methods=["POST"]),
@@ -191,7 +194,7 @@ class AdminApi:
         if body.get("spec") and body.get("spec_document") is not None:
             raise HubError(400, "malformed_body", "give either spec (a path on the server) or spec_document, not both")
         source = self.hub.spec_source(body["spec"]) if body.get("spec") else None
-        env = environment_from_document(body["spec_document"]) if body.get("spec_document") is not None else None
+        env = self.hub.pool.environment(body["spec_document"]) if body.get("spec_document") is not None else None
         if source is not None:
             try:
                 env = await anyio.to_thread.run_sync(source.load)
@@ -200,7 +203,9 @@ class AdminApi:
                 raise HubError(400, "bad_environment", f"spec {body['spec']!r} is not a loadable environment "
                                                        "spec (the server log says why)") from None
         live = await self.hub.create(source, body.get("episode_id"), env=env, control=episode_control(self.hub, body))
-        return JSONResponse(describe(live, request), status_code=201)
+        out = describe(live, request)
+        out["start"] = live.episode.events_since(0)  # what a harness syncs first (events, clock, content hash)
+        return JSONResponse(out, status_code=201)
 
     async def show(self, request: Request) -> Response:
         return JSONResponse(describe(self.hub.get(request.path_params["eid"]), request))
@@ -208,7 +213,8 @@ class AdminApi:
     async def reset(self, request: Request) -> Response:
         await read_body(request, {})
         live = self.hub.get(request.path_params["eid"])
-        live.episode.reset()
+        async with live.lock:  # never between a tool call and its event
+            live.episode.reset()
         return JSONResponse(describe(live, request))
 
     async def snapshot(self, request: Request) -> Response:
@@ -269,15 +275,26 @@ class AdminApi:
         if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
             raise HubError(400, "malformed_query", f"since must be a whole number of at least 0, got {raw!r}")
         live = self.hub.get(request.path_params["eid"])
-        async with live.server.lock:  # never between a tool call and its event
+        async with live.lock:  # never between a tool call and its event
             return JSONResponse(live.episode.events_since(int(raw)))
+
+    async def step(self, request: Request) -> Response:
+        body = await read_body(request, {"since": int, "final_answer": str})
+        since = body.get("since", 0)
+        if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 10**18:
+            raise HubError(400, "malformed_body", f"since must be a whole number of at least 0, got {since!r}")
+        live = self.hub.get(request.path_params["eid"])
+        async with live.lock:  # the events and the judgement of one and the same state
+            out = live.episode.events_since(since)
+            out["evaluation"] = live.episode.evaluate(body.get("final_answer"))
+        return JSONResponse(out)
 
     async def message(self, request: Request) -> Response:
         body = await read_body(request, {"role": str, "content": str})
         if body.get("role") not in ("user", "assistant") or body.get("content") is None:
             raise HubError(400, "malformed_body", "give role ('user' or 'assistant') and content (a string)")
         live = self.hub.get(request.path_params["eid"])
-        async with live.server.lock:
+        async with live.lock:
             return JSONResponse(live.episode.add_message(body["role"], body["content"]))
 
     async def world(self, request: Request) -> Response:
@@ -285,7 +302,7 @@ class AdminApi:
         if body.get("changes") is None:
             raise HubError(400, "malformed_body", "give changes: a list of {op: put|patch|delete, table, ...}")
         live = self.hub.get(request.path_params["eid"])
-        async with live.server.lock:
+        async with live.lock:
             return JSONResponse(live.episode.apply_world_change(body["changes"], body.get("note") or ""))
 
     async def clock(self, request: Request) -> Response:
@@ -294,7 +311,7 @@ class AdminApi:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e9:
             raise HubError(400, "malformed_body", f"seconds must be a number from 0 to 1e9, got {seconds!r}")
         live = self.hub.get(request.path_params["eid"])
-        async with live.server.lock:
+        async with live.lock:
             return JSONResponse({"episode_id": live.episode.id, "now": live.episode.advance_clock(float(seconds))})
 
 
@@ -303,7 +320,7 @@ class AdminApi:
         if not body.get("stage"):
             raise HubError(400, "malformed_body", "give stage: the id of the stage (working day) to close")
         live = self.hub.get(request.path_params["eid"])
-        async with live.server.lock:
+        async with live.lock:
             try:
                 return JSONResponse(live.episode.close_stage(body["stage"]))
             except EpisodeError as e:

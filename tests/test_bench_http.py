@@ -14,7 +14,7 @@ def test_http_bench_keys_exist_and_are_sane() -> None:
                         "http_episode_sdk_ms", "remote_episodes_per_s", "http_concurrent_calls_per_s",
                         "http_concurrent_p99_ms", "serve_cold_start_ms", "serve_http_cold_start_ms", "serve_import_ms"}
     baselines = {f["baseline_key"] for f in out.values()}
-    assert baselines == {"rest_call_ms", "rest_reset_ms", "rest_episode_ms", "remote_sdk_episodes_per_s",
+    assert baselines == {"rest_call_ms", "rest_reset_ms", "rest_episode_ms", "remote_before_episodes_per_s",
                          "http_single_calls_per_s", "http_concurrent_p50_ms", "rest_cold_start_ms", "rest_import_ms"}
     for f in out.values():
         assert math.isfinite(f["value"]) and f["value"] > 0, f

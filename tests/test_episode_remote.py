@@ -311,3 +311,28 @@ def test_admin_stage_closes_a_day_and_refuses_bad_ones(server: Server) -> None:
     one_day = server.admin("POST", f"/admin/episodes/{plain['episode_id']}/stage", json={"stage": "mon"})
     assert one_day.status_code == 400 and "has no stages" in one_day.json()["error"]["message"]
     assert server.admin("POST", p + "/stage", json={"stage": "tue"}).status_code == 410
+
+
+def test_the_step_sync_is_events_plus_evaluate_and_the_old_sync_gives_the_same_records(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = multi_turn_spec().to_document()
+    made = server.admin("POST", "/admin/episodes", json={"spec_document": doc, "episode_id": "step-sync-1"})
+    assert made.status_code == 201 and made.json()["start"] == server.admin(
+        "GET", "/admin/episodes/step-sync-1/events").json()  # the create's answer carries the start
+    p = "/admin/episodes/step-sync-1"
+    server.admin("POST", p + "/message", json={"role": "user", "content": "hello"})
+    for since in (0, 1):
+        step = server.admin("POST", p + "/step", json={"since": since, "final_answer": "done"}).json()
+        evaluation = step.pop("evaluation")
+        assert step == server.admin("GET", p + "/events", params={"since": str(since)}).json()
+        assert evaluation == server.admin("POST", p + "/evaluate", json={"final_answer": "done"}).json()
+    for body in ({"since": -1}, {"since": "1"}, {"since": True}, {"final_answer": 3}, {"events": 1}):
+        r = server.admin("POST", p + "/step", json=body)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_body", body
+    assert server.admin("POST", p + "/end", json={}).status_code == 200
+    assert server.admin("POST", p + "/step", json={}).status_code == 410
+    prepared = PreparedSpec(multi_turn_spec())
+    stepped = run_episode(prepared, make_policy("teacher"), seed=5, connect=server.target)
+    monkeypatch.setenv("COWORKENV_REMOTE_STEP_SYNC", "0")  # GET events and POST evaluate apart, as before
+    apart = run_episode(prepared, make_policy("teacher"), seed=5, connect=server.target)
+    assert stepped.passed and without_remote(stepped) == without_remote(apart)

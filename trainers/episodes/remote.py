@@ -5,7 +5,8 @@ episode through the admin API (the spec sent inline, its hash checked against th
 sends the agent's tool calls over streamable HTTP, and plays the user and the world through the
 admin API (user replies, world events, clock moves, the close of each day), so the runner's
 `SpecDriver` sees a `RemoteWorkspace` with the same few operations as a local one. Step judgements
-and the final evaluation come from the server. Any failure to reach the server raises
+and the final evaluation come from the server: a step's sync is one request (`POST .../step`: the new
+events, clock, content hash and the judgement), and the create's answer carries the start state's. Any failure to reach the server raises
 `RemoteError` with a message saying what failed, which the runner turns into a stop reason.
 
 The tool calls go through the lean harness client (`trainers.episodes.harness_client`: the
@@ -36,6 +37,14 @@ from workspace_sim.errors import SpecError
 from .harness_client import EpisodeClient, HarnessError, ServerConnection, result_text
 
 ADMIN_TOKEN_ENV = "COWORKENV_ADMIN_TOKEN"
+STEP_SYNC_ENV = "COWORKENV_REMOTE_STEP_SYNC"
+
+
+def step_sync_enabled() -> bool:
+    """Whether remote episodes sync a step in one request (`POST .../step`: events, clock, hash and judgement) and
+    take the start from the create's answer: on unless $COWORKENV_REMOTE_STEP_SYNC is 0 (then `GET .../events` and
+    `POST .../evaluate` apart, as before; an older server without `/step` gets that anyway)."""
+    return os.environ.get(STEP_SYNC_ENV, "1").strip().lower() not in ("0", "false", "no")
 REMOTE_CLIENT_ENV = "COWORKENV_REMOTE_CLIENT"
 CLIENTS = ("lean", "sdk")
 
@@ -333,13 +342,18 @@ class RemoteWorkspace:
     changed them; writes (messages, world changes, clock moves) go to the admin API at once.
     """
 
-    def __init__(self, admin: AdminClient, episode_id: str) -> None:
+    def __init__(self, admin: AdminClient, episode_id: str, start: Any = None) -> None:
         self.admin, self.episode_id = admin, episode_id
         self._events: list[RemoteEvent] = []
         self._now: datetime | None = None
         self._hash = ""
         self._stale = True
         self.state = _RemoteState(self)
+        self.step_answer: str | None = None  # the final answer the per-step judgement is fetched with
+        self._judged: RemoteEvaluation | None = None  # the judgement of the state as last synced
+        self._steps = step_sync_enabled()  # whether to use POST .../step (an older server has GET .../events only)
+        if self._steps and isinstance(start, dict):  # the create's answer carries the start: no first sync
+            self._take(start)
 
     def _path(self, what: str) -> str:
         return f"/admin/episodes/{self.episode_id}/{what}"
@@ -347,11 +361,35 @@ class RemoteWorkspace:
     def touched(self) -> None:
         """Something (a tool call) may have changed the remote workspace; read it again when asked."""
         self._stale = True
+        self._judged = None
+
+    def judged(self, final_answer: str | None) -> RemoteEvaluation | None:
+        """The server's judgement of the current state with this final answer, when the last sync brought it
+        (one request per step instead of two), else None."""
+        self._sync()
+        if self._judged is not None and final_answer == self.step_answer:
+            return self._judged
+        return None
 
     def _sync(self) -> None:
         if not self._stale:
             return
-        doc = self.admin.request("GET", self._path("events"), params={"since": len(self._events)})
+        since = len(self._events)
+        if self._steps:  # events, clock, hash and the step's judgement in one request
+            body: dict[str, Any] = {"since": since}
+            if self.step_answer is not None:
+                body["final_answer"] = self.step_answer
+            try:
+                doc = self.admin.request("POST", self._path("step"), body)
+            except RemoteError as e:
+                if "HTTP 404 (no_route)" not in str(e):
+                    raise
+                self._steps = False
+        if not self._steps:
+            doc = self.admin.request("GET", self._path("events"), params={"since": since})
+        self._take(doc)
+
+    def _take(self, doc: dict[str, Any]) -> None:
         try:
             new = [RemoteEvent(e) for e in doc["events"]]
             now, content_hash, count = datetime.fromisoformat(doc["now"]), str(doc["content_hash"]), int(doc["count"])
@@ -361,6 +399,7 @@ class RemoteWorkspace:
         if count != len(self._events):
             raise RemoteError(f"the remote episode's event log changed behind the runner's back ({count} events on "
                               f"the server, {len(self._events)} seen); was it reset or restored by someone else?")
+        self._judged = RemoteEvaluation(doc["evaluation"]) if isinstance(doc.get("evaluation"), dict) else None
         self._now, self._hash, self._stale = now, content_hash, False
 
     @property
@@ -383,6 +422,7 @@ class RemoteWorkspace:
 
     def add_message(self, role: str, content: str) -> RemoteEvent:
         """Log a conversation turn on the server (confirmation policies read these)."""
+        self._judged = None
         event = RemoteEvent(self.admin.request("POST", self._path("message"), {"role": role, "content": content}))
         if not self._stale and event.doc.get("index") == len(self._events):
             self._events.append(event)  # a message moves neither the clock nor the records
@@ -392,17 +432,17 @@ class RemoteWorkspace:
 
     def apply_world_change(self, changes: list[Any], note: str = "") -> RemoteEvent:
         """Apply a world event on the server; a change that does not apply raises SpecError as locally."""
-        self._stale = True
+        self.touched()
         return RemoteEvent(self.admin.request("POST", self._path("world"), {"changes": list(changes), "note": note}))
 
     def close_stage(self, stage: str) -> RemoteEvent:
         """Close a stage (working day) on the server, which keeps the state it closed on for that day's predicates."""
-        self._stale = True
+        self.touched()
         return RemoteEvent(self.admin.request("POST", self._path("stage"), {"stage": stage}))
 
     def advance_clock(self, seconds: float) -> None:
         """Move the remote simulated clock forward."""
-        self._stale = True
+        self.touched()
         self.admin.request("POST", self._path("clock"), {"seconds": seconds})
 
 
@@ -536,7 +576,7 @@ class RemoteSession:
             self.admin.close()
             raise
         self.episode_id = str(info.get("episode_id", episode_id))
-        self.workspace = RemoteWorkspace(self.admin, self.episode_id)
+        self.workspace = RemoteWorkspace(self.admin, self.episode_id, info.get("start"))
         try:
             if info.get("env_hash") != env_hash:
                 raise RemoteError(f"the server built a different environment (hash {info.get('env_hash')!r}, "
@@ -558,6 +598,10 @@ class RemoteSession:
 
     def evaluate(self, final_answer: str | None) -> RemoteEvaluation:
         """The server's judgement of the episode so far (the episode goes on)."""
+        judged = self.workspace.judged(final_answer)
+        if judged is not None:  # the step's sync brought it
+            return judged
+        self.workspace.step_answer = final_answer  # later syncs fetch the judgement with this answer
         body = {"final_answer": final_answer} if final_answer is not None else {}
         return RemoteEvaluation(self.admin.request("POST", f"/admin/episodes/{self.episode_id}/evaluate", body))
 
