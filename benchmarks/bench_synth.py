@@ -46,7 +46,8 @@ def run(quick: bool) -> list[dict]:
          "note": f"{valid}/{len(jobs)} valid; balanced mix of all capabilities; target >= 100/s on one core"},
         {"key": "synth_mix_valid_envs_per_s", "value": round(rate, 1), "unit": "envs/s",
          "baseline_key": "synth_single_day_valid_envs_per_s", "baseline": round(single, 1),
-         "note": "the mix with multi-day stories against the single-day templates alone, same run; target >= 50/s"},
+         "note": f"the mix with multi-day stories against the single-day templates alone, same run: ratio "
+                 f"{rate / single:.2f} (>= 0.45 of a quiet machine's 114/s single-day rate reaches the >= 50/s target)"},
         {"key": "synth_generate_ms", "value": round(1000 * gen_only / len(jobs), 3), "unit": "ms/env",
          "baseline_key": None, "baseline": None, "note": "procedural generation alone (includes the live reference run)"},
     ]
