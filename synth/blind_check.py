@@ -28,6 +28,7 @@ from workspace_sim.errors import SpecError
 from .driver import SpecDriver
 from .feedback import ValidationReport
 from .spec import AskStep, CallStep, EndStageStep, EnvironmentSpec, SayStep
+from .strict import StrictJudge
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -41,7 +42,7 @@ _PATH = re.compile(r"(?<![\w.:/])/[\w.-]+(?:/[\w.-]+)*")
 _SKIP = {"read_result_page"}
 _HELD = 0xF0000  # supplementary private-use plane: never in generated text
 MAX_ANSWER = 20_000
-MAX_TURNS = 64
+MAX_TURNS = 400  # turns of one blind episode at most (a step is a turn; the longest stories have ~100)
 PLAUSIBLE = "Following up on this as requested."
 
 
@@ -95,6 +96,19 @@ def first_of_type(texts: Sequence[str], names: Sequence[str] = ()) -> dict[str, 
     """The first value of each type in `texts`: 'email', 'date', 'phone', 'url', 'decimal', 'number' (a whole
     number; 'decimal' falls back to it), 'path', 'file:<extension>', 'id:<prefix>' (lower-cased prefix) and
     'name' (the first of `names`, people's names, to appear)."""
+    return _finish(_scan(texts, names))
+
+
+def _finish(found: dict[str, str]) -> dict[str, str]:
+    """`_scan`'s values with 'decimal' falling back to the first whole number."""
+    if "decimal" not in found and "number" in found:
+        return {**found, "decimal": found["number"]}
+    return found
+
+
+def _scan(texts: Sequence[str], names: Sequence[str] = ()) -> dict[str, str]:
+    """The first value of each type in `texts` (no fallbacks): scanning more texts later and keeping the values
+    already found (setdefault) gives the same as scanning all at once."""
     out: dict[str, str] = {}
     for t in texts:
         for u in _URL.findall(t):
@@ -117,8 +131,6 @@ def first_of_type(texts: Sequence[str], names: Sequence[str] = ()) -> dict[str, 
             out.setdefault("decimal", n)
         for n in _INTEGER.findall(plain):
             out.setdefault("number", n)
-    if "decimal" not in out and "number" in out:
-        out["decimal"] = out["number"]
     if names:
         where = {n: min((i, t.find(n)) for i, t in enumerate(texts) if n in t) for n in names
                  if any(n in t for t in texts)}
@@ -243,6 +255,16 @@ class FirstPick(BlindAgent):
         super().__init__(spec, fill)
         self.next = 0
         self.names = tuple(p.name for p in spec.world.people if p.name)
+        self._found: dict[str, str] = {}
+        self._scanned = 0  # tool messages scanned into _found so far
+
+    def _first(self, messages: Sequence[dict[str, Any]]) -> dict[str, str]:
+        """first_of_type over every tool result so far, scanning only the ones not seen yet."""
+        texts = seen_text(messages)
+        for k, v in _scan(texts[self._scanned:], self.names).items():
+            self._found.setdefault(k, v)
+        self._scanned = len(texts)
+        return _finish(self._found)
 
     def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
         """Listings first; then each reference step, its values picked from what the listings showed."""
@@ -251,7 +273,7 @@ class FirstPick(BlindAgent):
             calls = listing_calls(tools)
             if calls:
                 return BlindTurn(calls=calls)
-        first = first_of_type(seen_text(messages), self.names)
+        first = self._first(messages)
         steps = self.spec.reference.steps
         if self.next >= len(steps):
             final = self.spec.reference.final_answer
@@ -288,17 +310,12 @@ BLIND_AGENTS: dict[str, type[BlindAgent]] = {"spray": Spray, "first_pick": First
                                              "answer_only": AnswerOnly}
 
 
-def play(spec: EnvironmentSpec, name: str, base: Any = None) -> tuple[bool, SpecDriver, str | None]:
-    """Play blind agent `name` on `spec` through a SpecDriver (from a fork of `base`, a built start workspace,
-    or a fresh one) as the runner would with direct tool calls: (passed strictly, the driver, final answer).
-
-    Tool results reach the agent as their text rendering (the runner's pager may cut very long ones into pages,
-    which only makes the agent here see more). A turn with nothing to say ends the episode unanswered."""
-    driver = SpecDriver(spec, base.fork() if base is not None else None)
-    tools = [t.openai_schema() for t in driver.ws.tools.values()]
-    messages: list[dict[str, Any]] = [{"role": "user", "content": driver.start()}]
-    agent = BLIND_AGENTS[name](spec, driver.fill)
-    answer: str | None = None
+def _act_out(driver: SpecDriver, agent: BlindAgent, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+             judge: StrictJudge | None = None) -> tuple[str | None, bool]:
+    """Drive `agent` as the runner would with direct tool calls: (final answer, False when `judge` found a closed
+    day failing, so nothing later can make the run pass). Tool results reach it as their text rendering (the
+    runner's pager may cut very long ones into pages, which only makes the agent here see more). A turn with
+    nothing to say ends the episode unanswered."""
     for _ in range(MAX_TURNS):
         turn = agent.act(messages, tools)
         if turn.calls:
@@ -308,33 +325,80 @@ def play(spec: EnvironmentSpec, name: str, base: Any = None) -> tuple[bool, Spec
             continue
         text = turn.content or ""
         if not text.strip():
-            break
+            return None, True
         messages.append({"role": "assistant", "content": text})
         if turn.expects_reply:
             messages.append({"role": "user", "content": driver.message(text)})
         elif driver.stages_left:
             messages.append({"role": "user", "content": driver.end_stage(text)})
+            if judge is not None and not judge.last_close_ok(driver.ws):
+                return None, False
         else:
-            answer = text
             driver.ws.add_message("assistant", text)
-            break
+            return text, True
+    return None, True
+
+
+def _passes(spec: EnvironmentSpec, judge: StrictJudge | None, ws: Any, answer: str | None) -> bool:
+    """The run's `passed` (strict success, judged with `judge` where the spec has no pass_threshold)."""
+    return judge.passes(ws, answer) if judge is not None else spec.evaluate(ws, answer).passed
+
+
+def play(spec: EnvironmentSpec, name: str, base: Any = None) -> tuple[bool, SpecDriver, str | None]:
+    """Play blind agent `name` on `spec` through a SpecDriver (from a fork of `base`, a built start workspace,
+    or a fresh one) to its end: (passed, the driver, the final answer or None)."""
+    driver = SpecDriver(spec, base.fork() if base is not None else None)
+    tools = [t.openai_schema() for t in driver.ws.tools.values()]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": driver.start()}]
+    answer = _act_out(driver, BLIND_AGENTS[name](spec, driver.fill), messages, tools)[0]
     return spec.evaluate(driver.ws, answer).passed, driver, answer
+
+
+def blind_passes(spec: EnvironmentSpec, base: Any) -> list[str]:
+    """The blind agents that pass `spec` (`base`: its built start workspace), played cheaply with the verdicts
+    `play` gives: spray, first_pick and answer_only open with the same listings, made once and resumed from a
+    checkpoint for each; spray without send_email offered is answer_only; blind_writer is skipped when the
+    reference writes nothing (it is then the do-nothing agent, which validation judges already); a multi-day run
+    stops at the first day that closes failing (strictly, without a pass_threshold)."""
+    judge = StrictJudge(spec) if spec.pass_threshold is None else None
+    driver = SpecDriver(spec, base.fork())
+    tools = [t.openai_schema() for t in driver.ws.tools.values()]
+    opened: list[dict[str, Any]] = [{"role": "user", "content": driver.start()}]
+    listings = listing_calls(tools)
+    if listings:
+        opened.append({"role": "assistant", "content": None})
+    for tool, args in listings:
+        opened.append({"role": "tool", "name": tool, "content": driver.call(tool, args).text})
+    after = driver.checkpoint()
+    mails = any(t.get("function", t).get("name") == "send_email" for t in tools)
+    verdicts: dict[str, bool] = {}
+    for name in ("answer_only", "first_pick", "spray", "blind_writer"):
+        if name == "spray" and not mails:
+            verdicts[name] = verdicts["answer_only"]
+            continue
+        if name == "blind_writer":
+            writes = any(isinstance(s, CallStep) and s.tool not in read_only_tools() for s in spec.reference.steps)
+            verdicts[name] = writes and play(spec, name, base)[0]
+            continue
+        driver.resume(after)
+        agent = BLIND_AGENTS[name](spec, driver.fill)
+        agent.phase = 1 if listings else 0  # its listings are the ones just made
+        answer, alive = _act_out(driver, agent, list(opened), tools, judge)
+        verdicts[name] = alive and _passes(spec, judge, driver.ws, answer)
+    return [name for name in BLIND_AGENTS if verdicts[name]]
 
 
 def check_blind(spec: EnvironmentSpec, base: Any, report: ValidationReport) -> None:
     """Validation's blind check: every blind agent must fail `spec` strictly (`base`: the built start
-    workspace); adds a `blind` feedback item naming each one that passes, and stats['blind_passes']."""
-    passing = []
-    for name in BLIND_AGENTS:
-        try:
-            passed = play(spec, name, base)[0]
-        except SpecError:
-            return  # the reference run has reported the world event that does not apply
-        if passed:
-            passing.append(name)
-            report.add("blind", "predicates", f"the blind baseline {name} passes without trying the task "
-                       f"({BLIND_AGENTS[name].__doc__.splitlines()[0]})", _HINTS[name])
-    report.stats["blind_passes"] = len(passing)
+    workspace); adds a `blind` feedback item for each one that passes, naming it and how to fix the spec."""
+    try:
+        passing = blind_passes(spec, base)
+    except SpecError:
+        return  # the reference run has reported the world event that does not apply
+    for name in passing:
+        doc = (BLIND_AGENTS[name].__doc__ or name).splitlines()[0].rstrip(".")
+        report.add("blind", "predicates", f"the blind baseline {name} passes without trying the task ({doc})",
+                   _HINTS[name])
 
 
 _HINTS = {
