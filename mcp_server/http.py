@@ -19,7 +19,8 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
     GET    /admin/episodes/{id}/events?since=N   workspace events from index N, event count, clock, content hash
     POST   /admin/episodes/{id}/step             {"since"?: N, "final_answer"?} -> the events answer plus
                                                  "evaluation": a harness's per-step sync in one request
-    POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content"} -> the logged event
+    POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content", "step_since"?: N} -> the
+                                                 logged event (with step_since: {"event", "step": as .../step})
     POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
     POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
     POST   /admin/episodes/{id}/stage            {"stage"} -> the stage event: a working day closes (400 bad_stage)
@@ -290,12 +291,20 @@ class AdminApi:
         return JSONResponse(out)
 
     async def message(self, request: Request) -> Response:
-        body = await read_body(request, {"role": str, "content": str})
+        body = await read_body(request, {"role": str, "content": str, "step_since": int})
         if body.get("role") not in ("user", "assistant") or body.get("content") is None:
             raise HubError(400, "malformed_body", "give role ('user' or 'assistant') and content (a string)")
+        since = body.get("step_since")
+        if since is not None and (isinstance(since, bool) or not 0 <= since < 10**18):
+            raise HubError(400, "malformed_body", f"step_since must be a whole number of at least 0, got {since!r}")
         live = self.hub.get(request.path_params["eid"])
         async with live.lock:
-            return JSONResponse(live.episode.add_message(body["role"], body["content"]))
+            event = live.episode.add_message(body["role"], body["content"])
+            if since is None:
+                return JSONResponse(event)
+            step = live.episode.events_since(since)  # the step's sync in the same answer, as POST .../step
+            step["evaluation"] = live.episode.evaluate(None)
+            return JSONResponse({"event": event, "step": step})
 
     async def world(self, request: Request) -> Response:
         body = await read_body(request, {"changes": list, "note": str})

@@ -92,6 +92,16 @@ class LiveEpisode:
             return await self._server.call_tool(name, arguments)
         return await call_episode(self.episode, self.lock, name, arguments)
 
+    async def step_sync(self, since: int) -> dict[str, Any] | None:
+        """The step's sync a harness asked for with a call (`POST .../step` without a final answer): the events
+        from index `since`, count, clock, content hash and the evaluation, of one state; None once ended."""
+        async with self.lock:
+            if self.episode.ended:
+                return None
+            out = self.episode.events_since(since)
+            out["evaluation"] = self.episode.evaluate(None)
+        return out
+
     def info_stamp(self) -> dict[str, Any]:
         """The `serverInfo` stamp of the episode's results, the same as its built server's."""
         return copy.deepcopy(server_info(self.title))

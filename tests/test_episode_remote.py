@@ -336,3 +336,14 @@ def test_the_step_sync_is_events_plus_evaluate_and_the_old_sync_gives_the_same_r
     monkeypatch.setenv("COWORKENV_REMOTE_STEP_SYNC", "0")  # GET events and POST evaluate apart, as before
     apart = run_episode(prepared, make_policy("teacher"), seed=5, connect=server.target)
     assert stepped.passed and without_remote(stepped) == without_remote(apart)
+
+
+def test_a_message_asked_for_the_steps_sync_brings_it(server: Server) -> None:
+    doc = multi_turn_spec().to_document()
+    assert server.admin("POST", "/admin/episodes", json={"spec_document": doc, "episode_id": "msg-sync-1"}).status_code == 201
+    p = "/admin/episodes/msg-sync-1"
+    both = server.admin("POST", p + "/message", json={"role": "user", "content": "hi", "step_since": 0}).json()
+    assert both["event"]["content"] == "hi" and both["step"]["count"] == 1 and both["step"]["events"] == [both["event"]]
+    assert both["step"]["evaluation"] == server.admin("POST", p + "/evaluate", json={}).json()
+    assert server.admin("POST", p + "/message", json={"role": "user", "content": "x", "step_since": -2}).status_code == 400
+    assert server.admin("POST", p + "/end", json={}).status_code == 200

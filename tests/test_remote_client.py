@@ -244,3 +244,24 @@ def test_a_training_loop_reuses_its_threads_connection(server: HttpServer, recor
     pool = conn.http._transport._pool  # type: ignore[attr-defined]
     assert len(pool.connections) == 1 and len(sent) > 10
     close_pools()
+
+
+def test_a_call_asked_for_the_steps_sync_brings_it_and_no_other_call_does(server: HttpServer) -> None:
+    conn = ServerConnection(server.base, TOKEN)
+    try:
+        ep = conn.admin("POST", "/admin/episodes", {}).json()
+        assert ep["start"]["count"] == 0 and ep["start"]["events"] == []
+        client = EpisodeClient(conn, ep["mcp_path"], env_key=ep["env_hash"])
+        plain = client.call_tool("read_text_file", READ)
+        assert "coworkenv/step" not in plain["_meta"]  # never without the header (the SDK's client never sends it)
+        asked = client.call_tool("write_file", {"path": "/reports/s.md", "content": "Total: 1234\n"}, step_since=1)
+        step = asked["_meta"].pop("coworkenv/step")
+        p = f"/admin/episodes/{ep['episode_id']}"
+        assert step == conn.admin("POST", p + "/step", {"since": 1}).json()
+        assert [e["tool"] for e in step["events"]] == ["write_file"] and step["count"] == 2
+        assert asked["_meta"] == plain["_meta"] and asked["content"][0]["text"]
+        bad = client.call_tool("read_text_file", READ, step_since=None)
+        assert "coworkenv/step" not in bad["_meta"]
+        assert conn.admin("POST", p + "/end", {}).status_code == 200
+    finally:
+        conn.close()

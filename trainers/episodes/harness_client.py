@@ -31,6 +31,10 @@ CLIENT_INFO = {"name": "mcp", "version": "0.1.0"}
 _ACCEPT = "application/json, text/event-stream"
 
 
+STEP_HEADER = "coworkenv-step-since"  # asks for the step's sync with a call's answer (see `call_tool`)
+STEP_META = "coworkenv/step"
+
+
 class HarnessError(RuntimeError):
     """A request failed: the server could not be reached, answered an HTTP error or a JSON-RPC error, or sent
     something that is not an answer. `status` is the HTTP status when there was one, `code` the error code."""
@@ -57,7 +61,7 @@ class ServerConnection:
         return self.http.request(method, path, json=body, params=params, headers=self._auth)
 
     def rpc(self, path: str, method: str, params: dict[str, Any], request_id: int, tool: str | None = None,
-            version: str = PROTOCOL_VERSION) -> dict[str, Any]:
+            version: str = PROTOCOL_VERSION, extra_headers: dict[str, str] | None = None) -> dict[str, Any]:
         """Send one sessionless JSON-RPC request to the MCP endpoint at `path` and return its `result`; an HTTP
         error, a JSON-RPC error or an answer that is not one raises HarnessError saying which."""
         envelope = {"io.modelcontextprotocol/protocolVersion": version,
@@ -68,6 +72,8 @@ class ServerConnection:
                    "mcp-method": method}
         if tool is not None:
             headers["mcp-name"] = tool
+        if extra_headers:
+            headers.update(extra_headers)
         content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         what = f"{method} at {self.base}{path}"
         try:
@@ -151,11 +157,15 @@ class EpisodeClient:
                 self.connection.listings[self.env_key] = tools
         return tools
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def call_tool(self, name: str, arguments: dict[str, Any], step_since: int | None = None) -> dict[str, Any]:
         """The JSON-RPC result of calling tool `name` (`content`, `isError`, `structuredContent`, ...); a tool's
-        own failure is a result with `isError` true, a failed request raises HarnessError."""
+        own failure is a result with `isError` true, a failed request raises HarnessError. With `step_since`,
+        the request asks (header `Coworkenv-Step-Since: N`) for the step's sync in the same answer: a coworkenv
+        server that answers the call on its fast path adds `_meta["coworkenv/step"]` (the events from index N,
+        count, clock, content hash and the evaluation, as `POST .../step` answers); otherwise it is absent."""
+        extra = {STEP_HEADER: str(step_since)} if step_since is not None else None
         return self.connection.rpc(self.path, "tools/call", {"name": name, "arguments": arguments}, self._id(),
-                                   tool=name)
+                                   tool=name, extra_headers=extra)
 
 
 def result_text(result: dict[str, Any]) -> str:

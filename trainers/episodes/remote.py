@@ -34,7 +34,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from workspace_sim.errors import SpecError
 
-from .harness_client import EpisodeClient, HarnessError, ServerConnection, result_text
+from .harness_client import STEP_META, EpisodeClient, HarnessError, ServerConnection, result_text
 
 ADMIN_TOKEN_ENV = "COWORKENV_ADMIN_TOKEN"
 STEP_SYNC_ENV = "COWORKENV_REMOTE_STEP_SYNC"
@@ -371,6 +371,21 @@ class RemoteWorkspace:
             return self._judged
         return None
 
+    def step_since(self) -> int | None:
+        """The event index from which a tool call may bring the step's sync with its answer (the events known so
+        far), or None when it may not (the old sync, or a judgement with a final answer is wanted)."""
+        return len(self._events) if self._steps and self.step_answer is None else None
+
+    def called(self, result: dict[str, Any]) -> None:
+        """A tool call was answered: take the step's sync it brought (`_meta["coworkenv/step"]`), else read the
+        workspace again when asked."""
+        meta = result.get("_meta")
+        synced = meta.pop(STEP_META, None) if isinstance(meta, dict) else None
+        if isinstance(synced, dict) and isinstance(synced.get("evaluation"), dict):
+            self._take(synced)
+        else:
+            self.touched()
+
     def _sync(self) -> None:
         if not self._stale:
             return
@@ -423,7 +438,22 @@ class RemoteWorkspace:
     def add_message(self, role: str, content: str) -> RemoteEvent:
         """Log a conversation turn on the server (confirmation policies read these)."""
         self._judged = None
-        event = RemoteEvent(self.admin.request("POST", self._path("message"), {"role": role, "content": content}))
+        body: dict[str, Any] = {"role": role, "content": content}
+        since = self.step_since()
+        if since is not None:  # the step's sync comes with the answer
+            body["step_since"] = since
+        try:
+            doc = self.admin.request("POST", self._path("message"), body)
+        except RemoteError as e:
+            if since is None or "step_since" not in str(e):
+                raise
+            self._steps, since = False, None  # an older server: it syncs with GET .../events and POST .../evaluate
+            del body["step_since"]
+            doc = self.admin.request("POST", self._path("message"), body)
+        if since is not None and isinstance(doc.get("event"), dict) and isinstance(doc.get("step"), dict):
+            self._take(doc["step"])
+            return RemoteEvent(doc["event"])
+        event = RemoteEvent(doc)
         if not self._stale and event.doc.get("index") == len(self._events):
             self._events.append(event)  # a message moves neither the clock nor the records
         else:
@@ -472,10 +502,11 @@ class LeanMCPChannel:
     def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         """The remote MCP server's answer (text content and isError)."""
         self.workspace.touched()
-        try:
-            result = self.client.call_tool(tool, arguments)
+        try:  # the step's sync comes with the answer (one request fewer per step)
+            result = self.client.call_tool(tool, arguments, step_since=self.workspace.step_since())
         except HarnessError as e:
             raise RemoteError(f"the MCP call {tool} to {self.url} failed: {e}") from None
+        self.workspace.called(result)
         return result_text(result), bool(result.get("isError"))
 
     def close(self) -> None:
