@@ -43,7 +43,8 @@ def new_episode_id() -> str:
 
 
 class Episode:
-    """A live episode of one environment, recorded as it goes."""
+    """A live episode of one environment, recorded as it goes; `fresh` makes its start-state workspaces (at
+    creation and on reset; by default `env.build_workspace`, the HTTP hub's pool forks a template)."""
 
     def __init__(
         self,

@@ -1,5 +1,10 @@
 """The live episodes of an HTTP server: each has its own workspace, MCP server and session manager.
 
+Workspaces start as forks of a per-environment template and inline specs are parsed once
+(`mcp_server.pool`); an episode's `MCPServer` is built only when a request needs it (the fast
+path's sessionless calls and cached listings do not), and a harness's call may bring its step's
+sync (`LiveEpisode.step_sync`, asked for with `Coworkenv-Step-Since`).
+
 Episodes are addressed explicitly (by id in the URL path), so one MCP request can only ever reach
 the episode it names. Sessionless tool calls and listings go to the fast path
 (`mcp_server.fastpath`); anything else goes to the episode's own streamable-HTTP session manager,
