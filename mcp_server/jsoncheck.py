@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from workspace_sim.jsontext import safe_dumps
+from workspace_sim.jsontext import encodable, safe_dumps
 
 __all__ = ["MAX_DEPTH", "JsonProblem", "decode_arguments", "parse_client_json", "refuse_bad_json", "request_id",
            "safe_dumps"]
@@ -87,7 +87,7 @@ def request_id(msg: Any) -> str | int | None:
     rid = msg.get("id") if isinstance(msg, dict) else None
     if isinstance(rid, bool) or not isinstance(rid, (str, int)):
         return None
-    if isinstance(rid, str) and not _encodable(rid):
+    if isinstance(rid, str) and not encodable(rid):
         return None
     return rid
 
@@ -99,25 +99,17 @@ def _walk(value: Any, max_depth: int, surrogates: bool) -> str | None:
         if isinstance(v, _Constant):
             return f"{v.name} at {_path(where)} is not a JSON number (JSON has no NaN or Infinity)"
         if isinstance(v, str):
-            if surrogates and not _encodable(v):
+            if surrogates and not encodable(v):
                 return f"a string at {_path(where)} holds a lone UTF-16 surrogate (strings must be valid Unicode)"
         elif isinstance(v, (dict, list)):
             if depth >= max_depth:
                 return f"nested deeper than {max_depth} levels at {_path(where)}"
             items = v.items() if isinstance(v, dict) else enumerate(v)
             for k, x in items:
-                if surrogates and isinstance(k, str) and not _encodable(k):
+                if surrogates and isinstance(k, str) and not encodable(k):
                     return f"a key at {_path(where)} holds a lone UTF-16 surrogate (strings must be valid Unicode)"
                 stack.append((x, depth + 1, (*where, k)))
     return None
-
-
-def _encodable(s: str) -> bool:
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _path(where: tuple[Any, ...]) -> str:

@@ -19,20 +19,10 @@ from __future__ import annotations
 
 
 from workspace_sim import Workspace
-from workspace_sim.predicates import KEY_FACTS, EvalContext, stage_checkpoints
+from workspace_sim.predicates import KEY_FACTS, EvalContext, last_assistant_message, stage_checkpoints
 from workspace_sim.state import State
 
 from .spec import EnvironmentSpec
-
-
-def last_assistant_message(state: State) -> str | None:
-    """The agent's last message in a state's log (a closed day's report)."""
-    node = state.log
-    while node is not None:
-        if node.event.kind == "message" and node.event.role == "assistant":
-            return node.event.content
-        node = node.prev
-    return None
 
 
 class StrictJudge:

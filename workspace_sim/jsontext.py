@@ -26,7 +26,7 @@ def safe_dumps(obj: Any, **kw: Any) -> str:
 
 def _sanitized(v: Any) -> Any:
     if isinstance(v, str):
-        return v if _encodable(v) else v.encode("utf-8", "backslashreplace").decode("utf-8")
+        return v if encodable(v) else v.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(v, float) and v != v:
         return "NaN"
     if isinstance(v, float) and v in (float("inf"), float("-inf")):
@@ -38,7 +38,8 @@ def _sanitized(v: Any) -> Any:
     return v
 
 
-def _encodable(s: str) -> bool:
+def encodable(s: str) -> bool:
+    """Whether `s` is valid Unicode (no lone UTF-16 surrogate), i.e. encodes as UTF-8."""
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:

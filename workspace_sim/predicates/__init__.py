@@ -251,7 +251,8 @@ def stage_checkpoints(events: list[Any]) -> dict[str, Any]:
     return {e.args["stage"]: e for e in events if e.kind == "stage"}
 
 
-def _last_assistant_message(state: State) -> str | None:
+def last_assistant_message(state: State) -> str | None:
+    """The agent's last message in a state's log (a closed day's report, the answer its predicates read)."""
     node = state.log
     while node is not None:
         if node.event.kind == "message" and node.event.role == "assistant":
@@ -291,7 +292,7 @@ def evaluate_states(
         elif sid in closed:
             if sid not in contexts:
                 cp = closed[sid].checkpoint
-                contexts[sid] = EvalContext(initial, cp, cp.events(), _last_assistant_message(cp), user, judge, budget)
+                contexts[sid] = EvalContext(initial, cp, cp.events(), last_assistant_message(cp), user, judge, budget)
             results.append(p.evaluate(contexts[sid]))
         else:
             r = p.result(False, p.description or p.kind, f"stage {sid!r} was never reached")
@@ -322,6 +323,6 @@ __all__ = [
     "Judge", "JudgeCache", "Judged", "KEY_FACTS", "KINDS", "KeyFactsJudge", "MailSent", "ModelJudge", "NotOf",
     "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "StageScore", "RecordAbsent", "RecordExists", "RecordsRead", "SecretNotLeaked",
     "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "Verdict", "evaluate", "evaluate_states",
-    "stage_checkpoints", "weighted_score",
+    "last_assistant_message", "stage_checkpoints", "weighted_score",
     "in_scope", "parse_predicates",
 ]
