@@ -36,7 +36,7 @@ async def follow_the_prompt_on_clarify(c: Client) -> dict[str, Any]:
     prompt = (await c.get_prompt("start_task")).messages[0].content.text
     task = (await c.read_resource("workspace://task")).contents[0].text
     answer = text_of(await c.call_tool("ask_user", {"question": "Which Kim: the designer or the engineer?"}))
-    kim = "kim.nguyen@brightline.example" if "kim.nguyen@" in answer else "kim.nguyenpark@brightline.example"
+    kim = "kim.nguyen@brightline.example" if "kim.nguyen@" in answer else "kim.ngo@brightline.example"
     submits = []
     for _ in range(4):
         notes = text_of(await c.call_tool("read_text_file", {"path": "/notes/design-sync.md"}))

@@ -131,3 +131,32 @@ def unique_names(b: SpecBuilder, n: int, make: Any) -> list[str]:
         if len(out) == n:
             return out
     raise RuntimeError("could not draw distinct values")
+
+
+def directory_key(p: Person) -> tuple[str, str]:
+    """Where `p` stands in the directory's listing (search_contacts sorts by folded name, then address)."""
+    return (p.name.casefold(), p.email)
+
+
+def lookalike_listed_first(b: SpecBuilder, p: Person) -> Person:
+    """A colleague easy to confuse with `p` (same first name, a surname cut short or one sorting earlier) whose
+    directory entry comes before `p`'s, so `p` is never the first person a listing shows; an existing person of
+    that name is reused, a new one joins the world, the contacts and the mail accounts of the services in use."""
+    first, last = p.name.split(" ", 1) if " " in p.name else (p.name, "")
+    earlier = sorted(s for s in b.maker.pools.last_names if s.casefold() < last.casefold())
+    twist = last[:-1] if len(last) > 3 or not earlier else b.rng.choice(earlier)
+    name = f"{first} {twist}".strip()
+    for q in b.world.people:
+        if q.name == name and directory_key(q) < directory_key(p):
+            return q
+    q = b.maker.person(p.email.split("@")[1], "colleague", p.department, first=first, last=twist)
+    if directory_key(q) >= directory_key(p):  # pragma: no cover - a prefix or an earlier surname sorts first
+        raise RuntimeError(f"look-alike {q.name} does not sort before {p.name}")
+    b.world.people.append(q)
+    if "contacts" in b.services:
+        b.table("contacts", "people").append({"email": q.email, "name": q.name, "title": q.title,
+                                              "department": q.department, "manager": None,
+                                              "timezone": q.timezone, "phone": b.maker.phone()})
+    if "mail" in b.services:
+        b.table("mail", "accounts").append({"email": q.email, "name": q.name})
+    return q

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..builder import Act, SpecBuilder
 from . import template
-from .common import TOPICS, add_mail, add_project, add_ticket, background_mail, background_tickets, money
+from .common import (TOPICS, add_mail, add_project, add_ticket, background_mail, background_tickets, directory_key,
+                     money)
 
 
 def _asker_and_twin(b: SpecBuilder):  # type: ignore[no-untyped-def]
@@ -94,13 +95,19 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
     b.use("tickets", "contacts")
     project = b.rng.choice(("OPS", "WEB", "DATA", "INFRA"))
     add_project(b, project, f"{project.capitalize()} team")
-    background_tickets(b, project, 5)
     owner, twin = _asker_and_twin(b)
+    if directory_key(owner) < directory_key(twin):  # the look-alike comes first in the directory, and its
+        owner, twin = twin, owner                   # ticket first in the backlog: the owner is never listed first
     topic = b.rng.choice(TOPICS)
+    add_ticket(b, project, f"{topic.capitalize()} {b.maker.word()} follow-up", "Open", "low", twin.email, [topic])
+    background_tickets(b, project, 5)
     subject = f"{topic.capitalize()} {b.maker.word()} outage"
     key = add_ticket(b, project, subject, "In Progress", "high", owner.email, [topic])
-    add_ticket(b, project, f"{topic.capitalize()} {b.maker.word()} follow-up", "Open", "low", twin.email, [topic])
-    phone = next(r["phone"] for r in b.table("contacts", "people") if r["email"] == owner.email)
+    rows = b.table("contacts", "people")
+    row = next(r for r in rows if r["email"] == owner.email)
+    while any(r is not row and r["phone"] == row["phone"] for r in rows):  # the pool may repeat a number
+        row["phone"] = b.maker.phone()
+    phone = row["phone"]
     b.ask(f"Who is working on the ticket '{subject}' in {project}, and what is their phone number?",
           f"Find the owner of {subject}", "information_retrieval", "assignee_phone")
 

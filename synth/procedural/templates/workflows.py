@@ -7,7 +7,8 @@ from zoneinfo import ZoneInfo
 
 from ..builder import Act, SpecBuilder, TemplateError
 from . import template
-from .common import TOPICS, add_event, add_mail, background_files, background_mail, background_tickets, local, money
+from .common import (TOPICS, add_event, add_mail, add_ticket, background_files, background_mail, background_tickets,
+                     directory_key, local, lookalike_listed_first, money)
 from .tickets import _owner, _project
 
 
@@ -179,8 +180,14 @@ def ticket_details_from_user(b: SpecBuilder, size: int = 1) -> Act:
     """File a ticket whose priority and owner only the user knows; the agent must ask."""
     b.use("tickets", "contacts")
     project = _project(b)
-    background_tickets(b, project, 4)
     owner = _owner(b)
+    twin = next((q for q in b.world.colleagues() if q is not owner and q.name.split()[0] == owner.name.split()[0]),
+                None) or lookalike_listed_first(b, owner)
+    if directory_key(owner) < directory_key(twin):  # the look-alike comes first in the directory, and its
+        owner, twin = twin, owner                   # ticket first in the backlog: the owner is never listed first
+    add_ticket(b, project, f"{b.rng.choice(TOPICS).capitalize()} {b.maker.word()} report is late", "Open", "medium",
+               twin.email, [])
+    background_tickets(b, project, 4)
     priority = b.rng.choice(("high", "highest", "low"))
     issue = f"{b.rng.choice(TOPICS)} {b.maker.word()} export is slow"
     pri = b.fact("priority", priority, ["priority", "urgent", "urgency"], f"It is {priority} priority.", decoy="medium")
@@ -237,6 +244,7 @@ def external_recipient(b: SpecBuilder, size: int = 1) -> Act:
     background_files(b, 2)
     ext = b.world.externals()[0]
     mgr = b.world.manager
+    lookalike_listed_first(b, mgr)  # the manager is never the first address the directory lists
     report = f"/reports/{b.rng.choice(TOPICS)}-summary-{b.rng.randint(1, 99)}.md"
     b.table("files", "files").append({"path": report, "content": f"# Summary\n\n{b.maker.paragraph()}\n"})
     domain = b.world.organisation.domain
