@@ -15,7 +15,7 @@ PROBE = """
 import sys
 from workspace_sim import Workspace, WorkspaceConfig
 Workspace.create(WorkspaceConfig(user="a@example.com", services=["files", "todo"]))
-print(sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("workspace_sim.services.")))
+print(sorted({m.split(".")[2] for m in sys.modules if m.startswith("workspace_sim.services.")}))  # a service package's modules count once
 """
 
 

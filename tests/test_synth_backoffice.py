@@ -74,6 +74,8 @@ def test_a_restock_that_ignores_the_mailed_lead_time_fails() -> None:
 
 def test_the_mix_reaches_back_office() -> None:
     assert "back_office" in CAPABILITIES
-    jobs = plan(["back_office"], 9, seed=0)
-    names = {generate(cap, seed).metadata["templates"][0] for cap, seed in jobs}
-    assert names == set(NAMES)
+    jobs = plan(["back_office"], 24, seed=0)
+    specs = [generate(cap, seed) for cap, seed in jobs]
+    names = {name for s in specs for name in s.metadata["templates"]}
+    assert set(NAMES) <= names and "back_office_days" in names  # alone, and as day one of a two-day story
+    assert all(set(s.metadata["templates"]) & set(NAMES) for s in specs)  # every story carries one of them

@@ -214,7 +214,7 @@ class Value(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     property: str = Field(description="The property's name.")
-    value: str | int | float | bool | list[str] | None = Field(description=(
+    value: str | int | float | bool | list[str] | None = Field(None, description=(
         "The value: text, a number, true/false, an option, a list of options or row ids, a YYYY-MM-DD date, a "
         "person's name or address; null clears it."))
 
