@@ -4,7 +4,8 @@ Public API (stable; other packages rely on it):
 - `EnvironmentSpec`, `load_spec(path)`, `loads_spec(text)`, `parse_spec(doc)`, `spec_json_schema()`
 - `validate_spec(spec_or_doc) -> ValidationReport` with `Feedback(check, path, problem, hint)` items
 - `CAPABILITIES` (id -> Capability), `generate(capability, seed)` and `synthesize(...)` (batches)
-- `SpecDriver` / `run_reference`: the spec's turn semantics (scripted user, world events)
+- `SpecDriver` / `run_reference`: the spec's turn semantics (scripted user, world events, working days)
+- `synth.baselines` / `synth.blind_check`: the stale, forgetful, idle and blind agents validation requires to fail
 """
 
 from .capabilities import CAPABILITIES, Capability, capability

@@ -1,4 +1,6 @@
-"""workspace_sim: a deterministic simulated workspace (files, mail, calendar, contacts, tickets)."""
+"""workspace_sim: a deterministic simulated workspace: files (with media), mail, calendar, contacts, tickets,
+notes, to-dos, CRM, knowledge base, finance, inventory, scheduler, integrations, feeds, an offline web, typed
+databases and sandboxes; stages of a multi-day scenario are checkpoints in its log."""
 
 from .config import WorkspaceConfig
 from .diff import Diff, RecordChange

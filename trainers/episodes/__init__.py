@@ -4,8 +4,10 @@
   remote coworkenv HTTP server with `connect=RemoteTarget(url, token)`, or spread over several with
   `connect=RemoteServers(...)`, each episode routed by its id);
   `PreparedSpec` builds a spec's start state once for many episodes; `EpisodeLimits` caps turns,
-  tool calls and wall time.
-- `make_policy(name, **settings)` / `PolicySpec`: `teacher`, `noop`, `random`, `openai`, `hf`.
+  tool calls and wall time (scaled to the environment's reference when not given). A multi-day
+  scenario plays as one conversation whose days close when the user is satisfied with the day's report.
+- `make_policy(name, **settings)` / `PolicySpec`: `teacher`, its `stale` and `forgetful` baselines,
+  the blind `spray`, `first_pick`, `blind_writer` and `answer_only`, `noop`, `random`, `openai`, `hf`.
 - `ScriptedUserSim` and `LLMUserSim` answer the agent; `UserSpec` picks one for a batch.
 - `run_batch(specs, BatchConfig(...), workers, ray)` and `summarize(records)`.
 - `replay_record(record, spec)` checks a record reproduces step by step.
