@@ -38,11 +38,14 @@ def major_to_minor(data: Any, major: str = "amount", minor: str = "amount_minor"
     return data
 
 
-def line(value: str, what: str, limit: int) -> str:
-    """One line of text, spaces collapsed, at most `limit` characters."""
+def line(value: str, what: str, limit: int, empty: str = "") -> str:
+    """One line of text, spaces collapsed, at most `limit` characters; with `empty`, an empty one is refused with
+    that message."""
     text = " ".join(value.split())
     if len(text) > limit:
         raise ValueError(f"{what} is {len(text)} characters long; at most {limit} are allowed")
+    if empty and not text:
+        raise ValueError(empty)
     return text
 
 
@@ -152,18 +155,12 @@ class Invoice(Record):
     @field_validator("number")
     @classmethod
     def _number(cls, v: str) -> str:
-        text = line(v, "invoice number", MAX_REF)
-        if not text:
-            raise ValueError("invoice number is empty")
-        return text
+        return line(v, "invoice number", MAX_REF, "invoice number is empty")
 
     @field_validator("counterparty")
     @classmethod
     def _party(cls, v: str) -> str:
-        text = line(v, "counterparty", MAX_NAME)
-        if not text:
-            raise ValueError("invoice counterparty (the supplier or customer) is empty")
-        return text
+        return line(v, "counterparty", MAX_NAME, "invoice counterparty (the supplier or customer) is empty")
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -208,10 +205,7 @@ class Report(Record):
     @field_validator("title")
     @classmethod
     def _title(cls, v: str) -> str:
-        text = line(v, "title", MAX_NAME)
-        if not text:
-            raise ValueError("report title is empty")
-        return text
+        return line(v, "title", MAX_NAME, "report title is empty")
 
     @field_validator("currency", mode="before")
     @classmethod
