@@ -4,7 +4,8 @@
   everything it saw, mailed to every address it saw.
 - `first_pick`: the listings, then the reference's steps (and its answer) with each value replaced by the first
   value of its type in what the listings showed: address, id of the same prefix, date, phone number, URL, person
-  name, decimal or whole number, path or file of the same extension.
+  name, decimal or whole number, path or file of the same extension; a value of a type it never saw is kept only
+  where it was shown the literal (the request, a tool result), else it becomes a stand-in of its type.
 - `blind_writer`: the reference's writes and sends, without reading anything, with plausible text in place of
   every value the request does not spell out.
 - `answer_only`: the listings, then a final answer listing every entity it could see; no action.
@@ -139,43 +140,70 @@ def _scan(texts: Sequence[str], names: Sequence[str] = ()) -> dict[str, str]:
     return out
 
 
-def pick(value: Any, first: dict[str, str], names: Sequence[str] = ()) -> Any:
+# Stand-ins for a value of a type the agent never saw and whose literal it was never shown: it has nothing to
+# pick from, so it cannot send what the reference found (the `plausible` rule of blind_writer).
+STAND_IN = {"url": "https://example.com/", "email": "someone@example.com", "phone": "+1 555 0100",
+            "date": "2000-01-01", "name": "Someone", "number": "1", "decimal": "1.0", "path": "/unknown"}
+
+
+def stand_in(kind: str, literal: str) -> str:
+    """The stand-in of a value of type `kind` (a key of `first_of_type`'s result) for `literal`: a fixed value of
+    its shape ('id:<prefix>' keeps the prefix, 'file:<ext>' the extension)."""
+    if kind.startswith("id:"):
+        return f"{literal.split('-', 1)[0]}-0"
+    if kind.startswith("file:"):
+        return f"/unknown.{literal.rsplit('.', 1)[-1]}"
+    return STAND_IN[kind]
+
+
+def pick(value: Any, first: dict[str, str], names: Sequence[str] = (), visible: str = "") -> Any:
     """`value` with each typed part replaced by the first value of its type in `first` (see `first_of_type`);
-    `names` are the people's names to replace by the first one seen."""
+    `names` are the people's names to replace by the first one seen. A part of a type never seen is kept only
+    when `visible` (the text the agent was shown) holds it, else it becomes a stand-in (`stand_in`): the agent
+    never copies a value it could not have read."""
+    def get(kind: str, literal: str, fallback: str | None = None) -> str:
+        got = first.get(kind, first.get(fallback) if fallback else None)
+        if got is not None:
+            return got
+        return literal if literal and literal in visible else stand_in(kind, literal)
+
     if isinstance(value, dict):
-        return {k: pick(v, first, names) for k, v in value.items()}
+        return {k: pick(v, first, names, visible) for k, v in value.items()}
     if isinstance(value, list):
-        return [pick(v, first, names) for v in value]
+        return [pick(v, first, names, visible) for v in value]
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, (int, float)):
-        got = first.get("decimal" if isinstance(value, float) else "number", first.get("number"))
-        return type(value)(float(got)) if got is not None else value
+        got = get("decimal" if isinstance(value, float) else "number", str(value), "number")
+        return type(value)(float(got))
     if not isinstance(value, str):
         return value
     if _PATH.fullmatch(value):
         ext = value.rsplit(".", 1)[-1].lower() if "." in value.rsplit("/", 1)[-1] else None
-        return first.get(f"file:{ext}", first.get("path", value)) if ext else first.get("path", value)
+        if ext and f"file:{ext}" in first:
+            return first[f"file:{ext}"]
+        return get("path", value) if "path" in first or not ext else get(f"file:{ext}", value)
     if _NUMBER.match(value.strip()):
         key = "decimal" if "." in value else "number"
-        return first.get(key, value)
+        return get(key, value)
     keep: list[str] = []
 
     def hold(text: str) -> str:  # a replaced value is held aside (a private-use character) so later patterns
         keep.append(text)        # do not rewrite it
         return chr(_HELD + len(keep) - 1)
 
-    text = _URL.sub(lambda m: hold(first.get("url", m.group(0))), value)
-    text = _EMAIL.sub(lambda m: hold(first.get("email", m.group(0))), text)
-    text = _PATH.sub(lambda m: hold(pick(m.group(0), first)), text)
-    text = _PHONE.sub(lambda m: hold(first.get("phone", m.group(0))), text)
-    text = _DATE.sub(lambda m: hold(first.get("date", m.group(0))), text)
-    text = _ID.sub(lambda m: hold(first.get(f"id:{m.group(1).lower()}", m.group(0))), text)
+    text = _URL.sub(lambda m: hold(get("url", m.group(0))), value)
+    text = _EMAIL.sub(lambda m: hold(get("email", m.group(0))), text)
+    text = _PATH.sub(lambda m: hold(pick(m.group(0).rstrip("."), first, (), visible)
+                                    + m.group(0)[len(m.group(0).rstrip(".")):]), text)  # a full stop is no extension
+    text = _PHONE.sub(lambda m: hold(get("phone", m.group(0))), text)
+    text = _DATE.sub(lambda m: hold(get("date", m.group(0))), text)
+    text = _ID.sub(lambda m: hold(get(f"id:{m.group(1).lower()}", m.group(0))), text)
     for n in sorted(names, key=len, reverse=True):
         if n and n in text:
-            text = text.replace(n, hold(first.get("name", n)))
-    text = _DECIMAL.sub(lambda m: hold(first.get("decimal", m.group(0))), text)
-    text = _INTEGER.sub(lambda m: hold(first.get("number", m.group(0))), text)
+            text = text.replace(n, hold(get("name", n)))
+    text = _DECIMAL.sub(lambda m: hold(get("decimal", m.group(0))), text)
+    text = _INTEGER.sub(lambda m: hold(get("number", m.group(0))), text)
     return "".join(keep[ord(c) - _HELD] if _HELD <= ord(c) < _HELD + len(keep) else c for c in text)
 
 
@@ -257,6 +285,8 @@ class FirstPick(BlindAgent):
         self.names = tuple(p.name for p in spec.world.people if p.name)
         self._found: dict[str, str] = {}
         self._scanned = 0  # tool messages scanned into _found so far
+        self._shown: list[str] = []  # the user's messages and tool results so far (what the agent was shown)
+        self._read = 0  # messages read into _shown so far
 
     def _first(self, messages: Sequence[dict[str, Any]]) -> dict[str, str]:
         """first_of_type over every tool result so far, scanning only the ones not seen yet."""
@@ -266,6 +296,12 @@ class FirstPick(BlindAgent):
         self._scanned = len(texts)
         return _finish(self._found)
 
+    def _visible(self, messages: Sequence[dict[str, Any]]) -> str:
+        """Every text the agent was shown so far (the user's messages and tool results), read incrementally."""
+        self._shown += seen_text(messages[self._read:], ("user", "tool"))
+        self._read = len(messages)
+        return "\n".join(self._shown)
+
     def act(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> BlindTurn:
         """Listings first; then each reference step, its values picked from what the listings showed."""
         self.phase += 1
@@ -273,19 +309,19 @@ class FirstPick(BlindAgent):
             calls = listing_calls(tools)
             if calls:
                 return BlindTurn(calls=calls)
-        first = self._first(messages)
+        first, shown = self._first(messages), self._visible(messages)
         steps = self.spec.reference.steps
         if self.next >= len(steps):
             final = self.spec.reference.final_answer
-            return BlindTurn(content=pick(self.fill(final), first, self.names) if final is not None else None)
+            return BlindTurn(content=pick(self.fill(final), first, self.names, shown) if final is not None else None)
         step = steps[self.next]
         self.next += 1
         if isinstance(step, (SayStep, AskStep)):
             return BlindTurn(content=self.fill(step.text), expects_reply=True)
         if isinstance(step, EndStageStep):
-            return BlindTurn(content=pick(self.fill(step.text), first, self.names))
+            return BlindTurn(content=pick(self.fill(step.text), first, self.names, shown))
         assert isinstance(step, CallStep)
-        return BlindTurn(calls=[(step.tool, pick(self.fill(dict(step.args)), first, self.names))])
+        return BlindTurn(calls=[(step.tool, pick(self.fill(dict(step.args)), first, self.names, shown))])
 
 
 class BlindWriter(BlindAgent):

@@ -17,7 +17,8 @@
 6. multi_turn: with hidden facts, no solution passes without the user's answers;
 7. stale: with a silent world change, the reference with its steps' stale_args fails (synth.baselines);
 8. forgetful: with two or more stages (or steps marked recalls), the reference without its recalls steps
-   fails (synth.baselines);
+   fails (synth.baselines); blind: agents that never try the task (spray, first_pick, blind_writer,
+   answer_only) fail it strictly (synth.blind_check);
 9. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
 """
 
@@ -32,6 +33,7 @@ from workspace_sim.predicates import Evaluation, in_scope
 from workspace_sim.state import State
 
 from .baselines import check_forgetful, check_stale, idle_steps
+from .blind_check import check_blind
 from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .checks import check_static, enabled_tools
@@ -114,6 +116,8 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
     if main.ok:  # a baseline is judged against a reference that works
         check_stale(spec, main.run, report)
         check_forgetful(spec, main.run, report)
+        if mutants:  # blind baselines (synth.blind_check): spray, first_pick, blind_writer, answer_only must fail
+            check_blind(spec, base, report)
     _check_capabilities(spec, main.run, report)
     if mutants and all(s.ok for s in solved):
         _guard_unchanged_scopes(spec, base.initial, report)

@@ -10,6 +10,7 @@ import pytest
 from synth.procedural import generate
 from trainers.episodes.policies import POLICY_NAMES, PolicyConfigError, make_policy
 from synth.blind_check import first_of_type, pick, read_only_tools
+from synth.spec import parse_spec
 from trainers.episodes.policies.blind import BLIND_POLICIES
 from trainers.episodes.runner import run_episode
 
@@ -79,6 +80,40 @@ def test_first_pick_replaces_values_inside_free_text_too() -> None:
         "Dana Reyes", "+1-555-123-4567", "https://a.example/x", "3.50", "12")
     text = "Bob Lee (+1-999-000-1111) quoted 88.10 for 40 seats, see https://b.example/y and /q/r.md."
     assert pick(text, first, names) == ("Dana Reyes (+1-555-123-4567) quoted 3.50 for 12 seats, see "
-                                        "https://a.example/x and /q/r.md.")
+                                        "https://a.example/x and /unknown.md.")  # no path seen: a stand-in
     assert pick({"total": 88.1, "seats": 40, "note": "42.00"}, first, names) == {"total": 3.5, "seats": 12,
                                                                                 "note": "3.50"}
+
+
+def test_a_value_of_a_type_never_seen_becomes_a_stand_in_not_the_references_literal() -> None:
+    """A listing that shows names and no full path (directory_tree) gives first_pick no path to pick: the
+    reference's path is kept only when the agent was shown it, else a stand-in of its type replaces it; the same
+    for every other type (address, id, date, phone, URL, number)."""
+    first = first_of_type(["inbox/\n  q1-report.csv\n  notes.txt"])
+    assert "path" not in first and not any(k.startswith("file:") for k in first)
+    args = {"source": "/inbox/q1-report.csv", "destination": "/reports/q1-report.csv"}
+    assert pick(args, first) == {"source": "/unknown.csv", "destination": "/unknown.csv"}
+    assert pick(args, first, visible="Move /inbox/q1-report.csv please") == {
+        "source": "/inbox/q1-report.csv", "destination": "/unknown.csv"}
+    unseen = {"to": ["zed@acme.com"], "key": "OPS-12", "n": 7, "when": "2026-05-05", "x": 2.5,
+              "body": "Call +1-555-123-4567 or see https://q.example/r about OPS-3 on 2026-05-05: 41 left"}
+    assert pick(unseen, {}) == {"to": ["someone@example.com"], "key": "OPS-0", "n": 1, "when": "2000-01-01",
+                                "x": 1.0, "body": "Call +1 555 0100 or see https://example.com/ about OPS-0 on "
+                                                  "2000-01-01: 1 left"}
+    shown = "zed@acme.com wrote about OPS-12"
+    assert pick(unseen, {}, visible=shown)["to"] == ["zed@acme.com"] and pick(unseen, {}, visible=shown)["key"] == "OPS-12"
+
+
+def test_first_pick_fails_a_file_move_whose_paths_no_listing_shows() -> None:
+    """The LLM tests' repaired file move: directory_tree shows names, so first_pick has no path of its type and
+    must not send the reference's (it passed when it did); validation with the blind check accepts the spec."""
+    from synth.blind_check import blind_passes, play
+    from synth.validate import validate_spec
+    from tests.test_synth_llm import REPAIRED
+
+    spec = parse_spec(REPAIRED)
+    passed, driver, _ = play(spec, "first_pick")
+    moves = [e.args for e in driver.ws.events() if e.tool == "move_file"]
+    assert not passed and moves and moves[0]["source"] != "/inbox/q1-report.csv"
+    assert blind_passes(spec, spec.build_workspace()) == []
+    assert validate_spec(spec).ok

@@ -118,18 +118,19 @@ def test_builder_stage_rules_are_enforced_with_clear_errors() -> None:
         b.stage_change([{"op": "patch", "table": "files.files", "key": "/a.txt", "fields": {"content": "two\n"}}])
     with pytest.raises(TemplateError, match="close stage 'mon'"):
         b.open_stage("tue", "Tuesday", b.now + timedelta(days=1), "More.")
-    b.call("write_file", path="/b.txt", content="one\n")
-    b.check({"kind": "file", "path": "/b.txt", "content": {"contains": "one"}}, weight=2)
+    b.call("write_file", path="/b.txt", content="Ticket OPS-1\n")
+    b.check({"kind": "file", "path": "/b.txt", "content": {"contains": "OPS-1"}}, weight=2)
     b.end_stage("Monday done.")
     with pytest.raises(TemplateError, match="not after the clock"):
         b.open_stage("tue", "Tuesday", b.now, "More.")
     with pytest.raises(TemplateError, match="needs opens_at and the day's instructions"):
         b.open_stage("tue", "Tuesday", b.now + timedelta(days=1), " ")
     b.open_stage("tue", "Tuesday", b.now + timedelta(days=1), "Update b.txt with a.txt's content.")
-    b.stage_change([{"op": "patch", "table": "files.files", "key": "/a.txt", "fields": {"content": "two\n"}}])
+    b.stage_change([{"op": "patch", "table": "files.files", "key": "/a.txt", "fields": {"content": "Ticket OPS-2\n"}}])
     b.call("read_text_file", path="/a.txt")
-    b.call("write_file", _stale={"path": "/b.txt", "content": "one\n"}, _recalls=True, path="/b.txt", content="two\n")
-    b.check({"kind": "file", "path": "/b.txt", "content": {"contains": "two"}})
+    b.call("write_file", _stale={"path": "/b.txt", "content": "Ticket OPS-1\n"}, _recalls=True, path="/b.txt",
+           content="Ticket OPS-2\n")  # an id a blind agent cannot copy: first_pick writes the first OPS id it read
+    b.check({"kind": "file", "path": "/b.txt", "content": {"contains": "OPS-2"}})
     b.ask("Copy a.txt into b.txt.", "Copy", "dynamic_world", "test")
     b.allow("files:/b.txt")
     spec = b.build("test-stages", "medium")
@@ -138,7 +139,8 @@ def test_builder_stage_rules_are_enforced_with_clear_errors() -> None:
     assert spec.predicates[0]["stage"] == "mon" and spec.predicates[0]["weight"] == 2
     assert spec.predicates[1]["stage"] == "tue"
     marked = spec.reference.steps[-1]
-    assert isinstance(marked, CallStep) and marked.recalls and marked.stale_args == {"path": "/b.txt", "content": "one\n"}
+    assert isinstance(marked, CallStep) and marked.recalls
+    assert marked.stale_args == {"path": "/b.txt", "content": "Ticket OPS-1\n"}
     report = validate_spec(spec)
     assert report.ok, report.text()
     assert not _baseline(spec, "stale").passed and not _baseline(spec, "forgetful").passed
