@@ -69,7 +69,10 @@ def training_values(examples: Iterable[dict[str, Any]]) -> set[str]:
 def _context_text(messages: Sequence[dict[str, Any]], upto: int) -> str:
     parts = []
     for m in messages[:upto]:
-        parts.append(m.get("content") or "")
+        content = m.get("content") or ""
+        if isinstance(content, list):  # multimodal parts: their text
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        parts.append(content)
         for c in m.get("tool_calls") or []:
             parts.append(json.dumps(c.get("function", {}).get("arguments", {}), ensure_ascii=False))
     return "\n".join(parts)
@@ -84,8 +87,15 @@ def call_spans(tokenizer: Any, example: dict[str, Any], seen: set[str], max_leng
     or a letter is in every context). Token positions are those overlapping the value's characters
     within the first `max_length` tokens.
     """
+    text = tokenizer.apply_chat_template(example["messages"], tools=example.get("tools") or None, tokenize=False)
+    return spans_in_text(tokenizer, text, example, seen, max_length)
+
+
+def spans_in_text(tokenizer: Any, text: str, example: dict[str, Any], seen: set[str],
+                  max_length: int = 1 << 30) -> RenderedExample:
+    """`call_spans` on a rendering already made (`text`: the example's chat-template text, e.g. with a vision
+    processor's image tokens expanded), tokenised with `tokenizer`."""
     messages = example["messages"]
-    text = tokenizer.apply_chat_template(messages, tools=example.get("tools") or None, tokenize=False)
     enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     offsets = enc["offset_mapping"][:max_length]
     spans: list[CallSpan] = []
