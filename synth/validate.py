@@ -12,7 +12,8 @@
 5. mutants: every mutant of each solution (a step dropped, an argument not marked free changed, a
    collateral action added; a day's step done a day late, a day's report replaced) fails at least one
    predicate, unless it is equivalent: its end state equals a right solution's except for values the
-   predicates' tolerances accept (counted, not failed); each maintained predicate is broken by a change
+   predicates' tolerances accept, or it passes by another choice the predicates allow (`any`, `at_least`,
+   `one_of`, `includes`: synth.choices) (counted, not failed); each maintained predicate is broken by a change
    to the record field it guards (after the solution, or before its stage closes);
 6. multi_turn: with hidden facts, no solution passes without the user's answers;
 7. stale: with a silent world change, the reference with its steps' stale_args fails (synth.baselines);
@@ -29,13 +30,14 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from workspace_sim.errors import SpecError
-from workspace_sim.predicates import Evaluation, in_scope
+from workspace_sim.predicates import EvalContext, Evaluation, in_scope
 from workspace_sim.state import State
 
 from .baselines import check_forgetful, check_stale, idle_steps
 from .blind_check import check_blind
 from .breakers import break_mutants
 from .capabilities import CAPABILITIES
+from .choices import choice_equivalent
 from .checks import check_static, enabled_tools
 from .driver import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
@@ -122,8 +124,9 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
     if mutants and all(s.ok for s in solved):
         _guard_unchanged_scopes(spec, base.initial, report)
         rights = [s.run.workspace.state for s in solved]
+        right_runs = [_context(s.run.workspace, s.run.final_answer) for s in solved]
         for s in solved:
-            _check_mutants(spec, s, base.initial, rights, report, max_mutants)
+            _check_mutants(spec, s, base.initial, rights, right_runs, report, max_mutants)
     report.stats["seconds"] = round(time.perf_counter() - t0, 6)
     return report
 
@@ -257,10 +260,16 @@ def _check_capabilities(spec: EnvironmentSpec, run: Run, report: ValidationRepor
                 report.add("capability", "capabilities", f"{cap_id} {problem}", hint)
 
 
+def _context(ws: Any, answer: str | None) -> EvalContext:
+    """The evaluation context of a run's end (its start and end states, log and answer)."""
+    return EvalContext(ws.initial, ws.state, ws.events(), answer, ws.config.user)
+
+
 def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights: list[State],
-                   report: ValidationReport, max_mutants: int | None) -> None:
+                   right_runs: list[EvalContext], report: ValidationReport, max_mutants: int | None) -> None:
     """Run the mutants of one solution; a mutant that passes every predicate fails validation unless it
-    is equivalent (an argument change whose end state a right solution's tolerances accept)."""
+    is equivalent: an argument change whose end state a right solution's tolerances accept, or an argument
+    change or dropped step that passes by another choice the predicates allow (synth.choices)."""
     run = solved.run
     final = run.workspace.state
     diff = run.workspace.diff()
@@ -275,7 +284,8 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
     driver = SpecDriver(spec, run.workspace.fork())
     judge = StrictJudge(spec)
-    rules = field_rules(spec.parsed_predicates())
+    preds = spec.parsed_predicates()
+    rules = field_rules(preds)
     tried = killed = 0
     collateral_done: set[str] = set()
     for m in mutants:
@@ -295,6 +305,8 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
             killed += 1
             continue
         why = equivalent(rights, mrun.workspace.state, rules) if m.kind == "change_arg" else None
+        if why is None and m.kind in ("change_arg", "drop_step"):
+            why = choice_equivalent(preds, right_runs, _context(mrun.workspace, mrun.final_answer), rules)
         if why is not None:
             _equivalent(report, m, why)
         else:
