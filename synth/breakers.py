@@ -6,7 +6,9 @@ predicate rejects is drawn (another value of the field seen in the start state, 
 one, a time an hour later, filler text), and set by an enabled tool that takes the record's key and
 that field, as a careless agent would (e.g. `update_ticket(key, priority)`). When no tool can set
 it, a direct change to the record stands in, so the check still proves the predicate reads the field.
-A maintained predicate of a stage that closes before the end is broken just before that stage's end_stage.
+A maintained `record_absent` ("nothing shared with the client") is broken by changing a record of its table so
+that it matches (a direct change). A maintained predicate of a stage that closes before the end is broken just
+before that stage's end_stage.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator, Mapping
 
+from workspace_sim.predicates import RecordAbsent
+from workspace_sim.predicates.conditions import Condition, field_value
 from workspace_sim.registry import Tool
 from workspace_sim.state import State
 
@@ -94,5 +98,63 @@ def break_mutants(spec: EnvironmentSpec, parsed: list[Any], final: State, tools:
                                         f"the guarded record changed {when}: {what}",
                                         patch=({"op": "patch", "table": rule.table, "key": key,
                                                 "fields": {rule.field: _json(wrong)}},)))
+        if isinstance(parsed[i], RecordAbsent):
+            cands += _absent_breakers(parsed[i], final, end, answer, f"predicates[{i}]", when)
         out[i] = cands
+    return out
+
+
+def _satisfying(current: Any, c: Condition) -> Any:
+    """A value meeting `c` made from `current` (its equals or first one_of, `current` with the includes added, or
+    with the text contains asks for appended), or None when this cannot say."""
+    if "equals" in c.model_fields_set:
+        value = c.equals
+    elif c.one_of:
+        value = c.one_of[0]
+    elif c.includes is not None:
+        value = [*(current if isinstance(current, list) else []), *c.includes]
+    elif c.contains is not None or c.contains_any:
+        value = f"{current if isinstance(current, str) else ''} {c.contains or c.contains_any[0]}".strip()  # type: ignore[index]
+    else:
+        return None
+    return value if c.check(value) else None
+
+
+def _absent_breakers(pred: RecordAbsent, final: State, end: int, answer: str | None, path: str, when: str
+                     ) -> list[Mutant]:
+    """Mutants that break a maintained record_absent ("nothing shared with the client"): a record of its table that
+    does not match is changed so that it does (a field, or a field of a list's elements, e.g. collaborators.email
+    gaining the client), by a direct change to the record."""
+    out: list[Mutant] = []
+    table = final.table(pred.table)
+    for key in sorted(table.keys()):
+        rec = table[key]
+        if all(c.check(field_value(rec, f)) for f, c in pred.where.items()):
+            continue
+        fields: dict[str, Any] = {}
+        for name, c in pred.where.items():
+            head, _, sub = name.partition(".")
+            if c.check(field_value(rec, name)):
+                continue
+            current = getattr(rec, head, None)
+            if not sub:
+                value = _satisfying(_json(current), c)
+                if value is None:
+                    break
+                fields[head] = value
+            elif isinstance(current, list) and "." not in sub:
+                wanted = _satisfying([field_value(x, sub) for x in current], c)
+                if not isinstance(wanted, list):
+                    break
+                dumped = [x.model_dump(mode="json") if hasattr(x, "model_dump") else x for x in current]
+                fields[head] = dumped + [{sub: v} for v in wanted[len(current):]]
+            else:
+                break
+        else:
+            what = ", ".join(f"{f}={_json(v)!r}"[:80] for f, v in fields.items())
+            out.append(Mutant("break_maintained", end, (), answer, path,
+                              f"{pred.table}:{key} changed {when} so that it matches: {what}",
+                              patch=({"op": "patch", "table": pred.table, "key": key, "fields": fields},)))
+            if len(out) == MAX_TARGETS:
+                break
     return out

@@ -10,7 +10,7 @@
    every predicate marked maintain holds there; in a multi-day scenario the do-nothing agent closes each
    day without working, and the world's changes alone must pass nothing either;
 5. mutants: every mutant of each solution (a step dropped, an argument not marked free changed, a
-   collateral action added; a day's step done a day late, a day's report replaced) fails at least one
+   collateral action added with a tool of a service the solutions use (`probe_tools`); a day's step done a day late, a day's report replaced) fails at least one
    predicate, unless it is equivalent: its end state equals a right solution's except for values the
    predicates' tolerances accept, or it passes by another choice the predicates allow (`any`, `at_least`,
    `one_of`, `includes`: synth.choices) (counted, not failed); each maintained predicate is broken by a change
@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from workspace_sim.errors import SpecError
+from workspace_sim.registry import Tool
 from workspace_sim.predicates import EvalContext, Evaluation, in_scope
 from workspace_sim.state import State
 
@@ -38,7 +39,7 @@ from .blind_check import check_blind
 from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .choices import choice_equivalent
-from .checks import check_static, enabled_tools
+from .checks import check_static
 from .driver import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
 from .feedback import ValidationReport
@@ -276,7 +277,7 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     touched = {(c.table, c.key) for c in diff}
     changed = [o.index for o in run.outcomes if o.changed_state]
     answer_checked, reports = _answers_read(spec)
-    tools = enabled_tools(spec)
+    tools = probe_tools(spec, run.workspace.tools)
     mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root,
                            reports)
     _count(report, "mutants_total", len(mutants))
@@ -316,6 +317,16 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     _count(report, "mutants_killed", killed)
     _check_maintained(spec, solved, driver, judge, tools, ValueIndex(start, [p.email for p in spec.world.people]),
                       report)
+
+
+def probe_tools(spec: EnvironmentSpec, exposed: Mapping[str, Tool]) -> dict[str, Tool]:
+    """The tools validation's probes (collateral actions, changes that break a maintained predicate) may use: those
+    the environment exposes (`exposed`, its workspace's tools) of the services its solutions call. A probe never
+    uses a tool the task has no business with, so it never forces a guard for one (a files task in a workspace
+    that also has tickets needs no guard on the tickets)."""
+    used = {exposed[s.tool].service for _, sol in spec.solutions() for s in sol.steps
+            if isinstance(s, CallStep) and s.tool in exposed}
+    return {n: t for n, t in exposed.items() if t.service in used}
 
 
 def _run_judged(driver: SpecDriver, judge: StrictJudge, steps: Sequence[Any], final_answer: str | None,
