@@ -16,21 +16,22 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from . import glyphs
+
 LEVELS = ("clean", "worn", "rough")  # how much of what real evidence has a rendering carries
 PDF_DATE = datetime(2000, 1, 1, tzinfo=timezone.utc)  # the creation date of every PDF written here
 INK, PAPER = (25, 25, 30), (252, 251, 247)
 
 
 def _font(size: int) -> Any:
-    from PIL import ImageFont
-
-    return ImageFont.load_default(size=size)
+    return glyphs.font(size)
 
 
 def png_bytes(img: Any) -> bytes:
-    """The image as PNG with no metadata chunks (no time, no text, no dpi)."""
+    """The image as PNG with no metadata chunks (no time, no text, no dpi), at zlib level 1: generation writes
+    thousands of these, and level 6 costs twice the time for files within 3% of the size."""
     buf = io.BytesIO()
-    img.save(buf, "PNG", optimize=False, compress_level=6)
+    img.save(buf, "PNG", optimize=False, compress_level=1)
     return buf.getvalue()
 
 
@@ -53,19 +54,16 @@ class Line:
 
 def paper(lines: Sequence[Line], width: int = 440, margin: int = 24, gap: int = 8) -> tuple[Any, dict[int, tuple[int, int]]]:
     """A sheet of paper with the lines drawn top to bottom; returns the image and each line's (top, bottom)."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
     height = margin * 2 + sum(ln.size + gap for ln in lines)
     img = Image.new("RGB", (width, height), PAPER)
-    draw = ImageDraw.Draw(img)
     y, spans = margin, {}
     for i, ln in enumerate(lines):
-        font = _font(ln.size)
         for dx in ((0, 1) if ln.bold else (0,)):
-            draw.text((margin + dx, y), ln.text, fill=INK, font=font)
+            glyphs.draw(img, (margin + dx, y), ln.text, ln.size, INK)
             if ln.right:
-                w = draw.textlength(ln.right, font=font)
-                draw.text((width - margin - w + dx, y), ln.right, fill=INK, font=font)
+                glyphs.draw(img, (width - margin - glyphs.width(ln.right, ln.size) + dx, y), ln.right, ln.size, INK)
         spans[i] = (y, y + ln.size)
         y += ln.size + gap
     return img, spans
@@ -105,7 +103,7 @@ def degrade(img: Any, level: str, seed: int, stamp_word: str = "", stamp_box: tu
     if level == "rough" and stamp_word and stamp_box is not None:
         img = stamp(img, stamp_word, stamp_box, seed)
     angle = rng.uniform(1.0, 2.5) * rng.choice((-1, 1)) * (1.6 if level == "rough" else 1.0)
-    img = img.rotate(angle, expand=True, resample=Image.BICUBIC, fillcolor=(236, 234, 228))
+    img = img.rotate(angle, expand=True, resample=Image.BILINEAR, fillcolor=(236, 234, 228))  # 3x cheaper than bicubic
     if level == "rough":
         img = img.filter(ImageFilter.GaussianBlur(0.8))
         img = ImageEnhance.Contrast(img).enhance(0.55)
@@ -168,11 +166,19 @@ def report_pdf(blocks: Sequence[tuple[str, int, str]], chart_png: bytes, title: 
 
 def bar_chart(title: str, labels: Sequence[str], series: dict[str, Sequence[int]], ylabel: str) -> bytes:
     """A grouped bar chart with each bar's value printed on it, as PNG (Agg, 100 dpi, no Software metadata)."""
+    return png_bytes(bar_chart_image(title, labels, series, ylabel))
+
+
+def bar_chart_image(title: str, labels: Sequence[str], series: dict[str, Sequence[int]], ylabel: str) -> Any:
+    """The bar chart of `bar_chart` as an RGB image, drawn straight from Agg's buffer (no PNG round trip). The
+    margins are fixed rather than fitted (`tight_layout` draws the figure a second time to measure it)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from PIL import Image
 
     fig = Figure(figsize=(7.2, 4.0), dpi=100)
-    FigureCanvasAgg(fig)
+    canvas = FigureCanvasAgg(fig)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.08, top=0.92)
     ax = fig.add_subplot(1, 1, 1)
     n = len(series)
     width = 0.8 / n
@@ -187,10 +193,8 @@ def bar_chart(title: str, labels: Sequence[str], series: dict[str, Sequence[int]
     ax.legend(fontsize=8, ncols=min(n, 5), loc="upper left")
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.25)
     ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    return buf.getvalue()
+    canvas.draw()
+    return Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
 
 
 def reencode_png(raw: bytes, level: str, seed: int) -> bytes:
@@ -198,4 +202,9 @@ def reencode_png(raw: bytes, level: str, seed: int) -> bytes:
     from PIL import Image
 
     img = Image.open(io.BytesIO(raw)).convert("RGB")
+    return png_bytes(degrade(img, level, seed))
+
+
+def photo_png(img: Any, level: str, seed: int) -> bytes:
+    """An image as a photo of a printout of it at `level` (see `degrade`), as PNG."""
     return png_bytes(degrade(img, level, seed))

@@ -1,4 +1,7 @@
-"""Images: checked with Pillow (format, pixel count before decoding, a full decode) before they are served."""
+"""Images: checked with Pillow (format, pixel count before decoding, a full decode) before they are served.
+
+The check is a pure function of the bytes, so each distinct image is decoded once per process (`memo.Memo`).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,19 @@ import io
 import warnings
 
 from .limits import LIMITS, Limits, MediaError
+from .memo import Memo
+
+_CHECKED = Memo(size=512)
 
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
 def inspect_image(raw: bytes, path: str, limits: Limits = LIMITS) -> tuple[str, int, int]:
     """The (MIME type, width, height) of an image, after checking it decodes and is within the pixel limit."""
+    return _CHECKED.get(raw, limits, lambda: _inspect(raw, path, limits))
+
+
+def _inspect(raw: bytes, path: str, limits: Limits) -> tuple[str, int, int]:
     from PIL import Image
 
     try:

@@ -1,4 +1,8 @@
-"""PDFs with pypdf: a page's text layer where it has one, its embedded images where it is a scan."""
+"""PDFs with pypdf: a page's text layer where it has one, its embedded images where it is a scan.
+
+A read is a pure function of the bytes and the pages asked for, so each distinct read is decoded once per
+process (`memo.Memo`; validation replays the same reads many times) and handed out as fresh `PdfPage`s.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import logging
 from dataclasses import dataclass, field
 
 from .limits import LIMITS, Limits, MediaError
+from .memo import Memo
 
+_READS = Memo(size=256)
 _IMAGE_MIME = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif"}
 
 
@@ -42,6 +48,16 @@ def page_count(raw: bytes, path: str) -> int:
 
 def read_pages(raw: bytes, path: str, pages: list[int], limits: Limits = LIMITS) -> tuple[int, list[PdfPage]]:
     """The page count and the pages asked for (numbers from 1; empty: the first `pdf_pages_per_read`)."""
+    try:
+        key = (tuple(pages), limits)
+        hash(key)
+    except TypeError:
+        return _read_pages(raw, path, pages, limits)
+    n, got = _READS.get(raw, key, lambda: _read_pages(raw, path, pages, limits))
+    return n, [PdfPage(p.number, p.text, list(p.images)) for p in got]
+
+
+def _read_pages(raw: bytes, path: str, pages: list[int], limits: Limits) -> tuple[int, list[PdfPage]]:
     reader, n = _reader(raw, path)
     if n > limits.pdf_pages:
         raise MediaError(f"{path} has {n:,} pages; at most {limits.pdf_pages:,} are allowed")

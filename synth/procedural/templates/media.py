@@ -232,8 +232,8 @@ def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
     m = b.rng.randrange(3)
     top = max(regions, key=lambda r: series[r][m])
     figure = series[top][m]
-    chart = render.bar_chart(f"{metric} by region, Q{q} {year}", months, series, unit)
-    chart = render.reencode_png(chart, _level(b), b.seed * 31 + q)
+    chart = render.photo_png(render.bar_chart_image(f"{metric} by region, Q{q} {year}", months, series, unit),
+                             _level(b), b.seed * 31 + q)
     text = [(f"Quarterly operations review: Q{q} {year}", 16, "B"),
             (f"{b.maker.paragraph(3)}", 11, ""),
             (f"Figure 1 (next page) shows {metric.lower()} per region for each month of the quarter. "
