@@ -276,16 +276,17 @@ def server_info(title: str) -> dict[str, Any]:
 async def call_episode(episode: Episode, lock: anyio.Lock, name: str, arguments: dict[str, Any],
                        admission: Admission | None = None) -> CallToolResult:
     """Run a tool call in the episode as its MCP server answers it: text and structured content (media as MCP
-    image/audio content), or `isError` with the workspace's message; a retryable busy error when the slow calls'
-    pool is full. One call at a time per episode (`lock`), off the event loop, so a slow call holds up only its
-    own episode; slow tools on their own bounded pool (`admission`, by default the process's shared one)."""
+    image/audio content), or `isError` with the workspace's message; a retryable busy error (with the
+    `retry_after_s` the client should wait) when the slow calls' pool is full. One call at a time per episode
+    (`lock`), off the event loop, so a slow call holds up only its own episode; slow tools on their own bounded
+    pool (`admission`, by default the process's shared one)."""
     async with lock:
         try:
-            answer = await (admission or shared()).run(name, episode.call, name, arguments)
+            answer = await (admission or shared()).run(name, episode.call, name, arguments, waiter=episode.id)
         except Busy as e:
             return CallToolResult(content=[TextContent(type="text", text=f"Error (busy): {e}")],
-                                  structured_content={"error": {"code": "busy", "message": str(e),
-                                                                "retryable": True}}, is_error=True)
+                                  structured_content={"error": {"code": "busy", "message": str(e), "retryable": True,
+                                                                "retry_after_s": e.retry_after_s}}, is_error=True)
     content: list[Any] = [TextContent(type="text", text=answer.text)]
     content += [(ImageContent if m.kind == "image" else AudioContent)(data=m.data, mime_type=m.mime_type)
                 for m in answer.media]  # images and audio as MCP media content, after their placeholders
