@@ -3,16 +3,37 @@
 `Episode` is one recorded run of an environment; `build_server(episode)` is its `MCPServer`;
 `run_stdio` and `run_http` serve; `judge_record` evaluates a recorded episode afterwards.
 `ControlOptions` serves an episode MCP-only: the agent asks the user and submits its answer itself.
+
+Names are imported on first use: importing any `mcp_server` module must not load the `mcp` SDK
+(whose package imports its whole client and server, most of a cold start), so that a server's
+first answer (`coworkenv serve`'s initialize, an HTTP admin create) comes before it is needed.
 """
 
-from .control import STATUS_URI, ControlOptions, Conversation
-from .environment import EnvironmentLoadError, EnvironmentSource, PythonEnvironment, ServedEnvironment
-from .episode import Episode, EpisodeError
-from .replay import judge_record
-from .results import PAGER_TOOL
-from .server import START_PROMPT, TASK_URI, build_server
+from __future__ import annotations
 
-__all__ = [
-    "ControlOptions", "Conversation", "EnvironmentLoadError", "EnvironmentSource", "Episode", "EpisodeError", "PAGER_TOOL", "PythonEnvironment",
-    "START_PROMPT", "STATUS_URI", "ServedEnvironment", "TASK_URI", "build_server", "judge_record",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ControlOptions": "control", "Conversation": "control", "STATUS_URI": "control",
+    "EnvironmentLoadError": "environment", "EnvironmentSource": "environment",
+    "PythonEnvironment": "environment", "ServedEnvironment": "environment",
+    "Episode": "episode", "EpisodeError": "episode", "judge_record": "replay", "PAGER_TOOL": "results",
+    "START_PROMPT": "server", "TASK_URI": "server", "build_server": "server",
+    "run_stdio": "run", "run_http": "run",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_server' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -30,7 +30,6 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Protocol
 
 from mcp.server.streamable_http import check_accept_headers
@@ -43,8 +42,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .jsoncheck import JsonProblem, parse_client_json
 from .server import strict_schemas_requested
+from .settings import FAST_PATH_ENV, fast_path_enabled  # noqa: F401 (their home before mcp_server.settings)
 
-FAST_PATH_ENV = "COWORKENV_MCP_FAST_PATH"
 MAX_FAST_BODY = 1 << 20  # a larger body goes to the SDK unread past this point
 ENVELOPE_KEYS = frozenset({"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientInfo",
                            "io.modelcontextprotocol/clientCapabilities"})
@@ -52,15 +51,6 @@ _PROTOCOL_HEADER = b"mcp-protocol-version"
 _PARAM_HEADER_PREFIX = b"mcp-param-"
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _MAX_LISTINGS = 64
-
-
-def fast_path_enabled() -> bool:
-    """Whether this process answers modern tool calls and listings on the fast path (`COWORKENV_MCP_FAST_PATH`,
-    on unless set to 0)."""
-    value = os.environ.get(FAST_PATH_ENV, "1").strip().lower()
-    if value not in ("", "0", "1", "true", "false", "yes", "no"):
-        raise ValueError(f"{FAST_PATH_ENV} must be 1 or 0, got {value!r}")
-    return value not in ("0", "false", "no")
 
 
 def modern_version(scope: Scope) -> str | None:

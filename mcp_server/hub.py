@@ -5,6 +5,10 @@ Workspaces start as forks of a per-environment template and inline specs are par
 path's sessionless calls and cached listings do not), and a harness's call may bring its step's
 sync (`LiveEpisode.step_sync`, asked for with `Coworkenv-Step-Since`).
 
+The hub loads the `mcp` SDK only when the first MCP request arrives: creating, resetting and ending
+episodes (the admin API) never need it, so a fresh server's first admin answer does not wait for
+it (`tests/test_serve_lazy.py`).
+
 Episodes are addressed explicitly (by id in the URL path), so one MCP request can only ever reach
 the episode it names. Sessionless tool calls and listings go to the fast path
 (`mcp_server.fastpath`); anything else goes to the episode's own streamable-HTTP session manager,
@@ -22,20 +26,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
+from typing import TYPE_CHECKING
+
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .fastpath import FastPath, fast_path_enabled, modern_version, read_prefix, replay
+from .identity import server_title
 from .inflight import InFlight, session_request
 from .jsoncheck import refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .recording import sync_file
 from .pool import EpisodePool
-from .server import EpisodeServer, build_server, call_episode, episode_tools, server_info, server_title
+from .sdklog import apply as apply_sdk_logging
+from .settings import fast_path_enabled
+
+if TYPE_CHECKING:  # the SDK's modules, loaded by the first MCP request (see the module)
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from .fastpath import FastPath
+    from .server import EpisodeServer
 
 log = logging.getLogger("coworkenv.mcp.hub")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -45,6 +57,8 @@ MAX_HASHES_KEPT = 16
 
 def transport_security(host: str) -> TransportSecuritySettings:
     """DNS-rebinding protection for a server bound to a local address; none when bound elsewhere on purpose."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     if host in LOCAL_HOSTS:
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -76,6 +90,9 @@ class LiveEpisode:
     def server(self) -> EpisodeServer:
         """The episode's `MCPServer` (built on first use, sharing this episode's lock and tools)."""
         if self._server is None:
+            from .server import build_server
+
+            apply_sdk_logging()
             self._server = build_server(self.episode, lock=self.lock, tools=self.tools)
         return self._server
 
@@ -88,6 +105,8 @@ class LiveEpisode:
     def tools(self) -> list[Any]:
         """The episode's MCP tools (from the registry, made once per tool set)."""
         if self._tools is None:
+            from .server import episode_tools
+
             self._tools = episode_tools(self.episode)
         return self._tools
 
@@ -95,6 +114,8 @@ class LiveEpisode:
         """A tool call as the episode's server answers it (`server.call_episode`), without building the server."""
         if self._server is not None:  # built (a session asked for it): its admission setting holds
             return await self._server.call_tool(name, arguments)
+        from .server import call_episode
+
         return await call_episode(self.episode, self.lock, name, arguments)
 
     async def step_sync(self, since: int) -> dict[str, Any] | None:
@@ -109,6 +130,8 @@ class LiveEpisode:
 
     def info_stamp(self) -> dict[str, Any]:
         """The `serverInfo` stamp of the episode's results, the same as its built server's."""
+        from .server import server_info
+
         return copy.deepcopy(server_info(self.title))
 
 
@@ -147,14 +170,32 @@ class EpisodeHub:
             roots = [Path(source.ref).parent]
         self.spec_roots = [Path(r).expanduser().resolve() for r in roots]
         self.record_dir = Path(record_dir) if record_dir is not None else None
-        self.security = transport_security(host)
+        self.host = host
         self.json_response = json_response
-        self.fast = FastPath(self.security, json_response) if fast_path and fast_path_enabled() else None
+        self._security: TransportSecuritySettings | None = None
+        self._fast_wanted = fast_path and fast_path_enabled()
+        self._fast: FastPath | None = None
         self.live: dict[str, LiveEpisode] = {}
         self.ended: dict[str, None] = {}  # ids only (bounded): an ended episode's evaluation is in its record
         self._tg: TaskGroup | None = None
         self._hashes: dict[int, tuple[ServedEnvironment, str]] = {}
         self.pool = EpisodePool()  # environments parsed once, workspaces forked from a template
+
+    @property
+    def security(self) -> TransportSecuritySettings:
+        """The transport security of the MCP endpoints (`transport_security(host)`, made on first use)."""
+        if self._security is None:
+            self._security = transport_security(self.host)
+        return self._security
+
+    @property
+    def fast(self) -> FastPath | None:
+        """The fast path for sessionless requests (made on first use); None when it is turned off."""
+        if self._fast is None and self._fast_wanted:
+            from .fastpath import FastPath
+
+            self._fast = FastPath(self.security, self.json_response)
+        return self._fast
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator["EpisodeHub"]:
@@ -300,6 +341,8 @@ class EpisodeHub:
     async def handle_mcp(self, episode_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass one HTTP request to the named episode: a modern tool call or listing to the fast path
         (`mcp_server.fastpath`), anything else to its MCP session manager."""
+        from .fastpath import modern_version, read_prefix, replay
+
         live = self.get(episode_id)
 
         async def sdk(scope: Scope, receive: Receive, send: Send) -> None:

@@ -10,14 +10,16 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, BinaryIO, Sequence
 
 import anyio
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment
 from .episode import Episode
-from .server import build_server
+from .first_answer import PreRead, claim_stdin, first_answer, first_answer_enabled, write_answer
+from .sdklog import apply as apply_sdk_logging
+from .sdklog import own_sdk_logging  # noqa: F401 (callers import it from here)
 
 log = logging.getLogger("coworkenv.mcp")
 
@@ -45,36 +47,36 @@ def accept_stop_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def own_sdk_logging() -> None:
-    """Keep the SDK's `MCPServer()` from setting up logging: this process set it up (`configure_logging`).
+async def _serve_until_signal(episode: Episode, log_level: str, stdin: BinaryIO | None = None,
+                              answered: tuple[Any, bytes] | None = None) -> None:
+    from .server import build_server
+    from .stdio import checked_stdio_server
 
-    Each `MCPServer()` calls the SDK's `configure_logging`, which imports `rich` (25 ms or more of a
-    cold start) and builds a rich handler that `logging.basicConfig` then ignores, since the root
-    logger already has ours. Serving processes call this once; in-process use of `build_server`
-    keeps the SDK's behaviour.
-    """
-    import mcp.server.mcpserver.server as sdk_server
-
-    if hasattr(sdk_server, "configure_logging"):
-        sdk_server.configure_logging = lambda level: None  # type: ignore[attr-defined]
-
-
-async def _serve_until_signal(episode: Episode, log_level: str) -> None:
+    apply_sdk_logging()
     server = build_server(episode, log_level=log_level)
     async with anyio.create_task_group() as tg:
         async def stop_on_signal() -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
                 async for sig in signals:
-                    # the stdio reader blocks in a thread that cannot be cancelled, so end the
-                    # episode (final line written, record closed) and leave at once
-                    log.warning("received signal %s; ending episode %s", sig, episode.id)
-                    episode.end()
-                    logging.shutdown()
-                    os._exit(0)
+                    _end_and_exit(episode, sig)
 
         tg.start_soon(stop_on_signal)
-        await server.run_stdio()
+        lowlevel = server._lowlevel_server  # what EpisodeServer.run_stdio runs, on a stdin already taken over
+        async with checked_stdio_server(stdin, answered) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
         tg.cancel_scope.cancel()
+
+
+def _end_and_exit(episode: Episode, sig: Any) -> None:
+    # the stdio reader blocks in a thread that cannot be cancelled, so end the
+    # episode (final line written, record closed) and leave at once
+    log.warning("received signal %s; ending episode %s", sig, episode.id)
+    episode.end()
+    logging.shutdown()
+    os._exit(0)
+
+
+MAX_FIRST_LINE = 1 << 20  # a longer first line is the SDK's to answer (read on, not answered early)
 
 
 def run_stdio(
@@ -83,16 +85,32 @@ def run_stdio(
 ) -> dict[str, Any]:
     """Serve one episode over stdin/stdout until the client disconnects (or SIGTERM); returns its evaluation.
 
+    The client's first request is answered before the `mcp` SDK is loaded when `mcp_server.first_answer`
+    can answer it exactly as the SDK would (a cold start's first answer without the SDK's import time).
     With `control` enabled the episode is MCP-only: the agent asks the user and submits its answer itself."""
-    own_sdk_logging()
     accept_stop_signals()
     episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio", control=control)
     log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in STOP_SIGNALS:  # until the server loop listens for them (anyio's receiver replaces these)
+        signal.signal(sig, lambda signum, frame: _end_and_exit(episode, signal.Signals(signum)))
+    stdin, restore = claim_stdin()
     try:
-        anyio.run(_serve_until_signal, episode, log_level)
+        answered = None
+        if first_answer_enabled():
+            line = stdin.readline(MAX_FIRST_LINE)
+            answered = first_answer(line, episode) if line.endswith(b"\n") else None
+            if answered is not None:
+                write_answer(answered[1])
+            stdin = PreRead(line, stdin)  # type: ignore[assignment]
+        own_sdk_logging()
+        anyio.run(_serve_until_signal, episode, log_level, stdin, answered)
     except KeyboardInterrupt:
         pass
     finally:
+        restore()
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
         evaluation = episode.end()
     log.info("episode %s ended: score %s", episode.id, evaluation.get("score"))
     return evaluation

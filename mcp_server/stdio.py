@@ -14,13 +14,15 @@ its in-flight handlers when stdin ends, so a client that sends a call and closes
 cannot be cancelled, and is recorded) and never get its answer. Here the end of stdin is held
 back until every request passed on has been answered (or cancelled by the client, or
 `DRAIN_TIMEOUT` has passed), so the SDK sees EOF only after the answers are written.
+
+When the first request was answered before the SDK was loaded (`mcp_server.first_answer`), the
+SDK still reads that line; its answer, the same bytes, is not written a second time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 from typing import Any, AsyncIterator, BinaryIO, Callable
 
@@ -30,6 +32,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from .first_answer import claim_stdin
 from .jsoncheck import JsonProblem, parse_client_json, request_id
 
 log = logging.getLogger("coworkenv.mcp.stdio")
@@ -144,16 +147,25 @@ class InFlight:
 
 
 class AnswerWatch:
-    """The SDK's write stream, noting each answer it carries in an `InFlight`."""
+    """The SDK's write stream, noting each answer it carries in an `InFlight`. `answered` is (id, line) of a
+    first request already answered before the SDK was loaded: the SDK's own answer to it is held back."""
 
-    def __init__(self, inner: Any, inflight: InFlight) -> None:
-        self._inner, self._inflight = inner, inflight
+    def __init__(self, inner: Any, inflight: InFlight, answered: tuple[Any, bytes] | None = None) -> None:
+        self._inner, self._inflight, self._answered = inner, inflight, answered
 
     async def send(self, item: SessionMessage) -> None:
-        """Send `item`; once it is handed on, an answer closes its request."""
-        await self._inner.send(item)
+        """Send `item` (unless it answers the request answered early); an answer closes its request."""
         message = getattr(item.message, "root", item.message)
-        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+        is_answer = isinstance(message, (types.JSONRPCResponse, types.JSONRPCError))
+        if is_answer and self._answered is not None and message.id == self._answered[0]:
+            early, self._answered = self._answered[1], None
+            sdk = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+            if sdk != early:  # a bug in mcp_server.first_answer: say so, the client already has its answer
+                log.error("the early answer to request %r differs from the SDK's: %r != %r", message.id,
+                          early[:300], sdk[:300])
+        else:
+            await self._inner.send(item)
+        if is_answer:
             self._inflight.answered(message.id)
 
     def close(self) -> None:
@@ -230,28 +242,18 @@ class CheckedLines:
 
 
 @contextlib.asynccontextmanager
-async def checked_stdio_server(stdin: BinaryIO | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """Like the SDK's `stdio_server()`, but every line is checked and bad ones are answered (see the module)."""
+async def checked_stdio_server(stdin: BinaryIO | None = None,
+                               answered: tuple[Any, bytes] | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Like the SDK's `stdio_server()`, but every line is checked and bad ones are answered (see the module);
+    `answered` is (id, line) of a first request already answered (`mcp_server.first_answer`)."""
     restore: Callable[[], None] | None = None
     if stdin is None:
-        private = os.dup(0)
-        os.set_inheritable(private, False)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        stdin = os.fdopen(private, "rb", buffering=1 << 16, closefd=False)
-
-        def restore_stdin() -> None:
-            with contextlib.suppress(OSError):
-                os.dup2(private, 0)
-
-        restore = restore_stdin
-
+        stdin, restore = claim_stdin()
     lines = CheckedLines(stdin)
     try:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.attach(write_stream)
-            yield read_stream, AnswerWatch(write_stream, lines.inflight)
+            yield read_stream, AnswerWatch(write_stream, lines.inflight, answered)
     finally:
         if restore is not None:
             restore()

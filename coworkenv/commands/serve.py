@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
         if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
             os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
         if http:
-            from mcp_server.fastpath import fast_path_enabled
+            from mcp_server.settings import fast_path_enabled
 
             try:  # read by every hub (and worker); a bad value is refused here, before anything starts
                 fast_path_enabled()
