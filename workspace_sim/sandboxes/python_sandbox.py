@@ -182,6 +182,9 @@ class _Spares:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ready: dict[_Key, _Sandbox] = {}
+        # shapes with a replacement being started: eight calls taking at once start one, not eight of which
+        # seven would be stopped again (each a bubblewrap and an interpreter start: CPU other calls wait for)
+        self._refilling: set[_Key] = set()
 
     def take(self, key: _Key) -> _Sandbox:
         with self._lock:
@@ -191,7 +194,11 @@ class _Spares:
             box = None
         if box is None:
             box = _start(*key)
-        threading.Thread(target=self._refill, args=(key,), daemon=True).start()
+        with self._lock:
+            refill = key not in self._refilling
+            self._refilling.add(key)
+        if refill:
+            threading.Thread(target=self._refill, args=(key,), daemon=True).start()
         return box
 
     def _refill(self, key: _Key) -> None:
@@ -199,6 +206,9 @@ class _Spares:
             fresh = _start(*key)
         except WorkerError:
             return
+        finally:
+            with self._lock:
+                self._refilling.discard(key)
         with self._lock:
             old = self._ready.pop(key, None)
             self._ready[key] = fresh
@@ -215,7 +225,7 @@ class _Spares:
 
     def forget(self) -> None:
         """After os.fork the spares belong to the parent: drop them here without stopping them."""
-        self._lock, self._ready = threading.Lock(), {}
+        self._lock, self._ready, self._refilling = threading.Lock(), {}, set()
 
 
 SPARES = _Spares()
