@@ -35,6 +35,25 @@ def load_environments(spec: str) -> list[Any]:
     return [load_spec(p) for p in files]
 
 
+def vision_table(figures: dict[str, Any]) -> str:
+    """The vision student's teacher-forced figures, before -> after, one line each (as the demo shows the text
+    student's: held-out loss, then each call part's accuracy with its count)."""
+    from trainers.demo.learning import PART_LABELS
+
+    def pct(block: dict[str, Any], part: str) -> str:
+        p = block["parts"][part]
+        return f"{p['right']}/{p['n']} ({p['right'] / p['n']:.0%})" if p["n"] else "0/0"
+
+    b, a = figures["before"], figures["after"]
+    where = "held-out (--eval)" if figures["on"] == "eval" else "training"
+    loss = (lambda x: "-" if x is None else f"{x:.3f}")
+    lines = [f"teacher-forced figures on the {where} examples, before -> after:",
+             f"  assistant-token loss (nats/token): {loss(b['heldout_loss'])} -> {loss(a['heldout_loss'])}"]
+    for part, label in PART_LABELS:
+        lines.append(f"  {label}: {pct(b, part)} -> {pct(a, part)}")
+    return "\n".join(lines)
+
+
 def register(app: typer.Typer) -> None:
     train = typer.Typer(help="Train local models on episode data (needs the `train` extra).", no_args_is_help=True)
     app.add_typer(train, name="train")
@@ -58,21 +77,32 @@ def register(app: typer.Typer) -> None:
         hidden: int = typer.Option(64, "--hidden", help="Hidden size of the Qwen2-style model."),
         layers: int = typer.Option(2, "--layers", help="Transformer layers."),
         seed: int = typer.Option(0, "--seed", "-s", help="Seed of the initial weights."),
+        vision: bool = typer.Option(False, "--vision", help="A tiny Qwen2-VL vision-language student with its "
+                                                            "processor (reads the export's image parts)."),
+        max_pixels: int = typer.Option(28 * 28 * 64, "--max-pixels", min=1,
+                                       help="With --vision: pixel budget per image (28x28 px per image token)."),
         as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
     ) -> None:
-        """Build a tiny Qwen2 model and a locally trained tokenizer (no downloads)."""
+        """Build a tiny Qwen2 (or, with --vision, Qwen2-VL) model and a locally trained tokenizer (no downloads)."""
         _prepare(0)
         from trainers.training.sft import SFTDataError, read_sft_file
         from trainers.training.tiny import build_tiny
 
         try:
-            path = build_tiny(out, read_sft_file(data), vocab, hidden, layers, seed)
+            if vision:
+                from trainers.training.tiny_vl import build_tiny_vl
+
+                path = build_tiny_vl(out, read_sft_file(data), vocab, hidden, layers, seed, compact_tools=True,
+                                     max_pixels=max_pixels)
+            else:
+                path = build_tiny(out, read_sft_file(data), vocab, hidden, layers, seed)
         except (SFTDataError, ValueError) as e:
             _fail(str(e))
         if as_json:
-            typer.echo(json.dumps({"out": str(path), "vocab": vocab, "hidden": hidden, "layers": layers, "seed": seed}))
+            typer.echo(json.dumps({"out": str(path), "vocab": vocab, "hidden": hidden, "layers": layers, "seed": seed,
+                                   "vision": vision}))
         else:
-            typer.echo(f"wrote tiny model to {path}")
+            typer.echo(f"wrote tiny {'vision-language ' if vision else ''}model to {path}")
 
     @train.command("base")
     def base(
@@ -159,12 +189,23 @@ def register(app: typer.Typer) -> None:
         lora_r: int = typer.Option(8, "--lora-r", help="LoRA rank (with --lora)."),
         threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: one on machines with 2 cores or "
                                                          "fewer, else torch's default)."),
+        vision: bool = typer.Option(False, "--vision",
+                                    help="Train a vision-language student (a folder with an image processor, e.g. "
+                                         "`train tiny --vision`) on the examples' images; a vision folder is "
+                                         "trained this way even without the flag. Prints the teacher-forced "
+                                         "figures before and after, on --eval (else on the training data)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
     ) -> None:
         """Fine-tune on SFT data with TRL's SFTTrainer, loss on assistant tokens only."""
         _prepare(threads)
         from trainers.training.sft import SFTDataError, train_sft
+        from trainers.training.tiny_vl import is_vision_model
 
+        if vision and not is_vision_model(model):
+            _fail(f"--vision: {model} is not a vision-language model folder (no image processor); build one with "
+                  "`coworkenv train tiny --vision`")
+        if is_vision_model(model):
+            return _sft_vision(model, data, out, eval_data, epochs, steps, lr, batch_size, max_length, lora, as_json)
         try:
             result = train_sft(model, data, out, epochs, lr, batch_size, steps or -1, max_length, lora, lora_r,
                                eval_data=eval_data, elide=elide)
@@ -184,6 +225,34 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"warning: {result.dropped} example(s) dropped (no assistant token within --max-length "
                        f"{max_length}), {result.truncated} cut at --max-length (raise it to keep them whole)",
                        err=True)
+
+    def _sft_vision(model: Path, data: Path, out: Path, eval_data: Path | None, epochs: float, steps: int,
+                    lr: float, batch_size: int, max_length: int, lora: bool, as_json: bool) -> None:
+        from trainers.training.sft import SFTDataError, read_sft_file
+        from trainers.training.tiny_vl import load_vl
+        from trainers.training.vision_sft import train_vision_sft, vision_figures
+
+        if lora:
+            _fail("--lora is not supported with a vision-language student yet; use --full")
+        try:
+            train_ex = read_sft_file(data)
+            held = read_sft_file(eval_data) if eval_data is not None else train_ex
+            before = vision_figures(*load_vl(model), held, train_ex, max_length)
+            result = train_vision_sft(model, train_ex, out, epochs, lr, batch_size, steps or -1, max_length)
+            after = vision_figures(*load_vl(out), held, train_ex, max_length)
+        except (SFTDataError, FileNotFoundError, ValueError) as e:
+            _fail(str(e))
+        figures = {"on": "eval" if eval_data is not None else "train", "before": before, "after": after}
+        if as_json:
+            typer.echo(json.dumps({**result.to_json(), "vision": True, "figures": figures}))
+            return
+        loss = f"loss {result.losses[0]:.3f} -> {result.losses[-1]:.3f}" if result.losses else "no loss logged"
+        typer.echo(f"trained the vision student {result.steps} steps on {result.used} of {result.examples} examples "
+                   f"({loss}); saved to {result.output_dir}")
+        typer.echo(vision_table(figures))
+        if result.dropped:
+            typer.echo(f"warning: {result.dropped} example(s) dropped (over --max-length {max_length}: an image's "
+                       "tokens are never cut, or no assistant token)", err=True)
 
     @train.command("rl")
     def rl(

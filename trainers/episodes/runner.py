@@ -307,6 +307,13 @@ class EpisodeSession:
         """The transcript so far (Hugging Face chat dicts): system prompt, request, turns, replies."""
         return self.run.messages
 
+    def messages_with_images(self) -> list[dict[str, Any]]:
+        """The transcript with each image a tool result showed as an image part holding its data URL (what a
+        policy that `sees_images` is shown; `trainers.images.policy_view`)."""
+        from ..images import policy_view
+
+        return policy_view(self.run.messages, self.run.record.events)
+
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The OpenAI-format schemas of the tools offered."""
@@ -452,7 +459,9 @@ def run_episode(
                 policy.start(session.context())
         while not session.done:
             try:
-                action = policy.act([dict(m) for m in session.messages], session.tools)
+                shown = session.messages_with_images() if getattr(policy, "sees_images", False) \
+                    else [dict(m) for m in session.messages]
+                action = policy.act(shown, session.tools)
             except Exception as e:  # a policy bug ends the episode, it does not end the batch
                 action = AgentTurn(error=f"the policy raised {type(e).__name__}: {e}")
             session.step(action)

@@ -82,5 +82,10 @@ class Policy(Protocol):
         ...
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AgentTurn:
-        """The next turn, given the transcript so far and the tools on offer; never raises."""
+        """The next turn, given the transcript so far and the tools on offer; never raises.
+
+        A policy whose `sees_images` attribute is true is shown the images tool results returned: such a tool
+        message's content is a list of parts, `{"type": "text", "text": ...}` and `{"type": "image", "image":
+        "data:<mime>;base64,..."}` (`trainers.images.policy_view`); other policies see the text placeholders.
+        """
         ...

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
 from mcp_server.results import PAGER, PAGER_TOOL
-from workspace_sim.media import MediaPart, media_parts, placeholder
+from workspace_sim.media import MediaPart
 from synth.driver import DAY_HEADER
 from workspace_sim.registry import Tool, strict_arguments
 
+from ..images import call_images, with_image_parts
 from ..record import EpisodeRecord, RecordError, read_records
 
 
@@ -140,40 +141,7 @@ def day_openings(messages: Sequence[dict[str, Any]]) -> list[int]:
 
 def _episode_images(rec: EpisodeRecord) -> dict[str, MediaPart]:
     """The images the episode's calls returned, by the placeholder that stands for each in the transcript."""
-    return {placeholder(p): p for e in rec.events if e.kind == "call" and e.ok
-            for p in media_parts(e.result) if p.kind == "image"}
-
-
-def with_image_parts(messages: list[dict[str, Any]], images: dict[str, MediaPart]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The messages with each tool result's image placeholders turned into `{"type": "image"}` content parts (the
-    text around them kept as text parts), and the images in order as data URLs."""
-    if not images:
-        return messages, []
-    found: list[str] = []
-    out = []
-    for m in messages:
-        text = m.get("content")
-        hits = [k for k in images if isinstance(text, str) and k in text] if m.get("role") == "tool" else []
-        if not hits:
-            out.append(m)
-            continue
-        parts: list[dict[str, Any]] = []
-        rest = text
-        while True:
-            at = [(rest.find(k), k) for k in hits if k in rest]
-            if not at:
-                break
-            i, k = min(at)
-            if rest[:i].strip():
-                parts.append({"type": "text", "text": rest[:i]})
-            parts.append({"type": "image"})
-            p = images[k]
-            found.append(f"data:{p.mime_type};base64,{p.data}")
-            rest = rest[i + len(k):]
-        if rest.strip():
-            parts.append({"type": "text", "text": rest})
-        out.append({**m, "content": parts})
-    return out, found
+    return call_images(rec.events)
 
 
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:

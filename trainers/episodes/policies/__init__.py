@@ -38,7 +38,7 @@ _ACCEPTS = {
     "noop": set(),
     "random": {"calls"},
     "openai": {"model", "base_url", "api_key", "temperature", "max_tokens", "seed", "timeout", "max_retries",
-               "logprobs", "backoff"},
+               "logprobs", "backoff", "images"},
     "hf": {"path", "max_new_tokens", "temperature"},
 }
 
@@ -72,11 +72,12 @@ def make_policy(name: str, **settings: Any) -> Policy:
 
             logprobs = bool(settings.pop("logprobs", False))
             backoff = float(settings.pop("backoff", 0.5))
+            images = settings.pop("images", "user")
             try:
                 llm = LLMSettings.from_env(**settings)
             except SettingsError as e:
                 raise PolicyConfigError(f"policy openai: {e}") from None
-            return OpenAIPolicy(llm, logprobs=logprobs, backoff=backoff)
+            return OpenAIPolicy(llm, logprobs=logprobs, backoff=backoff, images=images)
         from .hf import HFPolicy
 
         if "path" not in settings:

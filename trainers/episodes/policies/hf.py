@@ -1,11 +1,13 @@
-"""The `hf` policy: a local transformers causal LM, prompted with its chat template, tool calls parsed from text.
+"""The `hf` policy: a local transformers model (text or vision-language), prompted with its chat template.
 
 The model and tokenizer load offline from a folder (`trainers.training.tiny.load`, which also gives
 the tiny test model the Qwen response parser). Each turn renders the transcript and the tools with
 the tokenizer's chat template, generates (greedy at temperature 0, else sampled with a seed per
 episode and turn), records the prompt and completion token ids with the model's log-probs, and
 reads `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` blocks out of the text. A block
-that is not valid JSON is passed on with its raw text, so the runner answers it as a tool error.
+that is not valid JSON is passed on with its raw text, so the runner answers it as a tool error. A
+vision-language folder (`trainers.training.tiny_vl`) is run with its processor: the images tool results
+returned go into the prompt as image parts, and the prompt ids recorded include their image tokens.
 """
 
 from __future__ import annotations
@@ -45,11 +47,30 @@ def parse_tool_text(text: str) -> tuple[str | None, list[PolicyCall]]:
     return content.strip() or None, calls
 
 
+def _pil_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each image part's data URL decoded to a PIL image (what a processor's template reads)."""
+    from trainers.training.vision_sft import decode_image
+
+    out = []
+    for i, m in enumerate(messages):
+        if isinstance(m.get("content"), list):
+            m = {**m, "content": [{"type": "image", "image": decode_image(p["image"], f"messages[{i}]")}
+                                  if p.get("type") == "image" and isinstance(p.get("image"), str) else p
+                                  for p in m["content"]]}
+        out.append(m)
+    return out
+
+
 class HFPolicy:
-    """A local model folder played through its chat template."""
+    """A local model folder played through its chat template; a vision-language folder (one with an image
+    processor, `trainers.training.tiny_vl.is_vision_model`) through its processor, shown the images tool
+    results returned (`sees_images`)."""
+
+    sees_images = False
 
     def __init__(self, path: str | Path, max_new_tokens: int = 256, temperature: float = 0.0) -> None:
         from trainers.training.tiny import load
+        from trainers.training.tiny_vl import is_vision_model, load_vl
 
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
@@ -58,7 +79,13 @@ class HFPolicy:
         self.path = str(path)
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
-        self.model, self.tokenizer = load(path)
+        self.processor: Any = None
+        if is_vision_model(path):
+            self.model, self.processor = load_vl(path)
+            self.tokenizer = self.processor.tokenizer
+            self.sees_images = True
+        else:
+            self.model, self.tokenizer = load(path)
         self.model.eval()
         self._seed = 0
         self._turn = 0
@@ -77,12 +104,20 @@ class HFPolicy:
         import torch
 
         tok = self.tokenizer
+        extra: dict[str, Any] = {}
         try:
-            enc = tok.apply_chat_template(messages, tools=tools or None, add_generation_prompt=True, tokenize=True,
-                                          return_dict=True)
-        except Exception as e:  # a template that cannot render this transcript
+            if self.processor is not None:
+                enc = self.processor.apply_chat_template(_pil_images(messages), tools=tools or None,
+                                                         add_generation_prompt=True, tokenize=True, return_dict=True,
+                                                         return_tensors="pt")
+                prompt = enc["input_ids"][0].tolist()
+                extra = {k: v for k, v in enc.items() if k not in ("input_ids", "attention_mask")}
+            else:
+                enc = tok.apply_chat_template(messages, tools=tools or None, add_generation_prompt=True,
+                                              tokenize=True, return_dict=True)
+                prompt = list(enc["input_ids"])
+        except Exception as e:  # a template that cannot render this transcript, an image that does not decode
             return AgentTurn(error=f"the chat template of {self.path} failed: {type(e).__name__}: {e}")
-        prompt = list(enc["input_ids"])
         sample = self.temperature > 0
         torch.manual_seed(self._seed * 1_000_003 + self._turn)
         self._turn += 1
@@ -95,7 +130,7 @@ class HFPolicy:
             kwargs.update(temperature=None, top_p=None, top_k=None)
         with torch.no_grad():
             out = self.model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                                      **kwargs)
+                                      **extra, **kwargs)
         completion = out.sequences[0, len(prompt):].tolist()
         logits = torch.stack(out.logits, dim=1)[0]  # (new tokens, vocab): the model's own, before sampling tweaks
         logprobs = torch.log_softmax(logits.float(), dim=-1).gather(1, torch.tensor(completion)[:, None])[:, 0]

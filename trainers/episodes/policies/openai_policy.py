@@ -4,7 +4,9 @@ The transcript (Hugging Face format, dict arguments) is sent in OpenAI's format 
 JSON text, every call with an id); the tools are the registry's OpenAI schemas in their strict
 form (`strict: true`, every argument required, `null` for an optional one left out; see
 `workspace_sim.registry.strict_schema`), which OpenAI models decode exactly and other
-OpenAI-compatible servers read as ordinary schemas; parallel tool calls are allowed. Tool calls come back with their raw argument text, which the runner parses:
+OpenAI-compatible servers read as ordinary schemas; parallel tool calls are allowed. Images a tool
+result returned are sent as `image_url` parts (data URLs), by default in a user message after the turn's tool
+results, since OpenAI's tool messages hold text only. Tool calls come back with their raw argument text, which the runner parses:
 malformed JSON or an unknown tool goes back to the model as a tool error. HTTP errors are retried
 with backoff by the client; what still fails ends the episode with `policy_error`, never a crash.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from workspace_sim.registry import strict_openai_tool
 
@@ -24,11 +26,53 @@ from ..turns import AgentTurn, EpisodeContext, PolicyCall, TurnTokens
 _TOKEN_ID = re.compile(r"^token_id:(\d+)$")
 
 
-def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """HF chat messages as OpenAI chat messages: tool-call arguments as JSON text, ids filled in."""
+ImageMode = Literal["user", "tool", "off"]
+IMAGE_MODES = ("user", "tool", "off")
+IMAGES_FOLLOW = "The images the tool results above returned, in order:"
+IMAGE_BELOW = "[image {n}: attached in the next user message]"
+
+
+def _image_url(part: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": part["image"]}}
+
+
+def _tool_content(content: list[dict[str, Any]], mode: ImageMode, seen: int) -> tuple[Any, list[dict[str, Any]]]:
+    """A tool message's parts as OpenAI content, and the image parts that must follow in a user message."""
+    images = [p for p in content if p.get("type") == "image" and isinstance(p.get("image"), str)]
+    if mode == "tool":
+        return [_image_url(p) if p in images else {"type": "text", "text": p.get("text", "")} for p in content], []
+    text, n = [], seen
+    for p in content:
+        if p in images:
+            n += 1
+            text.append(IMAGE_BELOW.format(n=n) if mode == "user" else "[image not shown: images are off]")
+        elif p.get("type") == "text":
+            text.append(p.get("text", ""))
+    return "\n".join(text), [_image_url(p) for p in images] if mode == "user" else []
+
+
+def to_openai_messages(messages: list[dict[str, Any]], images: ImageMode = "user") -> list[dict[str, Any]]:
+    """HF chat messages as OpenAI chat messages: tool-call arguments as JSON text, ids filled in.
+
+    A tool message whose content is a list of parts with images (what a policy that `sees_images` is shown)
+    becomes, with `images` "user" (the default, what OpenAI accepts: a tool message holds text only), its text
+    with a note per image, and the images follow as `image_url` parts of one user message after that turn's
+    tool results; with "tool" the image parts stay in the tool message (servers such as vLLM read them); with
+    "off" each image is a note and nothing is sent.
+    """
     out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    shown = 0
     for i, m in enumerate(messages):
-        msg: dict[str, Any] = {"role": m["role"], "content": m.get("content")}
+        if pending and m["role"] != "tool":
+            out.append({"role": "user", "content": [{"type": "text", "text": IMAGES_FOLLOW}, *pending]})
+            pending = []
+        content = m.get("content")
+        if m["role"] == "tool" and isinstance(content, list):
+            content, follow = _tool_content(content, images, shown)
+            shown += len(follow) if images == "user" else 0
+            pending += follow
+        msg: dict[str, Any] = {"role": m["role"], "content": content}
         if m.get("tool_calls"):
             msg["tool_calls"] = [
                 {"id": c.get("id") or f"call_{i}_{j}", "type": "function",
@@ -38,18 +82,26 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if m["role"] == "tool":
             msg["tool_call_id"] = m.get("tool_call_id") or ""
         out.append(msg)
+    if pending:
+        out.append({"role": "user", "content": [{"type": "text", "text": IMAGES_FOLLOW}, *pending]})
     return out
 
 
 class OpenAIPolicy:
     """A model behind an OpenAI-compatible endpoint; settings from `LLMSettings` (model, URL, key, temperature).
 
+    `images` says how the images tool results returned are sent (`to_openai_messages`; "user" by default).
     With `logprobs`, the request asks for log-probs; servers that return token ids as
     `token_id:N` strings (vLLM's `return_tokens_as_token_ids`) get them recorded per turn.
     """
 
-    def __init__(self, settings: LLMSettings, logprobs: bool = False, backoff: float = 0.5) -> None:
+    def __init__(self, settings: LLMSettings, logprobs: bool = False, backoff: float = 0.5,
+                 images: ImageMode = "user") -> None:
+        if images not in IMAGE_MODES:
+            raise ValueError(f"images must be one of {', '.join(IMAGE_MODES)}, got {images!r}")
         self.settings = settings
+        self.images: ImageMode = images
+        self.sees_images = images != "off"
         self.logprobs = logprobs
         self.endpoint = ChatEndpoint(settings, backoff=backoff)
         self._seed: int | None = None
@@ -70,7 +122,7 @@ class OpenAIPolicy:
         s = self.settings
         return PolicyInfo(name=f"openai:{s.model}", settings={
             "base_url": s.base_url, "model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens,
-            "seed": s.seed, "logprobs": self.logprobs})
+            "seed": s.seed, "logprobs": self.logprobs, "images": self.images})
 
     def start(self, context: EpisodeContext) -> None:
         """Use the episode's seed unless the settings fix one."""
@@ -80,7 +132,7 @@ class OpenAIPolicy:
         """One completion turned into text and tool calls (raw argument text kept for the runner to check)."""
         extra = {"logprobs": True} if self.logprobs else {}
         try:
-            choice = self.endpoint.complete(to_openai_messages(messages), self.strict_tools(tools), seed=self._seed, **extra)
+            choice = self.endpoint.complete(to_openai_messages(messages, self.images), self.strict_tools(tools), seed=self._seed, **extra)
         except LLMError as e:
             return AgentTurn(error=f"the model endpoint failed: {e.message}")
         msg = choice.message

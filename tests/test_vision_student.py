@@ -1,0 +1,266 @@
+"""Vision students end to end, on real `media_evidence` episodes: the OpenAI policy sends the images tool results
+returned as image parts (over HTTP to the scripted server); a tiny Qwen2-VL built from a config reads the SFT
+export's multimodal format with its processor, trains on it with TRL (loss falls, pixels matter), is run by the
+hf policy on an episode whose tool results carry images, and gets the text student's teacher-forced figures."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls
+from support import need
+
+from synth.procedural import generate
+from synth.spec import EnvironmentSpec
+from trainers.episodes.policies import make_policy
+from trainers.episodes.runner import EpisodeSession, run_episode
+from trainers.episodes.turns import AgentTurn, PolicyCall
+from trainers.export.sft import to_hf
+
+CAP = "media_evidence"
+
+
+def spec(template: str, seed: int) -> EnvironmentSpec:
+    return generate(CAP, seed, template=template)
+
+
+def media_paths(s: EnvironmentSpec) -> list[str]:
+    return [c.args["path"] for c in s.reference.calls() if c.tool == "read_media_file"]
+
+
+def file_bytes(s: EnvironmentSpec, path: str) -> bytes:
+    for f in s.initial["files"]["files"]:
+        if f["path"] == path:
+            return base64.b64decode(f["content"])
+    raise KeyError(path)
+
+
+def _openai_run(images: str) -> tuple[ScriptedOpenAI, EnvironmentSpec, str]:
+    s = spec("receipts_into_expenses", 1)
+    path = media_paths(s)[0]
+    server = ScriptedOpenAI([ToolCalls((ToolCall("read_media_file", json.dumps({"path": path})),)),
+                             Message("I read the receipt.")]).start()
+    try:
+        policy = make_policy("openai", model="vl", base_url=server.base_url, api_key="k", images=images)
+        run_episode(s, policy, episode_id="vision-openai")
+    finally:
+        server.close()
+    return server, s, path
+
+
+def _image_urls(content: Any) -> list[str]:
+    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"] if isinstance(content, list) else []
+
+
+def test_the_openai_policy_sends_a_tool_results_image_as_an_image_part_in_a_user_message() -> None:
+    server, s, path = _openai_run("user")
+    sent = server.completion_requests[1].messages
+    tool_at = next(i for i, m in enumerate(sent) if m["role"] == "tool")
+    tool, follow = sent[tool_at], sent[tool_at + 1]
+    assert isinstance(tool["content"], str) and "[image 1: attached in the next user message]" in tool["content"]
+    assert follow["role"] == "user" and follow["content"][0]["type"] == "text"
+    (url,) = _image_urls(follow["content"])
+    head, data = url.split(",", 1)
+    assert head == "data:image/png;base64" and base64.b64decode(data) == file_bytes(s, path)
+    assert not _image_urls(server.completion_requests[0].messages[-1].get("content"))  # the request has none
+
+
+def test_the_openai_policy_can_keep_images_in_the_tool_message_or_send_none() -> None:
+    server, s, path = _openai_run("tool")
+    sent = server.completion_requests[1].messages
+    tool = next(m for m in sent if m["role"] == "tool")
+    (url,) = _image_urls(tool["content"])
+    assert base64.b64decode(url.split(",", 1)[1]) == file_bytes(s, path)
+    assert sum(m["role"] == "user" for m in sent) == 1
+    server, _, _ = _openai_run("off")
+    sent = server.completion_requests[1].messages
+    assert not any(_image_urls(m.get("content")) for m in sent)
+    assert next(m for m in sent if m["role"] == "tool")["content"].startswith("[image: ")  # the text placeholder
+
+
+def test_a_bad_images_setting_is_refused_by_name() -> None:
+    from trainers.episodes.policies import PolicyConfigError
+
+    with pytest.raises(PolicyConfigError, match="images must be one of user, tool, off"):
+        make_policy("openai", model="vl", base_url="http://127.0.0.1:9/v1", api_key="k", images="inline")
+
+
+# ----- the tiny vision-language student (needs the train extra) -----
+
+def _train_extra() -> bool:
+    return all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl", "datasets"))
+
+
+@pytest.fixture(scope="module")
+def vl() -> dict[str, Any]:
+    """Teacher episodes of three media templates exported as SFT examples, and a tiny VL student built on them."""
+    need(_train_extra(), "the train extra (torch, transformers, trl, datasets) is not installed")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    import torch
+
+    torch.set_num_threads(1)
+    from trainers.training.tiny_vl import build_tiny_vl
+
+    examples = []
+    for template in ("receipts_into_expenses", "scanned_form_to_database", "chart_answer_from_report"):
+        for seed in (0, 1):
+            rec = run_episode(spec(template, seed), make_policy("teacher"))
+            assert rec.passed
+            examples.append(to_hf(rec))
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="vision-student-"))
+    path = build_tiny_vl(root / "base", examples, vocab_size=600, hidden=32, layers=1, compact_tools=True)
+    return {"examples": examples, "train": examples[:4], "heldout": examples[4:], "base": path, "root": root}
+
+
+def test_the_processor_reads_the_exports_image_parts_as_image_tokens(vl: dict[str, Any]) -> None:
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_sft import encode_example, expanded_text, with_images
+
+    model, processor = load_vl(vl["base"])
+    assert type(model).__name__ == "Qwen2VLForConditionalGeneration"
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    for ex in vl["examples"]:
+        text = processor.apply_chat_template(with_images(ex)[0], tools=ex["tools"], tokenize=False)
+        assert text.count("<|vision_start|><|image_pad|><|vision_end|>") == len(ex["images"]) > 0
+        for c in (c for m in ex["messages"] for c in m.get("tool_calls") or []):  # tool calls rendered the Qwen way
+            assert f'<tool_call>\n{{"name": "{c["function"]["name"]}", "arguments": ' in text
+        enc = encode_example(processor, ex, 1 << 20)
+        assert enc is not None
+        per_image = [int(g.prod()) // 4 for g in enc.image_grid_thw]
+        assert enc.input_ids.count(pad) == sum(per_image) == sum(enc.mm_token_type_ids)
+        assert all(0 < n <= 64 for n in per_image)  # the pixel budget: at most 64 tokens an image
+        assert any(enc.assistant_masks) and not any(m for m, t in zip(enc.assistant_masks, enc.mm_token_type_ids)
+                                                    if t)  # no loss on image tokens
+        ids = processor.tokenizer(expanded_text(processor, ex), add_special_tokens=False)["input_ids"]
+        assert ids == enc.input_ids
+
+
+def test_bad_images_in_sft_data_are_refused_naming_the_example() -> None:
+    need(_train_extra(), "the train extra is not installed")
+    from trainers.training.sft import SFTDataError
+    from trainers.training.vision_sft import with_images
+
+    good = {"messages": [{"role": "tool", "content": [{"type": "image"}]}], "images": ["data:image/png;base64,AAAA"]}
+    with pytest.raises(SFTDataError, match=r"example 3: images\[0\]: the image does not decode"):
+        with_images(good, "example 3")
+    with pytest.raises(SFTDataError, match="must be a data:image"):
+        with_images({**good, "images": ["http://x/y.png"]}, "ex")
+    with pytest.raises(SFTDataError, match="more image parts than the 0 images"):
+        with_images({**good, "images": []}, "ex")
+
+
+@pytest.mark.slow
+def test_sft_with_images_lowers_the_loss_and_the_figures_are_reported(vl: dict[str, Any]) -> None:
+    import torch
+
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_sft import encode_example, train_vision_sft, vision_figures
+
+    before = vision_figures(*load_vl(vl["base"]), vl["heldout"], vl["train"])
+    result = train_vision_sft(vl["base"], vl["train"], vl["root"] / "student", max_steps=10, batch_size=2,
+                              learning_rate=3e-3)
+    assert result.steps == 10 and result.used == 4 and result.dropped == 0
+    first, last = sum(result.losses[:2]) / 2, sum(result.losses[-2:]) / 2
+    assert last < first - 0.5, result.losses
+    model, processor = load_vl(result.output_dir)
+    after = vision_figures(model, processor, vl["heldout"], vl["train"])
+    assert after["heldout_loss"] < before["heldout_loss"] - 0.3
+    parts = after["parts"]
+    assert parts["tool_name"]["n"] > 0 and set(parts) >= {"constant", "copied_seen", "copied_unseen", "unlocated"}
+    # the pixels reach the model: other pixel values give other logits on the same tokens
+    enc = encode_example(processor, vl["heldout"][0], 1 << 20)
+    assert enc is not None and enc.pixel_values is not None
+    kwargs = {"input_ids": torch.tensor([enc.input_ids]), "mm_token_type_ids": torch.tensor([enc.mm_token_type_ids]),
+              "image_grid_thw": enc.image_grid_thw}
+    with torch.no_grad():
+        real = model(pixel_values=enc.pixel_values, **kwargs).logits
+        blank = model(pixel_values=torch.zeros_like(enc.pixel_values), **kwargs).logits
+    assert not torch.allclose(real[0, -20:], blank[0, -20:])
+
+
+def test_the_hf_policy_runs_the_vision_student_with_the_images_tool_results_returned(vl: dict[str, Any]) -> None:
+    from trainers.episodes.policies.hf import HFPolicy
+    from trainers.training.tiny_vl import load_vl
+
+    s = spec("scanned_form_to_database", 0)
+    policy = HFPolicy(vl["base"], max_new_tokens=4)
+    assert policy.sees_images
+    session = EpisodeSession(s, policy.info(), episode_id="vision-hf")
+    policy.start(session.context())
+    pdf = next(c.args for c in s.reference.calls() if c.tool == "read_pdf")  # a scan: its page is an image
+    session.step(AgentTurn(calls=[PolicyCall("read_pdf", pdf, "c0")]))
+    shown = session.messages_with_images()
+    images = [p for m in shown if isinstance(m.get("content"), list) for p in m["content"] if p["type"] == "image"]
+    assert images and all(p["image"].startswith("data:image/") for p in images)
+    assert not any(isinstance(m.get("content"), list) for m in session.messages)  # the record's transcript stays text
+    turn = policy.act(shown, session.tools)
+    assert turn.error is None and turn.tokens is not None and len(turn.tokens.completion_ids) <= 4
+    _, processor = load_vl(vl["base"])
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    grids = processor.image_processor(images=[_pil(p["image"]) for p in images], return_tensors="pt")["image_grid_thw"]
+    assert turn.tokens.prompt_ids.count(pad) == sum(int(g.prod()) // 4 for g in grids)
+    session.close()
+
+    class ReadsThenStudent:
+        """The scan read by a scripted first turn, every later turn the student's: what does the runner show it?"""
+
+        sees_images = True
+        shown: list[list[dict[str, Any]]] = []
+
+        def info(self) -> Any:
+            return policy.info()
+
+        def start(self, context: Any) -> None:
+            policy.start(context)
+
+        def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AgentTurn:
+            if not self.shown:
+                self.shown.append(messages)
+                return AgentTurn(calls=[PolicyCall("read_pdf", pdf)])
+            self.shown.append(messages)
+            return policy.act(messages, tools)
+
+    agent = ReadsThenStudent()
+    rec = run_episode(s, agent, episode_id="vision-hf-run")
+    assert rec.final is not None and len(agent.shown) >= 2
+    later = [p for m in agent.shown[1] if isinstance(m.get("content"), list) for p in m["content"]]
+    assert [p["image"] for p in later if p["type"] == "image"] == [p["image"] for p in images]
+    assert not any(isinstance(m.content, list) for m in rec.final.messages)
+
+
+def _pil(url: str) -> Any:
+    from trainers.training.vision_sft import decode_image
+
+    return decode_image(url, "test")
+
+
+@pytest.mark.slow
+def test_the_cli_builds_and_trains_a_vision_student_and_prints_the_figures(vl: dict[str, Any], tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    data = tmp_path / "train.jsonl"
+    data.write_text("".join(json.dumps(e) + "\n" for e in vl["train"]))
+    held = tmp_path / "heldout.jsonl"
+    held.write_text("".join(json.dumps(e) + "\n" for e in vl["heldout"]))
+    runner = CliRunner()
+    r = runner.invoke(app, ["train", "tiny", "--vision", "--data", str(data), "--out", str(tmp_path / "m"),
+                            "--vocab", "600", "--hidden", "32", "--layers", "1"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["train", "sft", "--vision", "--model", str(tmp_path / "m"), "--data", str(data),
+                            "--eval", str(held), "--out", str(tmp_path / "s"), "--steps", "3", "--lr", "3e-3",
+                            "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    assert "teacher-forced figures on the held-out (--eval) examples, before -> after" in r.output
+    assert "tool names right (teacher-forced)" in r.output
+    r = runner.invoke(app, ["train", "sft", "--vision", "--model", str(vl["root"]), "--data", str(data)])
+    assert r.exit_code == 2 and "not a vision-language model folder" in r.output
