@@ -16,9 +16,11 @@ same run and interleaved so drift in load hits both alike:
   before issue 25 (`mcp.Client` on a worker's shared pools, `GET .../events` and `POST .../evaluate`
   apart);
 - `serve_cold_start_ms` / `serve_http_cold_start_ms`: spawn to the first answer (stdio `initialize`;
-  HTTP admin create), goal <= 1.0x `rest_cold_start_ms` (spawn to the mock's first reset); and
-  `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`, against
-  `rest_import_ms` for the mock;
+  HTTP admin create), goal <= 1.0x `rest_cold_start_ms` (spawn to the mock's first reset);
+  `serve_first_call_ms` / `serve_http_first_call_ms`: spawn to the answer of the first tool call
+  (the `mcp` SDK loads after the first answer, so this is where a cold start pays for it), against
+  the same baseline; and `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`
+  up to its first answer, against `rest_import_ms` for the mock;
 - concurrency: 100 episodes x 20 calls (`mcp.Client`, one pool per ten) against one episode's rate.
 
 Every client keeps its connection open (a fresh `httpx` client costs tens of milliseconds to load
@@ -310,9 +312,12 @@ def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float
 
 INIT = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
         b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n')
+FIRST_CALL = (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call",'
+              b'"params":{"name":"read_text_file","arguments":{"path":"/reports/q1.csv"}}}\n')
 
 
-def _stdio_start_ms(record_dir: str) -> float:
+def _stdio_start_ms(record_dir: str) -> tuple[float, float]:
+    """Spawn `serve` (stdio): milliseconds to its answer to initialize, and to the answer of the first tool call."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(_serve_args(record_dir, http=False), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -320,46 +325,88 @@ def _stdio_start_ms(record_dir: str) -> float:
     proc.stdin.write(INIT)
     proc.stdin.flush()
     proc.stdout.readline()
-    took = _ms(t0)
+    first = _ms(t0)
+    proc.stdin.write(FIRST_CALL)
+    proc.stdin.flush()
+    assert b"north,400" in proc.stdout.readline()
+    called = _ms(t0)
     proc.stdin.close()
     proc.wait(30)
-    return took
+    return first, called
 
 
-def _http_start_ms(args: list[str], first: tuple[str, str, dict[str, str]]) -> float:
-    """Spawn a server, wait for its address, send its first request; milliseconds from spawn to the answer."""
+def _http_start_ms(args: list[str], first: tuple[str, str, dict[str, str]],
+                   then: Any = None) -> tuple[float, float | None]:
+    """Spawn a server, wait for its address, send its first request: milliseconds from spawn to the answer, and
+    to the end of `then(url, answer)` when given (a first tool call)."""
     server = _Process(args)
     try:
         method, path, headers = first
         while True:  # a server may say where it listens a moment before it accepts
             try:
-                _ok(httpx2.request(method, server.url + path, headers=headers, json={}, timeout=60))
-                return _ms(server.t0)
+                answer = _ok(httpx2.request(method, server.url + path, headers=headers, json={}, timeout=60))
+                break
             except httpx2.ConnectError:
                 time.sleep(0.002)
+        took = _ms(server.t0)
+        if then is None:
+            return took, None
+        then(server.url, answer)
+        return took, _ms(server.t0)
     finally:
         server.stop()
 
 
+def _first_call(url: str, made: dict[str, Any]) -> None:
+    from trainers.episodes.harness_client import EpisodeClient, ServerConnection
+
+    conn = ServerConnection(url, TOKEN)
+    try:
+        result = EpisodeClient(conn, made["mcp_path"], made["env_hash"]).call_tool("read_text_file", ARGS)
+        assert "north,400" in result["content"][0]["text"]
+    finally:
+        conn.close()
+
+
 def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
     """Median ms from spawn to the first answer: stdio serve (initialize), HTTP serve (admin create), REST mock
-    (reset); interleaved."""
-    t: dict[str, list[float]] = {"serve_cold_start_ms": [], "serve_http_cold_start_ms": [], "rest_cold_start_ms": []}
+    (reset); and to the first tool call's answer (stdio, HTTP with the lean client); interleaved."""
+    t: dict[str, list[float]] = {k: [] for k in ("serve_cold_start_ms", "serve_http_cold_start_ms", "rest_cold_start_ms",
+                                                 "serve_first_call_ms", "serve_http_first_call_ms")}
     create = ("POST", "/admin/episodes", {"Authorization": f"Bearer {TOKEN}"})
     for _ in range(repeat):
-        t["rest_cold_start_ms"].append(_http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {})))
-        t["serve_cold_start_ms"].append(_stdio_start_ms(record_dir))
-        t["serve_http_cold_start_ms"].append(_http_start_ms(_serve_args(record_dir, http=True), create))
+        t["rest_cold_start_ms"].append(_http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))[0])
+        first, called = _stdio_start_ms(record_dir)
+        t["serve_cold_start_ms"].append(first)
+        t["serve_first_call_ms"].append(called)
+        first, http_called = _http_start_ms(_serve_args(record_dir, http=True), create, _first_call)
+        t["serve_http_cold_start_ms"].append(first)
+        t["serve_http_first_call_ms"].append(http_called or 0.0)
     return {k: statistics.median(v) for k, v in t.items()}
 
 
-def import_profile(args: list[str], stdin: bytes = b"") -> tuple[float, list[tuple[str, float]]]:
+def import_profile(args: list[str], stdin: bytes = b"", first_answer: bool = False) -> tuple[float, list[tuple[str, float]]]:
     """What `python -X importtime` counts for a command: total ms of every import, and the heaviest top-level
-    packages (name, cumulative ms). The command runs until it exits (stdin given, then closed)."""
-    proc = subprocess.run([args[0], "-X", "importtime", *args[1:]], input=stdin, capture_output=True, timeout=120,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    packages (name, cumulative ms). The command runs until it exits (stdin given, then closed), or with
+    `first_answer` until it writes its first line on stdout (what a cold start's first answer imports)."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([args[0], "-X", "importtime", *args[1:]], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, env=env)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(stdin)
+        proc.stdin.flush()
+        if first_answer:
+            proc.stdout.readline()
+            proc.kill()
+        else:
+            proc.stdin.close()
+            proc.stdout.read()
+        proc.wait(120)
+        err.seek(0)
+        text = err.read().decode(errors="replace")
     total, top = 0.0, {}
-    for line in proc.stderr.decode(errors="replace").splitlines():
+    for line in text.splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
         if m:
             total += int(m.group(1)) / 1000
@@ -388,7 +435,7 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
             if server is not None:
                 server.stop()
         m.update(cold_starts(tmp, starts))
-        m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT)
+        m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT, first_answer=True)
     loaded = REST_MOCK.replace("uvicorn.Server(uvicorn.Config(app, log_level=\"error\", access_log=False)).run(sockets=[sock])",
                                "uvicorn.Config(app, log_level=\"error\", access_log=False).load()")
     assert loaded != REST_MOCK
@@ -435,6 +482,14 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         fig("serve_http_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve --http` to its first create is "
                                                               f"{x('serve_http_cold_start_ms', 'rest_cold_start_ms')} the "
                                                               "mock's (goal <= 1.0x)"),
-        fig("serve_import_ms", "rest_import_ms", f"python -X importtime: serve imports {x('serve_import_ms', 'rest_import_ms')} "
-                                                 f"what the mock does; heaviest: {heaviest}"),
+        fig("serve_first_call_ms", "rest_cold_start_ms", f"spawn `coworkenv serve` (stdio) to its first tool call's "
+                                                         f"answer is {x('serve_first_call_ms', 'rest_cold_start_ms')} the "
+                                                         "mock's first reset (the SDK loads after the first answer)"),
+        fig("serve_http_first_call_ms", "rest_cold_start_ms", f"spawn `coworkenv serve --http` to a create and its "
+                                                              f"first tool call is "
+                                                              f"{x('serve_http_first_call_ms', 'rest_cold_start_ms')} "
+                                                              "the mock's first reset"),
+        fig("serve_import_ms", "rest_import_ms", f"python -X importtime up to serve's first answer: "
+                                                 f"{x('serve_import_ms', 'rest_import_ms')} what the mock imports; "
+                                                 f"heaviest: {heaviest}"),
     ]
