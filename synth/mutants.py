@@ -32,6 +32,7 @@ class Mutant:
     a direct change to the guarded record, after the whole solution."""
 
     # "drop_step" | "change_arg" | "collateral" | "change_answer" | "break_maintained" | "defer_step" | "change_report"
+    # | "answer_swap" | "answer_number" | "answer_drop" | "answer_extra" | "answer_sink" (synth.answer_mutants)
     kind: str
     at: int
     steps: tuple[Any, ...]

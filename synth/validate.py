@@ -10,7 +10,9 @@
    every predicate marked maintain holds there; in a multi-day scenario the do-nothing agent closes each
    day without working, and the world's changes alone must pass nothing either;
 5. mutants: every mutant of each solution (a step dropped, an argument not marked free changed, a
-   collateral action added with a tool of a service the solutions use (`probe_tools`); a day's step done a day late, a day's report replaced) fails at least one
+   collateral action added with a tool of a service the solutions use (`probe_tools`); for a read-only report,
+   its answer with an entity swapped, a figure changed, a fact dropped, a wrong candidate added, everything
+   listed (synth.answer_mutants); a day's step done a day late, a day's report replaced) fails at least one
    predicate, unless it is equivalent: its end state equals a right solution's except for values the
    predicates' tolerances accept, or it passes by another choice the predicates allow (`any`, `at_least`,
    `one_of`, `includes`: synth.choices) (counted, not failed); each maintained predicate is broken by a change
@@ -34,6 +36,7 @@ from workspace_sim.registry import Tool
 from workspace_sim.predicates import EvalContext, Evaluation, in_scope
 from workspace_sim.state import State
 
+from .answer_mutants import answer_mutants
 from .baselines import check_forgetful, check_stale, idle_steps
 from .blind_check import check_blind
 from .breakers import break_mutants
@@ -280,6 +283,9 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     tools = probe_tools(spec, run.workspace.tools)
     mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root,
                            reports)
+    if answer_checked and not changed:  # a read-only report: wrong but plausible reports (synth.answer_mutants)
+        mutants += answer_mutants(spec, run.final_answer, ValueIndex(start, [p.email for p in spec.world.people]),
+                                  len(solved.solution.steps), solved.root)
     _count(report, "mutants_total", len(mutants))
     if max_mutants is not None:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
@@ -454,6 +460,11 @@ def _mutant_hint(m: Mutant) -> str:
         "defer_step": "give the step's stage a predicate (stage: <its id>) that checks the step's effect by the "
                       "day's end, so work left to the next day fails that day",
         "change_report": "make the stage's answer predicate check the specific fact the day's report must state",
+        "answer_swap": "bind the answer's facts to their entity (judged key facts) so the look-alike fails",
+        "answer_number": "make the answer check the exact figure (a key fact), not only that a number is given",
+        "answer_drop": "make the answer check every fact the report must state (one key fact each)",
+        "answer_extra": "give the answer check the wrong candidates as excludes, so naming the look-alike fails",
+        "answer_sink": "give the answer check the wrong candidates as excludes, so an answer listing everything fails",
     }[m.kind]
 
 

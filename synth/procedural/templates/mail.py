@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..builder import Act, SpecBuilder
 from . import template
 from .common import (TOPICS, add_mail, add_project, add_ticket, background_mail, background_tickets, directory_key,
@@ -21,7 +23,11 @@ def _asker_and_twin(b: SpecBuilder):  # type: ignore[no-untyped-def]
 
 @template("mail_triage", "reply_with_figure")
 def reply_with_figure(b: SpecBuilder, size: int = 1) -> Act:
-    """Answer a colleague's question in thread with a figure kept in a file; a look-alike asked a similar one."""
+    """Answer a colleague's question in thread with an approved figure that only an evidence file shows (a scanned
+    approval memo, a screenshot of the budget app or a photo of the whiteboard); a draft's figure is in a text
+    file and a look-alike asked a similar question."""
+    from ..evidence_files import approval
+
     b.use("mail", "contacts", "files")
     background_mail(b, 3)
     asker, twin = _asker_and_twin(b)
@@ -29,9 +35,9 @@ def reply_with_figure(b: SpecBuilder, size: int = 1) -> Act:
     quarter = f"Q{b.rng.randint(1, 4)}"
     figure = money(b.rng.uniform(1000, 90000))
     other = money(b.rng.uniform(1000, 90000))
-    path = f"/finance/{topic}-{quarter.lower()}-{b.rng.randint(10, 99)}.md"
-    b.table("files", "files").append({"path": path, "content": f"# {topic.capitalize()} {quarter}\n\nApproved amount: {figure}\n"})
-    b.table("files", "files").append({"path": path.replace(quarter.lower(), "draft"),
+    tag = b.rng.randint(10, 99)
+    path, reader, _ = approval(b, topic, quarter, figure, other, f"/finance/{topic}-{quarter.lower()}-approval-{tag}")
+    b.table("files", "files").append({"path": f"/finance/{topic}-draft-{tag}.md",
                                       "content": f"# {topic.capitalize()} draft\n\nProposed amount: {other}\n"})
     # the look-alike's question is the newest mail, so the asker's is not the first a listing shows
     add_mail(b, twin, f"{topic.capitalize()} numbers?", f"Hi, do you have the {topic} numbers for last year?", 0.15)
@@ -45,7 +51,7 @@ def reply_with_figure(b: SpecBuilder, size: int = 1) -> Act:
     def act() -> None:
         b.call("search_emails", query=f"from:{asker.email} {topic}")
         b.call("read_email", id=mid)
-        b.call("read_text_file", path=path)
+        b.call(reader, path=path)
         b.call("reply_email", id=mid, body=f"Hi {asker.name.split()[0]}, the approved {topic} amount for {quarter} "
                f"is {figure}.")
         b.check({"kind": "mail_sent", "to": [asker.email], "in_reply_to": mid, "body": {"contains": figure},
@@ -108,6 +114,8 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
     while any(r is not row and r["phone"] == row["phone"] for r in rows):  # the pool may repeat a number
         row["phone"] = b.maker.phone()
     phone = row["phone"]
+    others = sorted({r["phone"] for r in rows if r.get("phone") and r["phone"] != phone})
+    names = sorted({p.name for p in b.world.people if p.name and p.email not in (owner.email, b.world.user.email)})
     b.ask(f"Who is working on the ticket '{subject}' in {project}, and what is their phone number?",
           f"Find the owner of {subject}", "information_retrieval", "assignee_phone")
 
@@ -115,11 +123,25 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
         b.call("search_tickets", query=subject, project=project)
         b.call("get_ticket", key=key)
         b.call("get_contact", email=owner.email)
-        b.check({"kind": "answer", "condition": {"contains": phone}, "description": f"the answer gives {phone}"})
-        b.check({"kind": "answer", "condition": {"contains": owner.name, "ignore_case": True}})
+        # the other numbers of the directory as excludes: an answer listing every phone it saw fails
+        b.check({"kind": "judged", "target": "answer", "criteria": [
+            {"requirement": f"Gives {owner.name}'s phone number", "key_facts": [phone], "excludes": others}],
+            "description": f"the answer gives {phone}, and no other number of the directory"})
+        # whole names, not key facts: the look-alike differs by a letter, which stemming would fold together, and
+        # a name can be the start of the owner's double-barrelled one (Rose Griffith, Rose Griffith-Warren)
+        named = {"kind": "answer", "condition": {"contains": owner.name, "ignore_case": True}}
+        nobody_else = [{"kind": "not", "predicate": {"kind": "answer", "condition": {"regex": _whole_name(n)}}}
+                       for n in names]
+        b.check({"kind": "all", "predicates": [named, *nobody_else],
+                 "description": f"the answer names {owner.name}, and nobody else (naming the whole team fails)"})
         b.answer(f"{owner.name} is working on {key}; their phone number is {phone}.")
 
     return act
+
+
+def _whole_name(name: str) -> str:
+    """An RE2 pattern finding `name` as a whole name, case folded (not the start of a double-barrelled one)."""
+    return "(?i)(^|[^\\w-])" + re.sub(r"([.\\+*?()\[\]{}|^$])", r"\\\1", name) + "($|[^\\w-])"
 
 
 @template("information_retrieval", "quoted_amount")
