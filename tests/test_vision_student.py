@@ -264,3 +264,37 @@ def test_the_cli_builds_and_trains_a_vision_student_and_prints_the_figures(vl: d
     assert "tool names right (teacher-forced)" in r.output
     r = runner.invoke(app, ["train", "sft", "--vision", "--model", str(vl["root"]), "--data", str(data)])
     assert r.exit_code == 2 and "not a vision-language model folder" in r.output
+
+
+def test_the_demos_vision_option_in_each_profile_and_its_refusals() -> None:
+    from trainers.demo.settings import DemoSettings
+
+    gpu = DemoSettings.for_profile("gpu", vision=True)
+    assert gpu.vision and gpu.capabilities == ("media_evidence",) and gpu.base == "scratch"
+    assert gpu.device == "auto" and gpu.hidden == 256 and gpu.vision_max_pixels == 28 * 28 * 256
+    assert DemoSettings.for_profile("gpu").base == "rebuild"  # the text student's profile is unchanged
+    assert DemoSettings.for_profile("gpu", vision=True, train_envs=50).train_envs == 50  # a given value wins
+    assert DemoSettings.for_profile("quick", vision=True).capabilities == ("media_evidence",)
+    with pytest.raises(ValueError, match="starts from random weights"):
+        DemoSettings.for_profile("gpu", vision=True, base="rebuild")
+    with pytest.raises(ValueError, match="--rl is not supported with the vision student"):
+        DemoSettings.for_profile("cpu", vision=True, rl=True)
+
+
+@pytest.mark.slow
+def test_the_quick_demo_trains_a_vision_student_and_reports_its_figures(tmp_path: Path) -> None:
+    need(_train_extra(), "the train extra is not installed")
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    out = tmp_path / "demo"
+    r = CliRunner().invoke(app, ["demo", "--quick", "--vision", "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["student"]["architecture"] == "Qwen2VLForConditionalGeneration" and summary["student"]["vision"]
+    assert all(ex.get("images") for ex in map(json.loads, (out / "sft" / "train.jsonl").read_text().splitlines()))
+    for when in ("before", "after"):
+        assert summary[when]["heldout_loss"] is not None and summary[when]["parts"]["tool_name"]["n"] > 0
+    assert summary["after"]["heldout_loss"] < summary["before"]["heldout_loss"]
+    assert "tool names right (teacher-forced)" in r.output and "tiny Qwen2-VL" in r.output

@@ -80,6 +80,10 @@ def register(app: typer.Typer) -> None:
                                                 help="Share of SFT examples that are fresh copy sequences, rehearsing "
                                                      f"the base's copying (default {shown_default('copy_share')}; "
                                                      "quick: 0)."),
+        vision: bool = typer.Option(False, "--vision", help="A vision-language student (a tiny Qwen2-VL) trained on "
+                                                            "the media_evidence capability's images, from random "
+                                                            "weights; with --profile gpu a wider one with a larger "
+                                                            "pixel budget."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
         its success on held-out environments before and after training."""
@@ -105,7 +109,7 @@ def register(app: typer.Typer) -> None:
                  "threads": threads, "capabilities": tuple(capability) if capability else None,
                  "base": "rebuild" if rebuild_base else base, "base_steps": base_steps, "rl": rl or None,
                  "rl_seeds": rl_seeds, "rl_steps": rl_steps, "device": device, "learning_rate": lr,
-                 "copy_share": copy_share}
+                 "copy_share": copy_share, "vision": vision or None}
         given = {k: v for k, v in given.items() if v is not None}
         try:
             settings = DemoSettings.for_profile("quick" if quick else profile, **given)

@@ -212,11 +212,19 @@ def sft_mix(train_examples: Sequence[dict[str, Any]], settings: DemoSettings) ->
 def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples: list[dict[str, Any]],
                   settings: DemoSettings, records_path: Path, reporter: Reporter,
                   train_examples: Sequence[dict[str, Any]] = ()) -> tuple[StudentScore, str]:
-    from ..training.tiny import load
+    if settings.vision:  # the same figures with the images in the forward pass
+        from ..training.tiny_vl import load_vl
+        from ..training.vision_sft import vision_figures
 
-    model, tokenizer = load(model_dir)
-    loss = heldout_loss(model, tokenizer, examples, settings.max_length)
-    parts = learning_parts(model, tokenizer, examples, train_examples, settings.max_length)
+        model, processor = load_vl(model_dir)
+        figures = vision_figures(model, processor, examples, train_examples, settings.max_length)
+        loss, parts = figures["heldout_loss"], figures["parts"]
+    else:
+        from ..training.tiny import load
+
+        model, tokenizer = load(model_dir)
+        loss = heldout_loss(model, tokenizer, examples, settings.max_length)
+        parts = learning_parts(model, tokenizer, examples, train_examples, settings.max_length)
     del model
     policy = PolicySpec("hf", {"path": str(model_dir), "max_new_tokens": settings.max_new_tokens})
     recs = _episodes(heldout, policy, EpisodeLimits(max_turns=settings.max_turns), reporter)
@@ -304,14 +312,26 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
             manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
         elif settings.base == "rebuild":
             manifest = build_base(path, settings.base_settings(), train_examples, threads=threads, device=device)
+        elif settings.vision:
+            from ..training.tiny_vl import build_tiny_vl
+
+            build_tiny_vl(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
+                          compact_tools=settings.compact_tools, max_pixels=settings.vision_max_pixels)
         else:
             build_tiny(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
                        compact_tools=settings.compact_tools, isolate_spaces=settings.isolate_spaces)
-        model, tokenizer = load(path)
+        if settings.vision:
+            from ..training.tiny_vl import load_vl
+
+            model, processor = load_vl(path)
+            tokenizer, text_config = processor.tokenizer, model.config.text_config
+        else:
+            model, tokenizer = load(path)
+            text_config = model.config
         params = sum(p.numel() for p in model.parameters())
-        summary.student = {"architecture": "Qwen2ForCausalLM", "parameters": params, "vocab": len(tokenizer),
-                           "hidden": model.config.hidden_size, "layers": model.config.num_hidden_layers,
-                           "path": str(path), "base": settings.base}
+        summary.student = {"architecture": type(model).__name__, "parameters": params, "vocab": len(tokenizer),
+                           "hidden": text_config.hidden_size, "layers": text_config.num_hidden_layers,
+                           "path": str(path), "base": settings.base, "vision": settings.vision}
         if manifest is not None:
             summary.student["copy_pretraining"] = {k: manifest.get(k) for k in (
                 "steps", "tokens", "train_seconds", "torch_threads", "final_copy_accuracy",
@@ -338,12 +358,15 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         with log.open("w", encoding="utf-8") as f, contextlib.redirect_stdout(f), warnings.catch_warnings():
             callback = budget_callback(limit, on_step, log=f)
             warnings.simplefilter("ignore", FutureWarning)  # deprecations inside TRL's config, not ours to fix
-            result = train_sft(base, sft_mix(train_examples, settings), out / "model" / "student",
-                               learning_rate=settings.learning_rate,
-                               batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
-                               warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
-                               max_length=settings.max_length, seed=settings.seed, callbacks=[callback],
-                               device=device)
+            from ..training.vision_sft import train_vision_sft
+
+            train = train_vision_sft if settings.vision else train_sft  # the same call, images or not
+            result = train(base, sft_mix(train_examples, settings), out / "model" / "student",
+                           learning_rate=settings.learning_rate,
+                           batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
+                           warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
+                           max_length=settings.max_length, seed=settings.seed, callbacks=[callback],
+                           device=device)
         losses = result.losses
         summary.training = {"steps": result.steps, "tokens": result.tokens, "threads": threads, "device": device,
                             "seconds": round(time.perf_counter() - callback.started, 3),

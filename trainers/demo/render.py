@@ -67,7 +67,8 @@ def final_tables(summary: DemoSummary) -> Group:
         "teacher": f"pass rate {100 * summary.teacher.get('pass_rate', 0.0):.0f}% "
                    f"({summary.teacher.get('passed')}/{summary.teacher.get('episodes')})",
         "export": f"{summary.sft.get('train_examples')} train, {summary.sft.get('heldout_examples')} held-out examples",
-        "student": f"tiny Qwen2, {summary.student.get('parameters', 0):,} parameters",
+        "student": f"tiny {'Qwen2-VL' if summary.student.get('vision') else 'Qwen2'}, "
+                   f"{summary.student.get('parameters', 0):,} parameters",
         "train": train_note(t)
                  + f", loss {_loss(t.get('first_loss'))} -> {_loss(t.get('last_loss'))}",
     }

@@ -24,6 +24,18 @@ RL_CREDITS = (("outcome", "outcome", "episode"), ("partial", "partial", "episode
               ("MT-GRPO turn", "partial", "turn"), ("GiGPO step groups", "partial", "gigpo"))
 
 
+# What `--vision` changes in each profile: the evidence capability (the only one whose tool results hold images),
+# a scratch student, no copy rehearsal; the GPU profile a wider student and a larger pixel budget. media_evidence
+# validates at a few environments a second, so the environment counts stay in the hundreds.
+VISION_PRESETS: dict[str, dict[str, object]] = {
+    "cpu": {"capabilities": ("media_evidence",), "base": "scratch", "copy_share": 0.0, "train_envs": 120,
+            "hidden": 64, "steps": 300},
+    "quick": {"capabilities": ("media_evidence",), "base": "scratch"},
+    "gpu": {"capabilities": ("media_evidence",), "base": "scratch", "copy_share": 0.0, "train_envs": 400,
+            "heldout_envs": 24, "vision_max_pixels": 28 * 28 * 256, "steps": 1500},
+}
+
+
 class DemoSettings(BaseModel):
     """Every knob of `coworkenv demo`; the defaults are the full run, `quick()` the seconds-scale smoke run."""
 
@@ -66,6 +78,11 @@ class DemoSettings(BaseModel):
     rl_envs_per_step: int = Field(2, ge=1, description="Training environments per GRPO step.")
     rl_learning_rate: float = Field(1e-4, gt=0.0)
     rl_temperature: float = Field(0.7, gt=0.0, description="Sampling temperature of the GRPO rollouts.")
+    vision: bool = Field(False, description="A vision-language student (a tiny Qwen2-VL, `trainers.training.tiny_vl`) "
+                                            "trained on the images the tool results showed; starts from random "
+                                            "weights (--base scratch), no RL.")
+    vision_max_pixels: int = Field(28 * 28 * 64, ge=28 * 28 * 4, description="Pixel budget per image of the vision "
+                                                                          "student (one token per 28x28 px).")
     profile: Literal["cpu", "quick", "gpu"] = Field("cpu", description="Which preset the other values came from.")
 
     @field_validator("capabilities")
@@ -81,6 +98,11 @@ class DemoSettings(BaseModel):
     def model_post_init(self, _context: object) -> None:
         if self.minutes == 0 and self.steps == 0:
             raise ValueError("training needs a bound: give --minutes above 0 or --steps above 0")
+        if self.vision and self.base != "scratch":
+            raise ValueError(f"the vision student starts from random weights (--base scratch); there is no "
+                             f"copy-pretrained vision base, got --base {self.base}")
+        if self.vision and self.rl:
+            raise ValueError("--rl is not supported with the vision student yet")
 
     @classmethod
     def quick(cls, **changes: object) -> DemoSettings:
@@ -109,11 +131,14 @@ class DemoSettings(BaseModel):
 
     @classmethod
     def for_profile(cls, profile: str, **changes: object) -> DemoSettings:
-        """The preset named `profile` (`cpu`, `quick` or `gpu`) with `changes` applied (None values ignored)."""
+        """The preset named `profile` (`cpu`, `quick` or `gpu`) with `changes` applied (None values ignored);
+        with `vision=True`, the preset's vision variant (`VISION_PRESETS`) below the changes."""
         makers = {"cpu": lambda **c: cls.model_validate({k: v for k, v in c.items() if v is not None}),
                   "quick": cls.quick, "gpu": cls.gpu}
         if profile not in makers:
             raise ValueError(f"unknown profile {profile!r}; known: {', '.join(makers)}")
+        if changes.get("vision"):
+            changes = {**VISION_PRESETS[profile], **{k: v for k, v in changes.items() if v is not None}}
         return makers[profile](**changes)
 
     def resolved_device(self, cuda_available: bool | None = None) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .callspans import PARTS, Part, PartScore, spans_in_text, span_hits
-from .sft import SFTDataError, SFTResult, read_sft_file
+from .sft import SFTDataError, SFTResult, _bf16_ok, read_sft_file
 
 IMAGE_PAD = "<|image_pad|>"
 
@@ -134,10 +134,14 @@ def encode_set(processor: Any, examples: Sequence[dict[str, Any]], max_length: i
 def train_vision_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 8192, seed: int = 0,
-    callbacks: list[Any] | None = None, device: str = "cpu",
+    callbacks: list[Any] | None = None, device: str = "cpu", warmup_steps: int = 0, assistant_only: bool = True,
 ) -> SFTResult:
     """Fine-tune a local vision-language model (`tiny_vl.load_vl`) on multimodal SFT examples with TRL's
-    SFTTrainer and `VisionCollator`, loss on assistant tokens; saves model and processor to `output_dir`."""
+    SFTTrainer and `VisionCollator`, loss on assistant tokens; saves model and processor to `output_dir`.
+
+    The arguments are `train_sft`'s: the learning rate rises over `warmup_steps`, then stays constant; with
+    `assistant_only` False the loss covers every text token (never the image tokens, which are inputs).
+    """
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
     from trl import SFTConfig, SFTTrainer
@@ -147,13 +151,17 @@ def train_vision_sft(
     model, processor = load_vl(model_path)
     examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)
     encoded, dropped = encode_set(processor, examples, max_length)
+    if not assistant_only:
+        encoded = [Encoded(e.input_ids, [int(not t) for t in e.mm_token_type_ids], e.mm_token_type_ids,
+                           e.pixel_values, e.image_grid_thw) for e in encoded]
     if not encoded:
         raise SFTDataError(f"none of the {len(examples)} examples fits max_length {max_length} with an assistant "
                            "token (an image's tokens are never cut); raise --max-length")
     args = SFTConfig(
         output_dir=str(output_dir), num_train_epochs=epochs, max_steps=max_steps, learning_rate=learning_rate,
         per_device_train_batch_size=batch_size, logging_steps=1, save_strategy="no", report_to=[], seed=seed,
-        use_cpu=device == "cpu", max_length=None, lr_scheduler_type="constant", dataloader_num_workers=0,
+        use_cpu=device == "cpu", max_length=None, dataloader_num_workers=0, warmup_steps=warmup_steps,
+        lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant", bf16=device == "cuda" and _bf16_ok(),
         disable_tqdm=True, eval_strategy="no", remove_unused_columns=False,
         dataset_kwargs={"skip_prepare_dataset": True}, include_num_input_tokens_seen=True,
     )
