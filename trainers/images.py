@@ -22,7 +22,8 @@ def call_images(events: Iterable[Any]) -> dict[str, MediaPart]:
             for p in media_parts(e.result) if p.kind == "image"}
 
 
-def with_image_parts(messages: list[dict[str, Any]], images: dict[str, MediaPart]) -> tuple[list[dict[str, Any]], list[str]]:
+def with_image_parts(messages: list[dict[str, Any]], images: dict[str, MediaPart]
+                     ) -> tuple[list[dict[str, Any]], list[str]]:
     """The messages with each tool result's image placeholders turned into `{"type": "image"}` content parts (the
     text around them kept as text parts), and the images in order as data URLs."""
     if not images:
