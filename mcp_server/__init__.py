@@ -19,7 +19,7 @@ _EXPORTS = {
     "EnvironmentLoadError": "environment", "EnvironmentSource": "environment",
     "PythonEnvironment": "environment", "ServedEnvironment": "environment",
     "Episode": "episode", "EpisodeError": "episode", "judge_record": "replay", "PAGER_TOOL": "results",
-    "START_PROMPT": "server", "TASK_URI": "server", "build_server": "server",
+    "START_PROMPT": "identity", "TASK_URI": "identity", "build_server": "server",
     "run_stdio": "run", "run_http": "run",
 }
 

@@ -16,7 +16,6 @@ import json
 import logging
 import os
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -38,43 +37,12 @@ from mcp_types import Tool as MCPTool
 from workspace_sim.services import tools_named
 
 from .admission import Admission, Busy, shared
-from .control import CONTROL_TOOLS, STATUS_URI, how_to_finish
+from .control import CONTROL_TOOLS, STATUS_URI
 from .episode import Episode
-from .results import PAGER, PAGER_TOOL
+from .identity import SERVER_NAME, START_PROMPT, TASK_URI, finishing, instructions, server_title, server_version
+from .results import PAGER
 
 log = logging.getLogger("coworkenv.mcp")
-
-TASK_URI = "workspace://task"
-START_PROMPT = "start_task"
-SERVER_NAME = "coworkenv"
-
-
-@lru_cache(maxsize=1)
-def _version() -> str:
-    try:
-        return version("coworkenv")
-    except PackageNotFoundError:
-        return "0"
-
-
-def _instructions(episode: Episode) -> str:
-    user = episode.workspace.config.user
-    text = (f"You are working for {user} in a simulated workspace ({episode.env.title}). The request is in the "
-            f"{TASK_URI} resource and the {START_PROMPT} prompt. Act only through these tools; when a result is "
-            f"long, it ends with a note telling how to read the rest with {PAGER_TOOL}.")
-    if episode.control is not None:
-        ask = "ask_user" in episode.control.tool_names()
-        text += ((" If you need information only they have, ask them with ask_user." if ask else "")
-                 + f" {finishing(episode)} The {STATUS_URI} resource shows the episode's progress, and its score "
-                   f"once it has ended.")
-    return text
-
-
-def finishing(episode: Episode) -> str:
-    """How an MCP-only episode's agent finishes (submit_answer; in a multi-day scenario, a report per day)."""
-    conv = episode.control.conversation if episode.control is not None else None
-    return how_to_finish(conv.status() if conv is not None else {})
-
 
 def control_tools(episode: Episode) -> list[MCPTool]:
     """The MCP-only episode's control tools (none without control), from their registry definitions."""
@@ -164,8 +132,8 @@ class EpisodeServer(MCPServer):
 
     def __init__(self, episode: Episode, log_level: str = "WARNING", lock: anyio.Lock | None = None,
                  tools: list[MCPTool] | None = None) -> None:
-        super().__init__(SERVER_NAME, title=server_title(episode), instructions=_instructions(episode),
-                         version=_version(), log_level=log_level, subscriptions=False,  # type: ignore[arg-type]
+        super().__init__(SERVER_NAME, title=server_title(episode), instructions=instructions(episode),
+                         version=server_version(), log_level=log_level, subscriptions=False,  # type: ignore[arg-type]
                          cache_hints=LISTING_CACHE_HINTS)
         self.episode = episode
         self._lock = lock if lock is not None else anyio.Lock()  # shared with the hub's episode when it has one
@@ -253,11 +221,6 @@ def build_server(episode: Episode, log_level: str = "WARNING", lock: anyio.Lock 
     return EpisodeServer(episode, log_level=log_level, lock=lock, tools=tools)
 
 
-def server_title(episode: Episode) -> str:
-    """The title the episode's server gives itself (and stamps into every result's `serverInfo`)."""
-    return f"coworkenv: {episode.env.title}"
-
-
 def episode_tools(episode: Episode) -> list[MCPTool]:
     """Every MCP tool of an episode: the workspace's, the pager, then the control tools of an MCP-only one."""
     return mcp_tools(episode) + control_tools(episode)
@@ -269,7 +232,7 @@ def server_info(title: str) -> dict[str, Any]:
     without building one; callers get a copy."""
     from mcp_types import Implementation
 
-    return Implementation(name=SERVER_NAME, version=_version(), title=title).model_dump(
+    return Implementation(name=SERVER_NAME, version=server_version(), title=title).model_dump(
         by_alias=True, mode="json", exclude_none=True)
 
 
