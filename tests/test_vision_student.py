@@ -9,10 +9,13 @@ import base64
 import importlib.util
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls
 from support import need
 
@@ -21,7 +24,10 @@ from synth.spec import EnvironmentSpec
 from trainers.episodes.policies import make_policy
 from trainers.episodes.runner import EpisodeSession, run_episode
 from trainers.episodes.turns import AgentTurn, PolicyCall
+from trainers.episodes.policies.openai_policy import to_openai_messages
 from trainers.export.sft import to_hf
+from trainers.images import embed_images, policy_view, with_image_parts
+from workspace_sim.media import MediaPart, placeholder
 
 CAP = "media_evidence"
 
@@ -293,8 +299,44 @@ def test_the_quick_demo_trains_a_vision_student_and_reports_its_figures(tmp_path
     assert r.exit_code == 0, r.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["student"]["architecture"] == "Qwen2VLForConditionalGeneration" and summary["student"]["vision"]
-    assert all(ex.get("images") for ex in map(json.loads, (out / "sft" / "train.jsonl").read_text().splitlines()))
+    assert any(ex.get("images") for ex in map(json.loads, (out / "sft" / "train.jsonl").read_text().splitlines()))
     for when in ("before", "after"):
         assert summary[when]["heldout_loss"] is not None and summary[when]["parts"]["tool_name"]["n"] > 0
     assert summary["after"]["heldout_loss"] < summary["before"]["heldout_loss"]
     assert "tool names right (teacher-forced)" in r.output and "tiny Qwen2-VL" in r.output
+
+
+_PARTS = [MediaPart("image", "image/png", f"p{i}.png", 10 + i, f"{i:064x}", base64.b64encode(bytes([i])).decode())
+          for i in range(3)]
+
+
+@given(st.lists(st.lists(st.one_of(st.integers(0, 2), st.text("ab \n", max_size=6)), max_size=5), min_size=1,
+                max_size=4))
+@settings(max_examples=150, deadline=None)
+def test_image_parts_keep_every_image_in_order_and_the_text_around_them(tool_results: list[list[Any]]) -> None:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    expected: list[str] = []
+    for pieces in tool_results:
+        text = "".join(placeholder(_PARTS[p]) if isinstance(p, int) else p for p in pieces)
+        expected += [f"data:image/png;base64,{_PARTS[p].data}" for p in pieces if isinstance(p, int)]
+        messages += [{"role": "assistant", "content": None, "tool_calls": []}, {"role": "tool", "content": text}]
+    shown = policy_view(messages, [])  # no events: nothing is an image, the transcript is unchanged
+    assert shown == messages
+    images = {placeholder(p): p for p in _PARTS}
+    parts, urls = with_image_parts(messages, images)
+    assert urls == expected
+    viewed = embed_images(parts, urls)
+    assert [p["image"] for m in viewed if isinstance(m["content"], list) for p in m["content"]
+            if p["type"] == "image"] == expected
+    by_url = {f"data:image/png;base64,{p.data}": placeholder(p) for p in _PARTS}
+    for before, after in zip(messages, viewed):  # parts give back the text (whitespace-only gaps aside)
+        if isinstance(after["content"], list):
+            back = "".join(p["text"] if p["type"] == "text" else by_url[p["image"]] for p in after["content"])
+            assert re.sub(r"\s", "", back) == re.sub(r"\s", "", before["content"])
+            assert all(p["text"].strip() for p in after["content"] if p["type"] == "text")
+    sent = to_openai_messages(viewed, "user")
+    assert [u for m in sent for u in _image_urls(m.get("content"))] == expected
+    for i, m in enumerate(sent):  # each turn's images follow its tool results, in one user message
+        if m["role"] == "user" and isinstance(m["content"], list):
+            assert sent[i - 1]["role"] == "tool" and (i + 1 == len(sent) or sent[i + 1]["role"] != "tool")
+    assert not any(_image_urls(m.get("content")) for m in to_openai_messages(viewed, "off"))
