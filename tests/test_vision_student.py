@@ -339,4 +339,9 @@ def test_image_parts_keep_every_image_in_order_and_the_text_around_them(tool_res
     for i, m in enumerate(sent):  # each turn's images follow its tool results, in one user message
         if m["role"] == "user" and isinstance(m["content"], list):
             assert sent[i - 1]["role"] == "tool" and (i + 1 == len(sent) or sent[i + 1]["role"] != "tool")
+            j = i
+            while sent[j - 1]["role"] == "tool":
+                j -= 1
+            notes = re.findall(r"\[image (\d+): attached", "".join(t["content"] for t in sent[j:i]))
+            assert notes == [str(k) for k in range(1, len(_image_urls(m["content"])) + 1)]
     assert not any(_image_urls(m.get("content")) for m in to_openai_messages(viewed, "off"))

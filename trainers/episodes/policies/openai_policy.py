@@ -5,9 +5,9 @@ JSON text, every call with an id); the tools are the registry's OpenAI schemas i
 form (`strict: true`, every argument required, `null` for an optional one left out; see
 `workspace_sim.registry.strict_schema`), which OpenAI models decode exactly and other
 OpenAI-compatible servers read as ordinary schemas; parallel tool calls are allowed. Images a tool
-result returned are sent as `image_url` parts (data URLs), by default in a user message after the turn's tool
-results, since OpenAI's tool messages hold text only. Tool calls come back with their raw argument text, which the runner parses:
-malformed JSON or an unknown tool goes back to the model as a tool error. HTTP errors are retried
+result returned are sent as `image_url` parts (data URLs), by default in a user message after the turn's
+tool results, since OpenAI's tool messages hold text only. Tool calls come back with their raw argument
+text, which the runner parses: malformed JSON or an unknown tool goes back to the model as a tool error. HTTP errors are retried
 with backoff by the client; what still fails ends the episode with `policy_error`, never a crash.
 """
 
@@ -66,7 +66,7 @@ def to_openai_messages(messages: list[dict[str, Any]], images: ImageMode = "user
     for i, m in enumerate(messages):
         if pending and m["role"] != "tool":
             out.append({"role": "user", "content": [{"type": "text", "text": IMAGES_FOLLOW}, *pending]})
-            pending = []
+            pending, shown = [], 0  # the notes number the images of the user message that follows
         content = m.get("content")
         if m["role"] == "tool" and isinstance(content, list):
             content, follow = _tool_content(content, images, shown)
