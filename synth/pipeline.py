@@ -106,9 +106,11 @@ def synthesize(capabilities: Sequence[str] | None, count: int, seed: int = 0, pr
 
 MIX_TARGETS: dict[str, float] = {
     "median_calls": 12, "share_two_turns": 0.30, "share_world_change": 0.25, "share_multi_day": 0.20,
+    "share_evidence_only": 0.20,
 }
-"""Targets for the balanced mix (issue 20): median reference calls, and the shares of environments with two or
-more user turns, with a world change, and spanning two or more days."""
+"""Targets for the balanced mix (issues 20 and 23): median reference calls, and the shares of environments with
+two or more user turns, with a world change, spanning two or more days, and with a fact that only an evidence
+file holds (synth.evidence)."""
 
 LONG_HORIZON_TARGETS: dict[str, float] = {"median_calls": 40, "median_stages": 3, "max_calls": 100}
 """Targets for the long_horizon capability: median reference calls over a median of stages, and the largest."""
@@ -117,7 +119,8 @@ LONG_HORIZON_TARGETS: dict[str, float] = {"median_calls": 40, "median_stages": 3
 @dataclass(frozen=True)
 class Profile:
     """One environment's size: reference calls (retries of injected faults not counted), user turns (the
-    request, each reply to a message, each day's opening), stages (days), world changes, silent ones, services."""
+    request, each reply to a message, each day's opening), stages (days), world changes, silent ones, services,
+    and how many facts only an evidence file holds (synth.evidence)."""
 
     id: str
     capability: str
@@ -127,6 +130,7 @@ class Profile:
     world_changes: int
     silent_changes: int
     services: int
+    evidence_only: int = 0
 
 
 def profile(spec: EnvironmentSpec) -> Profile:
@@ -134,8 +138,10 @@ def profile(spec: EnvironmentSpec) -> Profile:
     steps = spec.reference.steps
     calls = sum(1 for s in steps if s.kind == "call" and not s.expect_error)  # type: ignore[union-attr]
     turns = 1 + sum(1 for s in steps if s.kind in ("ask", "say", "end_stage"))
+    from .evidence import evidence_only_facts
+
     return Profile(spec.id, spec.capabilities[0], calls, turns, max(len(spec.stages), 1), len(spec.events),
-                   sum(1 for e in spec.events if e.announce is None), len(spec.services))
+                   sum(1 for e in spec.events if e.announce is None), len(spec.services), len(evidence_only_facts(spec)))
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -160,6 +166,7 @@ def summarize(profiles: Sequence[Profile]) -> dict[str, Any]:
         "world_change": round(sum(p.world_changes > 0 for p in profiles) / n, 4),
         "silent_change": round(sum(p.silent_changes > 0 for p in profiles) / n, 4),
         "multi_day": round(sum(p.stages >= 2 for p in profiles) / n, 4),
+        "evidence_only": round(sum(p.evidence_only > 0 for p in profiles) / n, 4),
     }
     return out
 
@@ -180,6 +187,8 @@ def distribution(profiles: Sequence[Profile]) -> dict[str, Any]:
         _target("share with >= 2 user turns", overall["share"]["two_turns"], MIX_TARGETS["share_two_turns"]),
         _target("share with a world change", overall["share"]["world_change"], MIX_TARGETS["share_world_change"]),
         _target("share spanning >= 2 days", overall["share"]["multi_day"], MIX_TARGETS["share_multi_day"]),
+        _target("share with an evidence-only fact", overall["share"]["evidence_only"],
+                MIX_TARGETS["share_evidence_only"]),
     ]
     if "long_horizon" in per:
         lh = per["long_horizon"]

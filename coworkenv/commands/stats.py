@@ -1,5 +1,5 @@
-"""`coworkenv stats`: the distribution of a set of environments (size, turns, days, world changes) per
-capability and overall, against the balanced mix's targets."""
+""""`coworkenv stats`: the distribution of a set of environments (size, turns, days, world changes, facts only an
+evidence file holds) per capability and overall, against the balanced mix's targets."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the distribution as one JSON object."),
     ) -> None:
         """Print reference calls, user turns, days, world changes and services per capability and overall, and
-        the share of environments meeting each target; exits 1 when no environment is found or one cannot load."""
+        the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
+        holds); exits 1 when no environment is found or one cannot load."""
         from synth.errors import SpecLoadError
         from synth.pipeline import distribution, profile
         from synth.spec import load_spec
@@ -55,13 +56,14 @@ def _print(dist: dict) -> None:  # type: ignore[type-arg]
     console = Console()
     table = Table(title="environment distribution (median / mean / max)")
     for col in ("capability", "envs", "calls", "user turns", "days", "world changes", "silent", "services",
-                ">=12 calls", ">=2 turns", "changes", ">=2 days"):
+                ">=12 calls", ">=2 turns", "changes", ">=2 days", "evidence-only"):
         table.add_column(col, justify="left" if col == "capability" else "right")
 
     def row(name: str, s: dict, bold: bool = False) -> None:  # type: ignore[type-arg]
         cells = [name, str(s["count"]), _fmt(s["calls"]), _fmt(s["user_turns"]), _fmt(s["stages"]),
                  _fmt(s["world_changes"]), _fmt(s["silent_changes"]), _fmt(s["services"]),
-                 *(f"{s['share'][k]:.0%}" for k in ("calls_at_least_12", "two_turns", "world_change", "multi_day"))]
+                 *(f"{s['share'][k]:.0%}" for k in ("calls_at_least_12", "two_turns", "world_change", "multi_day",
+                                                         "evidence_only"))]
         table.add_row(*([f"[bold]{c}[/]" for c in cells] if bold else cells))
 
     for cap, s in dist["capabilities"].items():

@@ -48,6 +48,7 @@ class SpecBuilder:
         self.capabilities: list[str] = []
         self.titles: list[str] = []
         self.templates: list[str] = []
+        self.evidence: list[dict[str, Any]] = []  # evidence files and the facts only they hold (metadata.evidence)
         self.persona = ""
         self.stages: list[dict[str, Any]] = []
         self.stage: str | None = None  # the open stage's id (None before day one and between end and open)
@@ -293,6 +294,7 @@ class SpecBuilder:
             "events": self.events, "policies": self.policies, "faults": self.faults,
             "predicates": [*self.predicates, *guards],
             "reference": {"steps": self.steps, "final_answer": answer},
-            "seed": self.seed, "metadata": {"generator": "procedural", "templates": self.templates},
+            "seed": self.seed, "metadata": {"generator": "procedural", "templates": self.templates,
+                                            **({"evidence": self.evidence} if self.evidence else {})},
         }
         return EnvironmentSpec.model_validate(doc)

@@ -121,7 +121,11 @@ def region_total_report(b: SpecBuilder, size: int = 1) -> Act:
 
 @template("document_from_data", "expense_summary_json")
 def expense_summary_json(b: SpecBuilder, size: int = 1) -> Act:
-    """Summarise an expenses CSV into JSON: total and the largest item."""
+    """Summarise an expenses CSV and one photographed receipt not yet in it into JSON: the total (the receipt's
+    amount is only in its pixels) and the CSV's largest item."""
+    from ..evidence_files import attach
+    from .media import MERCHANTS, receipt_png
+
     b.use("files")
     background_files(b, 2)
     items = unique_names(b, 6 + 3 * size, lambda: b.rng.choice(TOPICS) + " " + b.maker.word())
@@ -132,21 +136,30 @@ def expense_summary_json(b: SpecBuilder, size: int = 1) -> Act:
     src = f"/finance/expenses-{tag}.csv"
     b.table("files", "files").append({"path": src, "content": "item,amount\n" + "".join(
         f"{i},{a:.2f}\n" for i, a in zip(items, amounts))})
-    total = round(sum(amounts), 2)
+    receipt = b.rng.randint(900, max(1000, min(18_000, int(max(amounts) * 100) - 100)))  # below the largest item
+    merchant = b.rng.choice(MERCHANTS)
+    when = (b.now.date()).isoformat()
+    rpath = f"/finance/receipts/IMG_{b.rng.randint(1000, 9999)}.png"
+    attach(b, rpath, receipt_png(b, merchant, when, receipt, b.rng.choice(("clean", "worn", "rough")),
+                                 f"R-{b.rng.randint(10, 99)}{tag:03d}"), "photo", [money(receipt / 100)])
+    total = round(sum(amounts) + receipt / 100, 2)
     largest = items[amounts.index(max(amounts))]
     out = f"/finance/summary-{tag}.json"
-    b.ask(f"Summarise {src} into {out}: a JSON object with \"total\" (the sum of amount, two decimals) and "
-          f"\"largest_item\" (the item with the highest amount).", "Expense summary", "document_from_data",
+    b.ask(f"Summarise {src} into {out}: a JSON object with \"total\" (the sum of amount, two decimals, plus the "
+          f"total of the receipt I photographed today, {rpath}, which is not in the CSV yet) and \"largest_item\" "
+          f"(the item of the CSV with the highest amount).", "Expense summary", "document_from_data",
           "expense_summary_json")
 
     def act() -> None:
         b.call("read_text_file", path=src)
+        b.call("read_media_file", path=rpath)
         b.call("write_file", path=out, content=json.dumps({"total": round(total, 2), "largest_item": largest}))
         b.check({"kind": "file", "path": out,
-                 "json_field": {"path": "total", "value": {"equals": total, "tolerance": 0.005}}})
+                 "json_field": {"path": "total", "value": {"equals": total, "tolerance": 0.005}},
+                 "description": f"the total ({money(total)}) includes the receipt's {money(receipt / 100)}"})
         b.check({"kind": "file", "path": out, "json_field": {"path": "largest_item", "value": largest}})
         b.guard({"kind": "unchanged", "scope": f"files:{src}", "description": "the source data is untouched"})
         b.allow(f"files:{out}")
-        b.answer(f"Total {money(total)}; the largest item is {largest}.")
+        b.answer(f"Total {money(total)} (with the receipt's {money(receipt / 100)}); the largest item is {largest}.")
 
     return act

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from ..builder import Act, SpecBuilder, TemplateError
 from .. import render
+from ..evidence_files import attach, declare
 from ..render import Line
 from . import template
 from .common import background_files, local
@@ -37,10 +38,8 @@ def _level(b: SpecBuilder) -> str:
     return b.rng.choice(render.LEVELS)
 
 
-def _file(b: SpecBuilder, path: str, raw: bytes) -> None:
-    b.use("files")
-    b.table("files", "files").append({"path": path, "content": base64.b64encode(raw).decode(), "encoding": "base64",
-                                       "created": b.ago(days=1).isoformat(), "modified": b.ago(days=1).isoformat()})
+def _file(b: SpecBuilder, path: str, raw: bytes, kind: str = "", facts: tuple[str, ...] = ()) -> None:
+    attach(b, path, raw, kind, facts)
 
 
 def _money(minor: int) -> str:
@@ -88,7 +87,8 @@ def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
         txs.append({"id": tid, "date": day.isoformat(), "amount_minor": ledger, "currency": "USD",
                     "merchant": merchants[i], "category": "Travel", "spent_by": me, "status": "posted"})
         path = f"/receipts/IMG_{b.rng.randint(1000, 9999)}{i}.png"
-        _file(b, path, receipt_png(b, merchants[i], day.isoformat(), total, _level(b), f"R-{b.rng.randint(10, 99)}{i:03d}"))
+        _file(b, path, receipt_png(b, merchants[i], day.isoformat(), total, _level(b), f"R-{b.rng.randint(10, 99)}{i:03d}"),
+              "photo", (_money(total), day.isoformat(), merchants[i]))
         receipts.append((path, merchants[i], day.isoformat(), total, tid, i != bad))
     # no receipt: a colleague's spending at a receipt's merchant, and the user's own spending elsewhere
     txs.append({"id": f"txn-{b.rng.randint(1000, 9999)}8", "date": receipts[0][2], "amount_minor": receipts[0][3],
@@ -181,7 +181,8 @@ def scanned_form_to_database(b: SpecBuilder, size: int = 1) -> Act:
         fields = [("Company name", f["name"]), ("VAT / tax id", f["tax"]), ("Payment terms", f["terms"]),
                   ("Accounts contact (email)", f["contact"]), ("Supply starts on", f["start"])]
         path = f"/scans/scan-{b.rng.randint(10000, 99999)}.pdf"
-        _file(b, path, render.scan_pdf(_form_jpeg(b, fields, _level(b), "SUPPLIER REGISTRATION FORM"), "Scan"))
+        _file(b, path, render.scan_pdf(_form_jpeg(b, fields, _level(b), "SUPPLIER REGISTRATION FORM"), "Scan"),
+              "scan", (f["tax"], f["contact"], f["start"]))
         scans.append(path)
     background_files(b, 2)
     b.ask("Two supplier registration forms were scanned into /scans. One of the suppliers is already in our Vendors "
@@ -239,7 +240,7 @@ def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
             (f"Figure 1 (next page) shows {metric.lower()} per region for each month of the quarter. "
              f"{b.maker.sentence()}.", 11, "")]
     path = f"/reports/ops-review-q{q}-{year}.pdf"
-    _file(b, path, render.report_pdf(text, chart, f"Q{q} {year} review"))
+    _file(b, path, render.report_pdf(text, chart, f"Q{q} {year} review"), "chart", (str(figure),))
     pq, py = (q - 1, year) if q > 1 else (4, year - 1)
     old = {r: b.rng.randint(40, 400) for r in regions}
     old_top = max(regions, key=lambda r: old[r])
@@ -317,8 +318,9 @@ def invoice_to_budget_over_days(b: SpecBuilder, size: int = 1) -> Act:
     p1 = f"/invoices/{slug(vendors[first])}-{num1}.pdf"
     p2 = f"/invoices/{slug(vendors[second])}-{num2}.pdf"
     pfix = f"/invoices/{slug(vendors[first])}-{num_fix}.pdf"
-    _file(b, p1, invoice_pdf(vendors[first], num1, issued, due, inv1))
-    _file(b, p2, invoice_pdf(vendors[second], num2, issued, due, inv2))
+    _file(b, p1, invoice_pdf(vendors[first], num1, issued, due, inv1), "pdf", (_money(sum(p for _, p in inv1)),))
+    _file(b, p2, invoice_pdf(vendors[second], num2, issued, due, inv2), "pdf", (_money(sum(p for _, p in inv2)),))
+    declare(b, pfix, "pdf", (_money(sum(p for _, p in fix)),))  # arrives overnight
     t1, t2, tfix = (sum(p for _, p in x) / 100 for x in (inv1, inv2, fix))
     c1, c2 = f"C{first + 2}", f"C{second + 2}"
     background_files(b, 2)
