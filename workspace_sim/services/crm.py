@@ -844,7 +844,7 @@ class _Filters(BaseModel):
     @classmethod
     def _known(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            unknown = [k for k in data if k not in cls.model_fields]
+            unknown = sorted(k for k in data if k not in cls.model_fields)
             if unknown:
                 raise ValueError(f"unknown filter(s) {', '.join(map(repr, unknown))}; use {', '.join(cls.model_fields)}")
         return data
@@ -874,7 +874,7 @@ def _report_filters(report: str, filters: dict[str, Any]) -> dict[str, Any]:
     """`filters` checked against the search tool's own arguments (less paging and sort)."""
     tool = SERVICE.tools["search_accounts" if report == "accounts" else "search_deals"]
     allowed = [n for n in tool.args_model.model_fields if n not in ("limit", "offset", "sort")]
-    unknown = [k for k in filters if k not in allowed]
+    unknown = sorted(k for k in filters if k not in allowed)
     if unknown:
         raise InvalidArgument(f"unknown filter(s) {', '.join(map(repr, unknown))} for a {report} report; "
                               f"use {', '.join(allowed)}")
