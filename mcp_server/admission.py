@@ -112,8 +112,9 @@ class Admission:
             self._slots.acquire_nowait()
         except anyio.WouldBlock:
             delay = self.retry_after(waiter if waiter is not None else object())
-            raise Busy(f"the server is running its maximum of {self.max_slow} slow calls ({', '.join(sorted(self.slow_tools))}) "
-                       f"at once; {name} did not run: retry in {delay:g} s", delay) from None
+            tools = ", ".join(sorted(self.slow_tools))
+            raise Busy(f"the server is running its maximum of {self.max_slow} slow calls ({tools}) at once; "
+                       f"{name} did not run: retry in {delay:g} s", delay) from None
         self._waiting.pop(waiter, None)
         try:
             return await anyio.to_thread.run_sync(fn, *args, limiter=self._threads)

@@ -74,9 +74,10 @@ def test_slow_calls_past_the_bound_are_busy_and_cheap_calls_are_answered_while_e
                     assert admission.shared().running_slow == 3 and admission.shared().waiting == 42
                     # every slow slot (and its thread) is held and stays held until `release`: a cheap call that
                     # queued behind slow work would never be answered here
+                    cheap = {**HEADERS, "mcp-name": "list_directory"}
                     for i in range(5):
                         with anyio.fail_after(30):
-                            r = await c.post(f"/episodes/{ids[0]}/mcp", headers={**HEADERS, "mcp-name": "list_directory"},
+                            r = await c.post(f"/episodes/{ids[0]}/mcp", headers=cheap,
                                              content=request(2 + i, "list_directory", "/reports"))
                         assert r.status_code == 200 and r.json()["result"]["isError"] is False
                     assert admission.shared().running_slow == 3 and not release.is_set()
