@@ -24,7 +24,7 @@ from trainers.export.sft import to_hf
 
 CAP = "media_evidence"
 TEMPLATES = ["receipts_into_expenses", "scanned_form_to_database", "chart_answer_from_report",
-             "invoice_to_budget_over_days"]
+             "invoice_to_budget_over_days", "voicemail_to_task"]
 SEEDS = 24
 
 
