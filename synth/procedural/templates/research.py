@@ -237,7 +237,7 @@ def web_answer_with_citation(b: SpecBuilder, size: int = 1) -> Act:
     def act() -> None:
         b.call("web_search", query=f"{vendor} {topic}")
         b.call("fetch_page", url=good)
-        b.check({"kind": "answer", "condition": {"contains": str(current)},
+        b.check({"kind": "answer", "condition": {"regex": rf"(^|\D){current}(\D|$)"},  # not the 20 of "2023"
                  "description": f"the answer gives the current {topic}, {current} {unit}"})
         b.check({"kind": "answer", "condition": {"contains": good}, "description": "the official page is cited"})
         b.check({"kind": "all", "predicates": [{"kind": "answer", "condition": {"not_contains": u}} for u in others],
