@@ -82,13 +82,24 @@ def _file_rates(n: int) -> tuple[float, float, int]:
     return n / render_s, n / max(write_s, 1e-9), sum(map(len, files))
 
 
-def _validation_rate(n: int) -> tuple[float, int]:
-    """media_evidence environments generated and validated per second, and how many were valid."""
+def _validation_rate(n: int) -> tuple[float, int, list]:
+    """media_evidence environments generated and validated per second, how many were valid, and those specs."""
     from synth.pipeline import procedural_attempt
 
     t0 = time.perf_counter()
-    valid = sum(procedural_attempt(CAP, seed).valid for seed in range(1000, 1000 + n))
-    return valid / (time.perf_counter() - t0), valid
+    attempts = [procedural_attempt(CAP, seed) for seed in range(1000, 1000 + n)]
+    rate = sum(a.valid for a in attempts) / (time.perf_counter() - t0)
+    return rate, sum(a.valid for a in attempts), [a.spec for a in attempts if a.valid]
+
+
+def _blind_passes(specs: list) -> tuple[int, int]:
+    """(evidence-blind baselines that pass, environments with an evidence-only fact) over `specs`."""
+    try:
+        from synth.evidence import evidence_blind_passes
+    except ImportError:  # before synth.evidence existed
+        return 0, 0
+    got = [evidence_blind_passes(s) for s in specs]
+    return sum(g is True for g in got), sum(g is not None for g in got)
 
 
 def run(quick: bool) -> list[dict]:
@@ -103,8 +114,10 @@ def run(quick: bool) -> list[dict]:
         procedural_attempt(cap, seed)
     rendered, written, size = _file_rates(24 if quick else 120)
     count = 12 if quick else 60
-    media_rate, valid = _validation_rate(count)
+    media_rate, valid, specs = _validation_rate(count)
     single = bench_synth._single_day_rate(plan(None, 36 if quick else 180, seed=1000))
+    chores = [procedural_attempt(c, s) for c, s in plan(["mail_triage", "document_from_data"], count, seed=2000)]
+    blind, blinded = _blind_passes(specs + [a.spec for a in chores if a.valid])
     return [
         {"key": "media_evidence_files_per_s", "value": round(rendered, 1), "unit": "files/s",
          "baseline_key": "media_evidence_file_writes_per_s", "baseline": round(written, 1),
@@ -113,6 +126,9 @@ def run(quick: bool) -> list[dict]:
         {"key": "media_evidence_valid_envs_per_s", "value": round(media_rate, 1), "unit": "envs/s",
          "baseline_key": "synth_single_day_valid_envs_per_s", "baseline": round(single, 1),
          "note": f"{valid}/{count} valid; ratio {media_rate / single:.2f} of the same-run single-day rate"},
+        {"key": "evidence_blind_passes", "value": blind, "unit": "envs", "baseline_key": "envs_with_evidence_only_facts",
+         "baseline": blinded, "note": "the reference with every evidence-only fact replaced by a plausible wrong value "
+                                      "(media_evidence and the mail_triage/document_from_data mixes); target 0"},
     ]
 
 

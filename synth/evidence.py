@@ -96,3 +96,59 @@ def evidence_only_facts(spec: EnvironmentSpec) -> list[dict[str, str]]:
             if str(fact).strip() and not _appears(text, str(fact)):
                 out.append({"path": path, "kind": item.get("kind", ""), "fact": str(fact)})
     return out
+
+
+def wrong(fact: str) -> str:
+    """A plausible wrong value of the same shape: the last digit moved by 3 (a letter's case flipped where there
+    is no digit), as an agent that guessed instead of looking would write it."""
+    for i in range(len(fact) - 1, -1, -1):
+        if fact[i].isdigit():
+            return fact[:i] + str((int(fact[i]) + 3) % 10) + fact[i + 1:]
+    return fact.swapcase() + "x"
+
+
+def _substitute(node: Any, swaps: list[tuple[re.Pattern[str], str]]) -> Any:
+    if isinstance(node, str):
+        for pattern, repl in swaps:
+            node = pattern.sub(repl, node)
+        return node
+    if isinstance(node, dict):
+        return {k: _substitute(v, swaps) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_substitute(v, swaps) for v in node]
+    if isinstance(node, float) or (isinstance(node, int) and not isinstance(node, bool)):
+        got = _substitute(repr(node), swaps)
+        return node if got == repr(node) else type(node)(float(got)) if isinstance(node, float) else int(float(got))
+    return node
+
+
+def blind_solution(spec: EnvironmentSpec) -> Any | None:
+    """The reference solution with every evidence-only fact, and every value the generator declared as derived
+    from one (`metadata.evidence[].derived`), replaced in every spelling by a plausible wrong one (`wrong`):
+    the evidence-blind baseline. None when the spec has no evidence-only fact."""
+    from .spec import ReferenceSolution
+
+    facts = evidence_only_facts(spec)
+    if not facts:
+        return None
+    values = list(dict.fromkeys([f["fact"] for f in facts] + [
+        str(d) for item in spec.metadata.get("evidence") or [] for d in item.get("derived", [])]))
+    swaps = []
+    for value in sorted(values, key=len, reverse=True):
+        for s in spellings(value):
+            edge = r"(?<![\d])" if s[:1].isdigit() else ""
+            tail = r"(?![\d])" if s[-1:].isdigit() else ""
+            swaps.append((re.compile(edge + re.escape(s) + tail), wrong(s)))
+    doc = spec.reference.model_dump(mode="json", exclude_none=True)
+    return ReferenceSolution.model_validate(_substitute(doc, swaps))
+
+
+def evidence_blind_passes(spec: EnvironmentSpec) -> bool | None:
+    """Whether the evidence-blind baseline (`blind_solution`) passes the spec strictly (None: nothing to blind)."""
+    from .driver import run_reference
+
+    solution = blind_solution(spec)
+    if solution is None:
+        return None
+    run = run_reference(spec, solution=solution)
+    return bool(spec.evaluate(run.workspace, run.final_answer).passed)

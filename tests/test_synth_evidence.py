@@ -239,3 +239,32 @@ def test_the_rendered_receipt_bytes_are_stable_per_seed() -> None:
     b = generate("document_from_data", 5, template="expense_summary_json")
     raw = [base64.b64decode(f["content"]) for f in a.initial["files"]["files"] if f.get("encoding") == "base64"]
     assert raw and a.model_dump_json() == b.model_dump_json()
+
+
+EVIDENCE_TEMPLATES = [("mail_triage", "reply_with_figure"), ("document_from_data", "expense_summary_json")] + [
+    ("media_evidence", t) for t in ("receipts_into_expenses", "scanned_form_to_database", "chart_answer_from_report",
+                                     "invoice_to_budget_over_days", "voicemail_to_task")]
+
+
+@pytest.mark.parametrize("cap,name", EVIDENCE_TEMPLATES)
+def test_the_evidence_blind_baseline_fails_every_template(cap: str, name: str) -> None:
+    """The reference with every evidence-only fact (and what is derived from one) replaced by a plausible wrong
+    value never passes: the predicates turn on what only the evidence shows."""
+    from synth.evidence import blind_solution, evidence_blind_passes
+
+    for seed in range(5):
+        spec = generate(cap, seed, template=name)
+        assert evidence_only_facts(spec), (name, seed)
+        assert evidence_blind_passes(spec) is False, (name, seed)
+        assert blind_solution(spec) != spec.reference
+
+
+def test_the_evidence_blind_baseline_passes_where_the_declared_fact_does_not_matter() -> None:
+    from synth.evidence import evidence_blind_passes, wrong
+
+    spec = generate("mail_triage", 3, template="reply_with_figure")
+    unused = spec.model_copy(update={"metadata": {**spec.metadata, "evidence": [
+        {**spec.metadata["evidence"][0], "facts": ["ZQ-4417"]}]}})
+    assert evidence_only_facts(unused) and evidence_blind_passes(unused) is True
+    assert evidence_blind_passes(generate("file_management", 0, template="rename_term")) is None
+    assert wrong("31,075.50") == "31,075.53" and wrong("2026-04-22") == "2026-04-25" and wrong("abc") == "ABCx"

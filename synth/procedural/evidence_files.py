@@ -16,18 +16,22 @@ from .render import Line
 KINDS = ("scan", "screenshot", "whiteboard")
 
 
-def attach(b: SpecBuilder, path: str, raw: bytes, kind: str = "", facts: Sequence[str] = ()) -> None:
-    """Store `raw` at `path` (base64, dated yesterday) and declare the facts it shows."""
+def attach(b: SpecBuilder, path: str, raw: bytes, kind: str = "", facts: Sequence[str] = (),
+           derived: Sequence[str] = ()) -> None:
+    """Store `raw` at `path` (base64, dated yesterday) and declare the facts it shows (and the values the
+    solution derives from them: a total that includes a receipt's amount)."""
     b.use("files")
     b.table("files", "files").append({"path": path, "content": base64.b64encode(raw).decode(), "encoding": "base64",
                                        "created": b.ago(days=1).isoformat(), "modified": b.ago(days=1).isoformat()})
-    declare(b, path, kind, facts)
+    declare(b, path, kind, facts, derived)
 
 
-def declare(b: SpecBuilder, path: str, kind: str, facts: Sequence[str]) -> None:
-    """Declare the facts an evidence file at `path` shows (a file that arrives with a world change, too)."""
+def declare(b: SpecBuilder, path: str, kind: str, facts: Sequence[str], derived: Sequence[str] = ()) -> None:
+    """Declare the facts an evidence file at `path` shows (a file that arrives with a world change, too) and the
+    values derived from them (synth.evidence.blind_solution replaces both)."""
     if facts:
-        b.evidence.append({"path": path, "kind": kind, "facts": [str(f) for f in facts]})
+        b.evidence.append({"path": path, "kind": kind, "facts": [str(f) for f in facts],
+                           **({"derived": [str(d) for d in derived]} if derived else {})})
 
 
 def approval(b: SpecBuilder, topic: str, quarter: str, figure: str, other: str, stem: str) -> tuple[str, str, str]:

@@ -140,9 +140,9 @@ def expense_summary_json(b: SpecBuilder, size: int = 1) -> Act:
     merchant = b.rng.choice(MERCHANTS)
     when = (b.now.date()).isoformat()
     rpath = f"/finance/receipts/IMG_{b.rng.randint(1000, 9999)}.png"
-    attach(b, rpath, receipt_png(b, merchant, when, receipt, b.rng.choice(("clean", "worn", "rough")),
-                                 f"R-{b.rng.randint(10, 99)}{tag:03d}"), "photo", [money(receipt / 100)])
     total = round(sum(amounts) + receipt / 100, 2)
+    attach(b, rpath, receipt_png(b, merchant, when, receipt, b.rng.choice(("clean", "worn", "rough")),
+                                 f"R-{b.rng.randint(10, 99)}{tag:03d}"), "photo", [money(receipt / 100)], [money(total)])
     largest = items[amounts.index(max(amounts))]
     out = f"/finance/summary-{tag}.json"
     b.ask(f"Summarise {src} into {out}: a JSON object with \"total\" (the sum of amount, two decimals, plus the "

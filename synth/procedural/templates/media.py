@@ -91,8 +91,9 @@ def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
               "photo", (_money(total), day.isoformat(), merchants[i]))
         receipts.append((path, merchants[i], day.isoformat(), total, tid, i != bad))
     # no receipt: a colleague's spending at a receipt's merchant, and the user's own spending elsewhere
-    txs.append({"id": f"txn-{b.rng.randint(1000, 9999)}8", "date": receipts[0][2], "amount_minor": receipts[0][3],
-                "currency": "USD", "merchant": merchants[0], "category": "Travel", "spent_by": colleague, "status": "posted"})
+    twin = next(r for r in receipts if r[5])  # a receipt whose total the ledger has anyway (never the mismatch's)
+    txs.append({"id": f"txn-{b.rng.randint(1000, 9999)}8", "date": twin[2], "amount_minor": twin[3],
+                "currency": "USD", "merchant": twin[1], "category": "Travel", "spent_by": colleague, "status": "posted"})
     txs.append({"id": f"txn-{b.rng.randint(1000, 9999)}9", "date": (b.now - timedelta(days=3)).date().isoformat(),
                 "amount_minor": b.rng.randint(900, 9000), "currency": "USD", "merchant": merchants[k],
                 "category": "Meals", "spent_by": me, "status": "posted"})
