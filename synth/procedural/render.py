@@ -174,6 +174,7 @@ def bar_chart_image(title: str, labels: Sequence[str], series: dict[str, Sequenc
     margins are fixed rather than fitted (`tight_layout` draws the figure a second time to measure it)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
     from PIL import Image
 
     fig = Figure(figsize=(7.2, 4.0), dpi=100)
@@ -189,9 +190,10 @@ def bar_chart_image(title: str, labels: Sequence[str], series: dict[str, Sequenc
         ax.bar_label(bars, labels=[str(v) for v in values], fontsize=9, padding=1)
     ax.set_xticks(range(len(labels)), list(labels))
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=11)
+    ax.set_title(title, fontsize=11, y=1.0, pad=6)  # a fixed place: auto-placing measures every tick label
     ax.legend(fontsize=8, ncols=min(n, 5), loc="upper left")
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.25)
+    ax.yaxis.set_major_locator(MaxNLocator(6))  # fewer ticks, each one a text to lay out
     ax.spines[["top", "right"]].set_visible(False)
     canvas.draw()
     return Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
