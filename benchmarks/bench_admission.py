@@ -12,7 +12,8 @@ pooled rounds, because on a shared machine one quiet phase can land on someone e
 The slow call is, by default, a sleep-based stand-in for a sandbox (`read_text_file` of `/slow`
 sleeps `SLOW_S` seconds on its worker thread and is counted a slow tool, so it goes through
 `mcp_server.admission` exactly as `run_python` does): no bubblewrap needed. `--sandbox` runs real
-`run_python` sandboxes (bubblewrap) that sleep inside for `SLOW_S` seconds. `--shared-pool` runs the
+`run_python` sandboxes (bubblewrap) that sleep inside for `SLOW_S` seconds, `--command` real
+`run_command` containers (a Docker engine) running `sleep`. `--shared-pool` runs the
 stand-in on the default thread pool, as before admission (one round of 5 cheap calls: each waits about
 10 s for a thread there). `--one-client` drives the load from this
 process's event loop too (the victim's client then shares its loop and GIL with 50 other clients, a
@@ -58,6 +59,8 @@ def _p99(xs: list[float]) -> float:
 def _slow_request(mode: str, slow_s: float) -> tuple[bytes, dict[str, str]]:
     if mode == "sandbox":
         return _request(1, "run_python", {"code": f"import time\ntime.sleep({slow_s})\nprint('slept')"})
+    if mode == "command":
+        return _request(1, "run_command", {"command": f"sleep {slow_s:g}"})
     return _request(1, "read_text_file", {"path": "/slow"})
 
 
@@ -75,11 +78,11 @@ def _environment(mode: str) -> Any:
     from workspace_sim import Workspace, WorkspaceConfig
 
     env = demo.environment()
-    if mode != "sandbox":
+    if mode not in ("sandbox", "command"):
         return env
     base = demo.build_workspace()
-    config = WorkspaceConfig(user="ana@example.com", services=["files", "python"], seed=7,
-                             sandbox={"python_timeout_s": SLOW_S + 20})
+    config = WorkspaceConfig(user="ana@example.com", services=["files", "python" if mode == "sandbox" else "shell"],
+                             seed=7, sandbox={"python_timeout_s": SLOW_S + 20, "timeout_s": SLOW_S + 20})
     data = {"files": {"files": [{"path": p, "content": base.call("read_text_file", {"path": p}).text}
                                 for p in ("/reports/q1.csv", "/reports/README.md")]}}
     return PythonEnvironment(id=env.id, title=env.title, task=env.task,
@@ -95,7 +98,7 @@ def serve(fd: int, mode: str, slow_s: float) -> None:
     from mcp_server.http import build_app
     from mcp_server.hub import EpisodeHub
 
-    if mode != "sandbox":
+    if mode not in ("sandbox", "command"):
         real_call = Episode.call
 
         def call(self: Episode, name: str, arguments: Any) -> Any:
@@ -186,10 +189,10 @@ def measure(slow_s: float = SLOW_S, slow_episodes: int = SLOW_EPISODES, cheap: i
             mode: str = "sleep", one_client: bool = False, fixed_retry_s: float | None = None,
             rounds: int = ROUNDS) -> dict[str, Any]:
     """Run the benchmark and return its figures (milliseconds; counts of slow calls running, answered and
-    refused busy). `mode`: "sleep" (the stand-in), "sandbox" (real run_python) or "shared" (the stand-in on
-    the shared pool); `one_client`: the load from the victim's own event loop; `fixed_retry_s`: load clients
-    that wait this long after busy instead of the answer's `retry_after_s`; `rounds` of none slow then 50
-    slow, pooled."""
+    refused busy). `mode`: "sleep" (the stand-in), "sandbox" (real run_python), "command" (real run_command)
+    or "shared" (the stand-in on the shared pool); `one_client`: the load from the victim's own event loop;
+    `fixed_retry_s`: load clients that wait this long after busy instead of the answer's `retry_after_s`;
+    `rounds` of none slow then 50 slow, pooled."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(256)
@@ -286,7 +289,8 @@ async def _drive(base: str, env: dict[str, str], slow_s: float, slow_episodes: i
 
 NOTE = ("ratio: p99 of a cheap call while 50 episodes keep asking for 10 s slow calls over the same p99 with none, "
         "same run, three rounds pooled (goal <= 2x). 2026-12-02, shared 2-core machine (load 3-5): 0.75-2.00 with "
-        "the sleep stand-in (4 runs), 1.05-1.54 with real sandboxes (3 runs); 35x before busy retries were paced "
+        "the sleep stand-in (4 runs), 1.05-1.54 with real run_python sandboxes (3 runs), 8.87 with run_command "
+        "containers (their starts saturate the cores: not met); 35x before busy retries were paced "
         "(735 ms vs 21 ms), ~570x on the shared pool. docs/benchmarks.md (Admission)")
 
 
@@ -300,7 +304,8 @@ if __name__ == "__main__":
     elif args[:1] == ["--load"]:
         load_main()
     else:
-        chosen = "sandbox" if "--sandbox" in args else "shared" if "--shared-pool" in args else "sleep"
+        chosen = ("sandbox" if "--sandbox" in args else "command" if "--command" in args
+                  else "shared" if "--shared-pool" in args else "sleep")
         fixed = float(args[args.index("--fixed-retry") + 1]) if "--fixed-retry" in args else None
         rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else ROUNDS if chosen != "shared" else 1
         cheap = CHEAP if chosen != "shared" else 5  # there each cheap call waits ~10 s for a thread
