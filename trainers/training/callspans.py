@@ -148,6 +148,13 @@ class PartScore:
     tokens: int = 0
     tokens_right: int = 0
 
+    def add(self, other: PartScore) -> None:
+        """Count `other`'s parts and tokens into this score."""
+        self.n += other.n
+        self.right += other.right
+        self.tokens += other.tokens
+        self.tokens_right += other.tokens_right
+
     @property
     def accuracy(self) -> float | None:
         """Whole parts right over parts (None when there are none)."""
@@ -195,9 +202,5 @@ def teacher_forced_parts(model: Any, tokenizer: Any, examples: Sequence[dict[str
             # the prediction for token t is the argmax at t - 1
             predicted = [-1, *logits[:-1].argmax(-1).tolist()]
             for part, score in span_hits(predicted, rendered).items():
-                agg = total[part]
-                agg.n += score.n
-                agg.right += score.right
-                agg.tokens += score.tokens
-                agg.tokens_right += score.tokens_right
+                total[part].add(score)
     return total, missing

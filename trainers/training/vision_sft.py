@@ -251,11 +251,7 @@ def vision_teacher_forced_parts(model: Any, processor: Any, examples: Sequence[d
                 continue
             predicted = [-1, *_forward(model, e)[:-1].argmax(-1).tolist()]
             for part, score in span_hits(predicted, rendered).items():
-                agg = total[part]
-                agg.n += score.n
-                agg.right += score.right
-                agg.tokens += score.tokens
-                agg.tokens_right += score.tokens_right
+                total[part].add(score)
     return total, missing
 
 
