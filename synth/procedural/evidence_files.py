@@ -36,8 +36,8 @@ def declare(b: SpecBuilder, path: str, kind: str, facts: Sequence[str], derived:
 
 def approval(b: SpecBuilder, topic: str, quarter: str, figure: str, other: str, stem: str) -> tuple[str, str, str]:
     """Evidence that `topic`'s `quarter` budget was approved at `figure` (a draft at `other` is shown too where the
-    medium has room for it): a scanned memo (PNG photo or image-only PDF), a screenshot of the budget app, or a
-    whiteboard photo, at a level of wear drawn from the seed. Returns (path, the tool that reads it, kind)."""
+    medium has room for it): a scanned memo (a JPEG photo or an image-only PDF), a screenshot of the budget app (a
+    PNG capture, or a JPEG photo of the screen), or a whiteboard photo (JPEG), at a level of wear drawn from the seed. Returns (path, the tool that reads it, kind)."""
     kind = b.rng.choice(KINDS)
     level = b.rng.choice(render.LEVELS)
     seed = b.seed * 7349 + b.rng.randint(0, 9999)
@@ -52,8 +52,8 @@ def approval(b: SpecBuilder, topic: str, quarter: str, figure: str, other: str, 
             path = f"{stem}.pdf"
             attach(b, path, render.scan_pdf(render.jpeg_bytes(img, quality=84), "Scan"), "scan", [figure])
             return path, "read_pdf", kind
-        path = f"{stem}.png"
-        attach(b, path, render.png_bytes(img), "photo", [figure])
+        path = f"{stem}.jpg"  # a phone's photo of the memo
+        attach(b, path, render.jpeg_bytes(img, quality=85), "photo", [figure])
         return path, "read_media_file", kind
     if kind == "screenshot":
         rows: list[Any] = [(title, "Approved", figure), (title, "Draft", other)]
@@ -62,12 +62,14 @@ def approval(b: SpecBuilder, topic: str, quarter: str, figure: str, other: str, 
             rows.append((f"{t} {quarter}", b.rng.choice(("Approved", "Pending")),
                          f"{b.rng.randint(1000, 90000):,}.{b.rng.randint(0, 99):02d}"))
         b.rng.shuffle(rows)
-        path = f"{stem}.png"
         img = screens.screenshot("Budget desk", "Approvals", ("Budget", "Status", "Amount"), rows, level, seed,
                                  status=f"{len(rows)} budgets")
-        attach(b, path, render.png_bytes(img), "screenshot", [figure])
+        # a screen capture is a PNG; a photo of the screen (worn, rough) a JPEG
+        path = f"{stem}.png" if level == "clean" else f"{stem}.jpg"
+        attach(b, path, render.png_bytes(img) if level == "clean" else render.jpeg_bytes(img, quality=85),
+               "screenshot", [figure])
         return path, "read_media_file", kind
-    path = f"{stem}.png"
+    path = f"{stem}.jpg"
     img = screens.whiteboard([title, f"approved {figure}", f"(draft was {other})"], level, seed)
-    attach(b, path, render.png_bytes(img), "whiteboard", [figure])
+    attach(b, path, render.jpeg_bytes(img, quality=85), "whiteboard", [figure])
     return path, "read_media_file", kind

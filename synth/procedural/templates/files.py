@@ -124,7 +124,8 @@ def expense_summary_json(b: SpecBuilder, size: int = 1) -> Act:
     """Summarise an expenses CSV and one photographed receipt not yet in it into JSON: the total (the receipt's
     amount is only in its pixels) and the CSV's largest item."""
     from ..evidence_files import attach
-    from .media import MERCHANTS, receipt_png
+    from .. import render
+    from .media import MERCHANTS, receipt_image
 
     b.use("files")
     background_files(b, 2)
@@ -139,10 +140,11 @@ def expense_summary_json(b: SpecBuilder, size: int = 1) -> Act:
     receipt = b.rng.randint(900, max(1000, min(18_000, int(max(amounts) * 100) - 100)))  # below the largest item
     merchant = b.rng.choice(MERCHANTS)
     when = (b.now.date()).isoformat()
-    rpath = f"/finance/receipts/IMG_{b.rng.randint(1000, 9999)}.png"
+    rpath = f"/finance/receipts/IMG_{b.rng.randint(1000, 9999)}.jpg"  # a phone's photo
     total = round(sum(amounts) + receipt / 100, 2)
-    attach(b, rpath, receipt_png(b, merchant, when, receipt, b.rng.choice(("clean", "worn", "rough")),
-                                 f"R-{b.rng.randint(10, 99)}{tag:03d}"), "photo", [money(receipt / 100)], [money(total)])
+    photo = receipt_image(b, merchant, when, receipt, b.rng.choice(("clean", "worn", "rough")),
+                          f"R-{b.rng.randint(10, 99)}{tag:03d}")
+    attach(b, rpath, render.jpeg_bytes(photo, quality=85), "photo", [money(receipt / 100)], [money(total)])
     largest = items[amounts.index(max(amounts))]
     out = f"/finance/summary-{tag}.json"
     b.ask(f"Summarise {src} into {out}: a JSON object with \"total\" (the sum of amount, two decimals, plus the "

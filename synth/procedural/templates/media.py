@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from datetime import timedelta
+from typing import Any
 
 from ..builder import Act, SpecBuilder, TemplateError
 from .. import render
@@ -55,14 +56,19 @@ def _split(b: SpecBuilder, total: int, names: tuple[str, ...]) -> list[tuple[str
     return list(zip(picked, prices))
 
 
-def receipt_png(b: SpecBuilder, merchant: str, when: str, total: int, level: str, number: str) -> bytes:
-    """A photographed till receipt: merchant, date, items, total (stamped over at the rough level)."""
+def receipt_image(b: SpecBuilder, merchant: str, when: str, total: int, level: str, number: str) -> Any:
+    """A photographed till receipt: merchant, date, items, total (stamped over at the rough level), as an image."""
     lines = [Line(merchant.upper(), 22, True), Line(f"{b.rng.randint(2, 240)} {b.maker.word().capitalize()} Street", 16),
              Line(f"Receipt {number}   {when}", 16), Line("", 8)]
     lines += [Line(name, 17, right=_money(p)) for name, p in _split(b, total, ITEMS[merchant])]
     lines += [Line("", 6), Line("TOTAL", 21, True, right=_money(total)), Line("Paid by card. Thank you!", 15)]
     img, spans = render.paper(lines, width=b.rng.choice((400, 420, 440)))
-    return render.png_bytes(render.degrade(img, level, b.seed * 7919 + int(number[-3:]), "PAID", spans[len(lines) - 2]))
+    return render.degrade(img, level, b.seed * 7919 + int(number[-3:]), "PAID", spans[len(lines) - 2])
+
+
+def receipt_png(b: SpecBuilder, merchant: str, when: str, total: int, level: str, number: str) -> bytes:
+    """`receipt_image` as PNG."""
+    return render.png_bytes(receipt_image(b, merchant, when, total, level, number))
 
 
 @template(CAP, "receipts_into_expenses")
