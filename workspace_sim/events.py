@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-import yaml
 
 from .diff import Diff
 
@@ -99,17 +98,17 @@ class Event:
         return out
 
 
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
 def render_default(data: Any) -> str:
     """A readable text rendering of structured tool output."""
     if isinstance(data, str):
         return data
     if data is None:
         return "ok"
+    import yaml  # on first use: a server's first answer renders no tool output (yaml is ~30 ms of a cold start)
+
     # libyaml's emitter writes the same text as the pure-Python one, about four times faster
-    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100).rstrip()
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100).rstrip()
 
 
 class ToolResult:
