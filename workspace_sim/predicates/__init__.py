@@ -2,320 +2,59 @@
 
 Documents are validated at load (`parse_predicates` names the JSON path of any problem) and never
 execute code. `evaluate` returns every predicate's pass/fail with expected against observed.
+
+Names are imported on first use, and a document's predicate kinds by name (`kinds.KIND_CLASSES`): a
+server validating its environment's predicates at start loads only the kinds they use, not all of
+them (`combinators.Predicate`, the union of every kind, is loaded for a document that combines them).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Union
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, TypeAdapter, ValidationError, model_validator
+if TYPE_CHECKING:
+    from .base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
+    from .calendar import EventExists
+    from .calls import Answer, ToolCalled, ToolNotCalled
+    from .combinators import AllOf, AnyOf, AtLeast, NotOf, Predicate
+    from .conditions import Condition
+    from .evaluation import (Evaluation, StageScore, evaluate, evaluate_states, last_assistant_message, reaches,
+                             stage_checkpoints, weighted_score)
+    from .files import FileContent
+    from .judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
+    from .judged import Criterion, Judged
+    from .kinds import KINDS
+    from .mail import MailSent
+    from .parse import MAX_DEPTH, parse_predicates
+    from .reads import RecordsRead
+    from .records import RecordAbsent, RecordExists, TicketState
+    from .scope import OnlyChanged, Unchanged, in_scope
+    from .secrets import SecretNotLeaked
 
-from ..errors import SpecError
-from ..state import State
-from .base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
-from .calendar import EventExists
-from .calls import Answer, ToolCalled, ToolNotCalled
-from .conditions import Condition
-from .files import FileContent
-from .judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
-from .judged import Criterion, Judged
-from .mail import MailSent
-from .reads import RecordsRead
-from .records import RecordAbsent, RecordExists, TicketState
-from .scope import OnlyChanged, Unchanged, in_scope
-from .secrets import SecretNotLeaked
-
-
-class AllOf(PredicateBase):
-    """Every child predicate passes."""
-
-    kind: Literal["all"] = "all"
-    predicates: list["Predicate"] = Field(min_length=1)
-
-    def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        kids = [p.evaluate(ctx) for p in self.predicates]
-        failed = [k for k in kids if not k.passed]
-        return self.result(not failed, f"all of {len(kids)} checks", 
-                           "all passed" if not failed else f"{len(failed)} failed: " + "; ".join(k.description for k in failed), kids)
-
-
-class AnyOf(PredicateBase):
-    """At least one child predicate passes."""
-
-    kind: Literal["any"] = "any"
-    predicates: list["Predicate"] = Field(min_length=1)
-
-    def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        kids = [p.evaluate(ctx) for p in self.predicates]
-        passed = [k for k in kids if k.passed]
-        return self.result(bool(passed), f"any of {len(kids)} checks",
-                           f"{len(passed)} passed" if passed else "none passed", kids)
+_EXPORTS = {
+    "EvalContext": "base", "JudgeBudget": "base", "PredicateBase": "base", "PredicateResult": "base",
+    "EventExists": "calendar", "Answer": "calls", "ToolCalled": "calls", "ToolNotCalled": "calls",
+    "AllOf": "combinators", "AnyOf": "combinators", "AtLeast": "combinators", "NotOf": "combinators",
+    "Predicate": "combinators", "Condition": "conditions",
+    "Evaluation": "evaluation", "StageScore": "evaluation", "evaluate": "evaluation", "evaluate_states": "evaluation",
+    "last_assistant_message": "evaluation", "reaches": "evaluation", "stage_checkpoints": "evaluation",
+    "weighted_score": "evaluation", "FileContent": "files",
+    "KEY_FACTS": "judge", "Judge": "judge", "JudgeCache": "judge", "KeyFactsJudge": "judge", "ModelJudge": "judge",
+    "Verdict": "judge", "Criterion": "judged", "Judged": "judged", "KINDS": "kinds", "MailSent": "mail",
+    "MAX_DEPTH": "parse", "parse_predicates": "parse", "RecordsRead": "reads", "RecordAbsent": "records",
+    "RecordExists": "records", "TicketState": "records", "OnlyChanged": "scope", "Unchanged": "scope",
+    "in_scope": "scope", "SecretNotLeaked": "secrets",
+}
 
 
-class AtLeast(PredicateBase):
-    """At least `k` of the child predicates pass (k of n: partial credit inside one check; k = n is `all`,
-    k = 1 is `any`). The result names which passed."""
-
-    kind: Literal["at_least"] = "at_least"
-    k: int = Field(ge=1, description="How many of the children must pass.")
-    predicates: list["Predicate"] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _k(self) -> "AtLeast":
-        if self.k > len(self.predicates):
-            raise ValueError(f"k {self.k} exceeds the {len(self.predicates)} predicates listed")
-        return self
-
-    def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        kids = [p.evaluate(ctx) for p in self.predicates]
-        passed = [i for i, r in enumerate(kids) if r.passed]
-        failed = [i for i, r in enumerate(kids) if not r.passed]
-        observed = f"{len(passed)} of {len(kids)} passed" + (
-            f" ({', '.join(f'{i + 1}) {kids[i].description}' for i in passed)})" if passed else "")
-        if failed:
-            observed += f"; failed: {', '.join(f'{i + 1}) {kids[i].description}' for i in failed)}"
-        return self.result(len(passed) >= self.k, f"at least {self.k} of {len(kids)} checks", observed[:2000], kids,
-                           {"passed_children": [i for i in passed]})
-
-
-class NotOf(PredicateBase):
-    """The child predicate fails."""
-
-    kind: Literal["not"] = "not"
-    predicate: "Predicate"
-
-    def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        kid = self.predicate.evaluate(ctx)
-        return self.result(not kid.passed, f"not ({kid.expected})", kid.observed, [kid])
-
-
-Predicate = Annotated[
-    Union[
-        RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
-        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, SecretNotLeaked, AllOf, AnyOf, AtLeast, NotOf,
-    ],
-    Field(discriminator="kind"),
-]
-for _m in (AllOf, AnyOf, AtLeast, NotOf):
-    _m.model_rebuild()
-
-_LIST = TypeAdapter(list[Predicate])
-KINDS = sorted(m.model_fields["kind"].default for m in Predicate.__args__[0].__args__)  # type: ignore[attr-defined]
-
-
-MAX_DEPTH = 64  # JSON nesting of a predicate document (all/any/not and conditions); deeper is refused
-
-
-def _too_deep(doc: Any, root: str, limit: int = MAX_DEPTH) -> None:
-    """Refuse documents nested deeper than `limit` (checked without recursion, before validation)."""
-    stack: list[tuple[Any, str, int]] = [(doc, root, 0)]
-    while stack:
-        v, where, depth = stack.pop()
-        if isinstance(v, (list, dict)):
-            if depth >= limit:
-                raise SpecError(where, f"nested deeper than {limit} levels; flatten the all/any/not combinations")
-            items = v.items() if isinstance(v, dict) else enumerate(v)
-            stack.extend((x, f"{where}[{k}]" if isinstance(v, list) else f"{where}.{k}", depth + 1) for k, x in items)
-
-
-def parse_predicates(doc: Any, root: str = "predicates") -> list[Any]:
-    """Validate a JSON list of predicates; a problem raises SpecError naming its JSON path."""
-    if not isinstance(doc, list):
-        raise SpecError(root, f"must be a list of predicates, got {type(doc).__name__}")
-    _too_deep(doc, root)
-    for i, item in enumerate(doc):
-        if not isinstance(item, dict):
-            raise SpecError(f"{root}[{i}]", f"must be an object, got {type(item).__name__}")
-        if item.get("kind") not in KINDS:
-            raise SpecError(f"{root}[{i}].kind", f"unknown kind {item.get('kind')!r}; one of {', '.join(KINDS)}")
-    try:
-        return _LIST.validate_python(doc)
-    except ValidationError as e:
-        err = e.errors()[0]
-        parts = [p for i, p in enumerate(err["loc"]) if not (p in KINDS and i > 0 and not isinstance(p, int)
-                                                              and (isinstance(err["loc"][i - 1], int) or err["loc"][i - 1] == "predicate"))]
-        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
-        shown = repr(err.get("input"))
-        raise SpecError(f"{root}{loc}", f"{err['msg']} (got {shown[:80]})") from None
-
-
-@dataclass
-class StageScore:
-    """The verdict on one stage (working day): its predicates, strict pass and weighted score, and whether the
-    episode reached it at all."""
-
-    id: str
-    predicates: list[int]
-    passed: bool
-    score: float
-    reached: bool
-    strict: bool | None = None  # every predicate of the stage passed (None: same as passed, no threshold)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "passed": self.passed, "strict": self.passed if self.strict is None else self.strict,
-                "score": round(self.score, 6), "reached": self.reached, "predicates": self.predicates}
-
-
-def weighted_score(results: list[PredicateResult]) -> float:
-    """Weighted fraction of `results` passed (1.0 when there are none)."""
-    total = sum(r.weight for r in results)
-    return 1.0 if total == 0 else sum(r.weight for r in results if r.passed) / total
-
-
-@dataclass
-class Evaluation:
-    """The verdict on an episode: each predicate's result, the weighted score and the counts, and per stage
-    (for multi-day scenarios) the same verdicts over that stage's predicates."""
-
-    results: list[PredicateResult]
-    policy_violations: int = 0
-    tool_errors: int = 0
-    faults: int = 0
-    details: dict[str, Any] = field(default_factory=dict)
-    stage_ids: list[str] = field(default_factory=list)  # the scenario's stages in order (empty: one day)
-    stage_of: list[str | None] = field(default_factory=list)  # per result: its stage (None: the end)
-    reached: set[str] = field(default_factory=set)
-    threshold: float | None = None  # the spec's pass_threshold: passed means the weighted score reaches it
-
-    @property
-    def strict(self) -> bool:
-        """True when every predicate passes (strict success)."""
-        return all(r.passed for r in self.results)
-
-    @property
-    def passed(self) -> bool:
-        """The episode's verdict: strict success, or, with a `threshold`, a weighted score reaching it."""
-        return self.strict if self.threshold is None else reaches(self.score, self.threshold)
-
-    @property
-    def not_judged(self) -> list[int]:
-        """Indices of the results a judge could not decide (a model that refused, the request cap): the
-        evaluation is flagged, never quietly decided by a weaker check."""
-        return [i for i, r in enumerate(self.results) if _has_not_judged(r)]
-
-    @property
-    def score(self) -> float:
-        """Weighted fraction of predicates passed (1.0 when there are none)."""
-        return weighted_score(self.results)
-
-    def vector(self) -> list[bool]:
-        """Pass/fail per predicate, in order."""
-        return [r.passed for r in self.results]
-
-    def stage_members(self) -> dict[str, list[int]]:
-        """Predicate indices per stage; predicates checked at the end belong to the last stage."""
-        out: dict[str, list[int]] = {s: [] for s in self.stage_ids}
-        if not self.stage_ids:
-            return out
-        for i, s in enumerate(self.stage_of or [None] * len(self.results)):
-            out[s if s is not None else self.stage_ids[-1]].append(i)
-        return out
-
-    def stages(self) -> list[StageScore]:
-        """Each stage's verdict, in order (empty for a single-day environment)."""
-        out = []
-        for sid, members in self.stage_members().items():
-            rs = [self.results[i] for i in members]
-            strict, score = all(r.passed for r in rs), weighted_score(rs)
-            ok = strict if self.threshold is None else reaches(score, self.threshold)
-            out.append(StageScore(sid, members, ok, score, sid in self.reached, strict))
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "passed": self.passed, "strict": self.strict, "score": round(self.score, 6), "threshold": self.threshold,
-            "policy_violations": self.policy_violations,
-            "tool_errors": self.tool_errors, "faults": self.faults,
-            "results": [r.to_json() for r in self.results],
-        }
-        if self.stage_ids:
-            out["stages"] = [s.to_json() for s in self.stages()]
-        if self.not_judged:
-            out["not_judged"] = self.not_judged
-        return out
-
-
-def reaches(score: float, threshold: float) -> bool:
-    """Whether a weighted score reaches a pass threshold (with a rounding allowance of 1e-9)."""
-    return score >= threshold - 1e-9
-
-
-def _has_not_judged(r: PredicateResult) -> bool:
-    return bool(r.details.get("not_judged")) or any(_has_not_judged(c) for c in r.children)
-
-
-def stage_checkpoints(events: list[Any]) -> dict[str, Any]:
-    """The closed stages of a log: stage id -> its `stage` event (whose checkpoint is the state it closed on)."""
-    return {e.args["stage"]: e for e in events if e.kind == "stage"}
-
-
-def last_assistant_message(state: State) -> str | None:
-    """The agent's last message in a state's log (a closed day's report, the answer its predicates read)."""
-    node = state.log
-    while node is not None:
-        if node.event.kind == "message" and node.event.role == "assistant":
-            return node.event.content
-        node = node.prev
-    return None
-
-
-def evaluate_states(
-    predicates: list[Any], initial: State, final: State, user: str, final_answer: str | None = None,
-    events: list[Any] | None = None, judge: Judge | None = None, stages: Sequence[str] = (),
-    threshold: float | None = None, judge_requests: int | None = None,
-) -> Evaluation:
-    """Judge predicates on explicit states and events; `judge` decides `judged` predicates (default: key facts).
-
-    `stages` names a scenario's stages in order. A predicate of a closed stage is judged on the state that
-    stage closed on (its `stage` event's checkpoint), its answer being the agent's last message then (the
-    day's report); one of the open stage (the first not closed) on the final state; one of a stage the
-    episode never reached fails, saying so. `threshold` (0-1]: passed means the weighted score reaches it
-    (strict success is reported beside it). `judge_requests` caps the model judge requests of this evaluation
-    (default `MAX_JUDGE_REQUESTS`); past the cap, results say "not judged".
-    """
-    if threshold is not None and not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    budget = JudgeBudget() if judge_requests is None else JudgeBudget(judge_requests)
-    evs = events if events is not None else final.events()
-    judge = judge if judge is not None else KEY_FACTS
-    ctx = EvalContext(initial, final, evs, final_answer, user, judge, budget)
-    closed = stage_checkpoints(evs) if stages else {}
-    open_stage = next((s for s in stages if s not in closed), None)
-    contexts: dict[str, EvalContext] = {}
-    results = []
-    for p in predicates:
-        sid = p.stage
-        if sid is None or sid == open_stage or not stages:
-            results.append(p.evaluate(ctx))
-        elif sid in closed:
-            if sid not in contexts:
-                cp = closed[sid].checkpoint
-                contexts[sid] = EvalContext(initial, cp, cp.events(), last_assistant_message(cp), user, judge, budget)
-            results.append(p.evaluate(contexts[sid]))
-        else:
-            r = p.result(False, p.description or p.kind, f"stage {sid!r} was never reached")
-            results.append(r)
-    calls = [e for e in evs if e.kind == "call"]
-    reached = set(closed) | ({open_stage} if open_stage is not None else set())
-    return Evaluation(
-        results,
-        policy_violations=sum(1 for e in calls if e.policy),
-        tool_errors=sum(1 for e in calls if not e.ok and e.error and e.error.code not in ("fault", "policy_violation")),
-        faults=sum(1 for e in calls if not e.ok and e.error and e.error.code == "fault"),
-        stage_ids=list(stages), stage_of=[p.stage for p in predicates] if stages else [], reached=reached,
-        threshold=threshold,
-    )
-
-
-def evaluate(predicates: list[Any], workspace: Any, final_answer: str | None = None, judge: Judge | None = None,
-             stages: Sequence[str] = (), threshold: float | None = None,
-             judge_requests: int | None = None) -> Evaluation:
-    """Judge predicates on a workspace: its initial state against its current one (`judge`, `stages`,
-    `threshold`, `judge_requests`: see evaluate_states)."""
-    return evaluate_states(predicates, workspace.initial, workspace.state, workspace.config.user, final_answer,
-                           judge=judge, stages=stages, threshold=threshold, judge_requests=judge_requests)
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
@@ -326,3 +65,7 @@ __all__ = [
     "last_assistant_message", "stage_checkpoints", "weighted_score",
     "in_scope", "parse_predicates",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(__all__) | set(_EXPORTS))
