@@ -34,6 +34,12 @@ from workspace_sim import Workspace, WorkspaceConfig
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
 SDK_PREFIXES = ("mcp", "mcp_types")
+# What the first answer must not load either: the predicate kinds the served environment does not use (the demo's
+# are file, unchanged and only_changed), the files service's media readers and libraries, yaml (tool output).
+LAZY = ("yaml", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
+        *(f"workspace_sim.predicates.{m}" for m in ("combinators", "evaluation", "judged", "mail", "calendar",
+                                                    "records", "reads", "secrets", "calls")),
+        *(f"workspace_sim.media.{m}" for m in ("images", "audio", "pdf", "documents")))
 
 # The serve entry point in a fresh interpreter: it notes which SDK modules are loaded when it writes its first
 # answer (stdio) or answers its first admin request (HTTP), then runs as usual.
@@ -44,10 +50,14 @@ import coworkenv.cli
 def sdk_loaded():
     return sorted(m for m in sys.modules if m.split(".")[0] in {prefixes!r})
 
+def lazy_loaded():
+    return sorted(m for m in sys.modules if m in {lazy!r} or m.split(".")[0] in {lazy!r})
+
 import mcp_server.first_answer as fa
 write = fa.write_answer
 def noting(answer):
     print("SDK AT FIRST ANSWER:", sdk_loaded(), file=sys.stderr, flush=True)
+    print("LAZY AT FIRST ANSWER:", lazy_loaded(), file=sys.stderr, flush=True)
     write(answer)
 fa.write_answer = noting
 
@@ -55,12 +65,13 @@ import mcp_server.http as http
 create = http.AdminApi.create
 async def noting_create(self, request):
     print("SDK AT FIRST ANSWER:", sdk_loaded(), file=sys.stderr, flush=True)
+    print("LAZY AT FIRST ANSWER:", lazy_loaded(), file=sys.stderr, flush=True)
     return await create(self, request)
 http.AdminApi.create = noting_create
 
 sys.argv = ["coworkenv", *sys.argv[1:]]
 coworkenv.cli.main()
-""".format(prefixes=SDK_PREFIXES)
+""".format(prefixes=SDK_PREFIXES, lazy=LAZY)
 
 
 def init_line(rid: Any = 1, version: str = "2025-06-18", **params: Any) -> bytes:
@@ -85,8 +96,8 @@ def serve(tmp_path: Path, lines: list[bytes], *extra: str, early: bool = True, p
     return proc.stdout, proc.stderr.decode()
 
 
-def sdk_at_first_answer(stderr: str) -> list[str]:
-    (line,) = [x for x in stderr.splitlines() if x.startswith("SDK AT FIRST ANSWER:")][:1]
+def sdk_at_first_answer(stderr: str, what: str = "SDK") -> list[str]:
+    (line,) = [x for x in stderr.splitlines() if x.startswith(f"{what} AT FIRST ANSWER:")][:1]
     return json.loads(line.split(":", 1)[1].strip().replace("'", '"'))
 
 
@@ -98,6 +109,7 @@ def test_the_stdio_first_answer_loads_no_sdk_module(tmp_path: Path) -> None:
     out, err = serve(tmp_path, [init_line(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', call],
                      *DEMO, probe=True)
     assert sdk_at_first_answer(err) == []
+    assert sdk_at_first_answer(err, "LAZY") == []
     first, second = [json.loads(x) for x in out.splitlines()]  # the SDK, loaded after, answered the call
     assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "coworkenv"
     assert second["id"] == 2 and "north,400" in second["result"]["content"][0]["text"]
@@ -127,6 +139,7 @@ def test_the_http_first_create_loads_no_sdk_module(tmp_path: Path) -> None:
                     time.sleep(0.01)
             assert made.status_code == 201, made.text
             assert sdk_at_first_answer(proc.stderr.readline()) == []
+            assert sdk_at_first_answer(proc.stderr.readline(), "LAZY") == []
             result = EpisodeClient(conn, made.json()["mcp_path"]).call_tool("read_text_file", {"path": "/reports/q1.csv"})
             assert "north,400" in result["content"][0]["text"]  # the SDK, loaded now, checked and answered it
         finally:
