@@ -97,6 +97,8 @@ def read_xlsx(raw: bytes, path: str, sheet: str | None = None, rng: str | None =
     name = sheet if sheet is not None else names[0]
     if name not in names:
         raise MediaError(f"{path} has no sheet {name!r}; its sheets are {', '.join(map(repr, names))}")
+    if name not in sheets:  # a chartsheet: no cells to keep
+        return _read_loaded(_load(raw, path, limits), path, sheet, rng, limits)
     ws = sheets[name]
     c1, r1, c2, r2 = _area(rng, path, ws.max_row, ws.max_col, limits)
     get = ws.values.get
