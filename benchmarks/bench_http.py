@@ -20,7 +20,9 @@ same run and interleaved so drift in load hits both alike:
   `serve_first_call_ms` / `serve_http_first_call_ms`: spawn to the answer of the first tool call
   (the `mcp` SDK loads after the first answer, so this is where a cold start pays for it), against
   the same baseline; and `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`
-  up to its first answer, against `rest_import_ms` for the mock;
+  up to its first answer, against `rest_import_ms` for the mock; every cold start runs from bytecode
+  (written by one untimed start of each), as an installed package does, even where
+  PYTHONDONTWRITEBYTECODE is set;
 - concurrency: 100 episodes x 20 calls (`mcp.Client`, one pool per ten) against one episode's rate.
 
 Every client keeps its connection open (a fresh `httpx` client costs tens of milliseconds to load
@@ -45,6 +47,20 @@ import httpx
 import httpx2
 
 ARGS = {"path": "/reports/q1.csv"}
+# Where cold starts keep their bytecode: an installed package runs from compiled modules (the mock's Starlette and
+# uvicorn do, compiled at install), so a cold start must not count compiling coworkenv's sources on every spawn, as
+# it would under PYTHONDONTWRITEBYTECODE (set on some machines, this one included). Set by `cold_starts`.
+_PYCACHE: list[str] = []
+
+
+def spawn_env(**extra: str) -> dict[str, str]:
+    """The environment of a spawned server: this one's, warnings off, and bytecode kept under the cold starts'
+    cache folder once `cold_starts` has made one."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", **extra}
+    if _PYCACHE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = _PYCACHE[0]
+    return env
 TOKEN = "bench-admin-token-0123456789"
 
 REST_MOCK = """
@@ -98,7 +114,7 @@ class _Process:
     def __init__(self, args: list[str]) -> None:
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                                     env={**os.environ, "COWORKENV_ADMIN_TOKEN": TOKEN, "PYTHONWARNINGS": "ignore"})
+                                     env=spawn_env(COWORKENV_ADMIN_TOKEN=TOKEN))
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             m = re.search(r"listening on (http://\S+?) ", line)
@@ -320,7 +336,7 @@ def _stdio_start_ms(record_dir: str) -> tuple[float, float]:
     """Spawn `serve` (stdio): milliseconds to its answer to initialize, and to the answer of the first tool call."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(_serve_args(record_dir, http=False), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                            stderr=subprocess.DEVNULL, env=spawn_env())
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INIT)
     proc.stdin.flush()
@@ -370,10 +386,15 @@ def _first_call(url: str, made: dict[str, Any]) -> None:
 
 def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
     """Median ms from spawn to the first answer: stdio serve (initialize), HTTP serve (admin create), REST mock
-    (reset); and to the first tool call's answer (stdio, HTTP with the lean client); interleaved."""
+    (reset); and to the first tool call's answer (stdio, HTTP with the lean client); interleaved. Every process
+    runs from bytecode (one untimed start of each writes it under `record_dir`), as an installed package does."""
+    _PYCACHE[:] = [os.path.join(record_dir, "pycache")]  # `figures` clears it when its folder goes
     t: dict[str, list[float]] = {k: [] for k in ("serve_cold_start_ms", "serve_http_cold_start_ms", "rest_cold_start_ms",
                                                  "serve_first_call_ms", "serve_http_first_call_ms")}
     create = ("POST", "/admin/episodes", {"Authorization": f"Bearer {TOKEN}"})
+    _http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))  # untimed: they write the bytecode
+    _stdio_start_ms(record_dir)
+    _http_start_ms(_serve_args(record_dir, http=True), create, _first_call)
     for _ in range(repeat):
         t["rest_cold_start_ms"].append(_http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))[0])
         first, called = _stdio_start_ms(record_dir)
@@ -389,7 +410,7 @@ def import_profile(args: list[str], stdin: bytes = b"", first_answer: bool = Fal
     """What `python -X importtime` counts for a command: total ms of every import, and the heaviest top-level
     packages (name, cumulative ms). The command runs until it exits (stdin given, then closed), or with
     `first_answer` until it writes its first line on stdout (what a cold start's first answer imports)."""
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    env = spawn_env()  # from bytecode after `cold_starts`, as it measured
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([args[0], "-X", "importtime", *args[1:]], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=err, env=env)
@@ -434,12 +455,15 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
             rest.stop()
             if server is not None:
                 server.stop()
-        m.update(cold_starts(tmp, starts))
-        m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT, first_answer=True)
-    loaded = REST_MOCK.replace("uvicorn.Server(uvicorn.Config(app, log_level=\"error\", access_log=False)).run(sockets=[sock])",
-                               "uvicorn.Config(app, log_level=\"error\", access_log=False).load()")
-    assert loaded != REST_MOCK
-    m["rest_import_ms"], _ = import_profile([sys.executable, "-c", loaded])  # the mock's imports, then it exits
+        try:
+            m.update(cold_starts(tmp, starts))
+            m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT, first_answer=True)
+            loaded = REST_MOCK.replace("uvicorn.Server(uvicorn.Config(app, log_level=\"error\", access_log=False)).run(sockets=[sock])",
+                                       "uvicorn.Config(app, log_level=\"error\", access_log=False).load()")
+            assert loaded != REST_MOCK
+            m["rest_import_ms"], _ = import_profile([sys.executable, "-c", loaded])  # the mock's imports, then it exits
+        finally:
+            _PYCACHE.clear()
     single_ms = 1000 / m["http_single_calls_per_s"]
 
     def fig(key: str, baseline_key: str, note: str, unit: str = "ms") -> dict[str, Any]:
