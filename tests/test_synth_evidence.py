@@ -268,3 +268,14 @@ def test_the_evidence_blind_baseline_passes_where_the_declared_fact_does_not_mat
     assert evidence_only_facts(unused) and evidence_blind_passes(unused) is True
     assert evidence_blind_passes(generate("file_management", 0, template="rename_term")) is None
     assert wrong("31,075.50") == "31,075.53" and wrong("2026-04-22") == "2026-04-25" and wrong("abc") == "ABCx"
+
+
+def test_the_write_memo_tells_minus_zero_from_zero_and_true_from_one() -> None:
+    """Values equal in Python but written differently never share a memo entry (hypothesis found -0.0)."""
+    from workspace_sim.media import sheets
+
+    base = sheets.write_xlsx(None, "/a.xlsx", "Costs", "A1", [["x"]])
+    outs = {repr(v): sheets.write_xlsx(base, "/a.xlsx", "Costs", "B2", [[v]]) for v in (-0.0, 0.0, 1, True, 1.0)}
+    assert outs["-0.0"] != outs["0.0"] and outs["True"] != outs["1"]
+    sheets._WRITES.clear()
+    assert outs == {repr(v): sheets.write_xlsx(base, "/a.xlsx", "Costs", "B2", [[v]]) for v in (0.0, -0.0, True, 1.0, 1)}

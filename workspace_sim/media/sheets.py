@@ -155,7 +155,9 @@ def write_xlsx(raw: bytes | None, path: str, sheet: str, start: str, rows: list[
                limits: Limits = LIMITS) -> bytes:
     """The workbook `raw` (a new one when None) with `rows` written from cell `start` of `sheet` (made if absent)."""
     try:
-        key = (raw is None, sheet, start, tuple(tuple((type(v).__name__, v) for v in row) for row in rows), limits)
+        # a float by its repr: -0.0 == 0.0 (and hashes alike) but writes other bytes
+        key = (raw is None, sheet, start, tuple(tuple((type(v).__name__, repr(v) if isinstance(v, float) else v)
+                                                      for v in row) for row in rows), limits)
         hash(key)
     except TypeError:  # a value no cell can hold: the write itself says what is wrong
         return _write(raw, path, sheet, start, rows, limits)
