@@ -6,6 +6,8 @@ Public API (stable; other packages rely on it):
 - `CAPABILITIES` (id -> Capability), `generate(capability, seed)` and `synthesize(...)` (batches)
 - `SpecDriver` / `run_reference`: the spec's turn semantics (scripted user, world events, working days)
 - `synth.baselines` / `synth.blind_check`: the stale, forgetful, idle and blind agents validation requires to fail
+- `synth.choices` (mutants equivalent by another allowed choice), `synth.answer_mutants` (wrong reports a read-only
+  task must reject), `synth.evidence` (facts only an evidence file holds, and the evidence-blind baseline)
 """
 
 from .capabilities import CAPABILITIES, Capability, capability

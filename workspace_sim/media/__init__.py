@@ -6,6 +6,7 @@ documented limits (`limits.py`) before it decodes anything and raises `MediaErro
 wrong; writers produce byte-identical files for the same input (fixed zip timestamps and document properties).
 A tool result that carries images or audio lists them under `media` (`parts.py`): the MCP layer sends them as
 image or audio content and a text channel sees a placeholder naming the file, its MIME type, size and hash.
+Reads and writes are pure functions of the bytes, so `memo.py` keeps their results per distinct bytes (bounded).
 """
 
 from __future__ import annotations
