@@ -57,15 +57,8 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "AllOf", "Answer", "AnyOf", "AtLeast", "JudgeBudget", "reaches", "Condition", "Criterion", "EvalContext", "Evaluation", "EventExists", "FileContent",
-    "Judge", "JudgeCache", "Judged", "KEY_FACTS", "KINDS", "KeyFactsJudge", "MailSent", "ModelJudge", "NotOf",
-    "OnlyChanged", "Predicate", "PredicateBase", "PredicateResult", "StageScore", "RecordAbsent", "RecordExists", "RecordsRead", "SecretNotLeaked",
-    "TicketState", "ToolCalled", "ToolNotCalled", "Unchanged", "Verdict", "evaluate", "evaluate_states",
-    "last_assistant_message", "stage_checkpoints", "weighted_score",
-    "in_scope", "parse_predicates",
-]
+__all__ = sorted(_EXPORTS)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(__all__) | set(_EXPORTS))
+    return __all__
