@@ -10,6 +10,7 @@ import zipfile
 import zlib
 from functools import lru_cache
 from datetime import datetime, timezone
+from typing import Any
 
 
 def b64(raw: bytes) -> str:
@@ -112,3 +113,15 @@ def pptx(slides: list[list[str]]) -> bytes:
             body = "".join(f"<a:p><a:r><a:t>{p}</a:t></a:r></a:p>" for p in paras)
             z.writestr(f"ppt/slides/slide{i}.xml", f'<p:sld xmlns:p="p" xmlns:a="{a}"><a:txBody>{body}</a:txBody></p:sld>')
     return buf.getvalue()
+
+
+def evidence_reads(spec: Any) -> dict[str, str]:
+    """What a text-only channel shows for each reference read of an evidence file (path -> the result's text)."""
+    ws = spec.build_workspace()
+    out = {}
+    for s in spec.reference.calls():
+        if s.tool in ("read_media_file", "read_pdf"):
+            res = ws.call(s.tool, s.args)
+            assert res.ok, res.text
+            out[s.args["path"]] = res.text
+    return out

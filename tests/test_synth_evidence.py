@@ -11,6 +11,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from media_samples import evidence_reads
 
 from synth import validate_spec
 from synth.driver import run_reference
@@ -62,17 +63,6 @@ def test_each_media_template_declares_facts_that_count() -> None:
             assert evidence_only_facts(spec), (name, seed)
 
 
-def _reads(spec: EnvironmentSpec) -> dict[str, str]:
-    ws = spec.build_workspace()
-    out = {}
-    for s in spec.reference.calls():
-        if s.tool in ("read_media_file", "read_pdf"):
-            res = ws.call(s.tool, s.args)
-            assert res.ok, res.text
-            out[s.args["path"]] = res.text
-    return out
-
-
 def _solve(spec: EnvironmentSpec, steps: list, answer: str | None):  # type: ignore[no-untyped-def]
     run = run_reference(spec, solution=ReferenceSolution(steps=steps, final_answer=answer))
     return spec.evaluate(run.workspace, run.final_answer)
@@ -85,7 +75,7 @@ def test_the_approved_figure_is_only_in_pixels_in_every_kind_and_the_drafts_figu
         (item,) = spec.metadata["evidence"]
         kinds.add(item["kind"])
         figure = item["facts"][0]
-        (text,) = _reads(spec).values()
+        (text,) = evidence_reads(spec).values()
         assert figure not in text and "[image: " in text
         draft = next(f for f in spec.initial["files"]["files"] if "-draft-" in f["path"])
         other = draft["content"].rsplit(": ", 1)[1].strip()
@@ -101,7 +91,7 @@ def test_the_expense_summary_needs_the_receipt_photo() -> None:
         spec = generate("document_from_data", seed, template="expense_summary_json")
         (item,) = spec.metadata["evidence"]
         receipt = float(item["facts"][0].replace(",", ""))
-        (text,) = _reads(spec).values()
+        (text,) = evidence_reads(spec).values()
         assert item["facts"][0] not in text
         steps = []
         for s in spec.reference.steps:

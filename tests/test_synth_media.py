@@ -12,6 +12,7 @@ import struct
 from functools import lru_cache
 
 import pytest
+from media_samples import evidence_reads
 
 from synth import validate_spec
 from synth.driver import run_reference
@@ -102,22 +103,10 @@ def test_levels_of_wear_differ_and_all_occur_over_seeds() -> None:
     assert len(sizes) > 6  # widths, rotations and crops vary with the seed
 
 
-def _reads(spec: EnvironmentSpec) -> dict[str, str]:
-    """What a text-only channel shows for each reference read of an evidence file."""
-    ws = spec.build_workspace()
-    out = {}
-    for s in spec.reference.calls():
-        if s.tool in ("read_media_file", "read_pdf"):
-            res = ws.call(s.tool, s.args)
-            assert res.ok, res.text
-            out[s.args["path"]] = res.text
-    return out
-
-
 def test_receipt_facts_are_only_in_pixels_and_a_text_only_guess_fails() -> None:
     for seed in range(6):
         spec = spec_of("receipts_into_expenses", seed)
-        texts = _reads(spec)
+        texts = evidence_reads(spec)
         creates = [s for s in spec.reference.calls() if s.tool == "create_row"]
         for step in creates:
             v = {x["property"]: x["value"] for x in step.args["values"]}
@@ -140,7 +129,7 @@ def test_receipt_facts_are_only_in_pixels_and_a_text_only_guess_fails() -> None:
 
 def test_a_scanned_form_has_no_text_layer_and_its_fields_are_only_in_the_image() -> None:
     spec = spec_of("scanned_form_to_database", 4)
-    texts = _reads(spec)
+    texts = evidence_reads(spec)
     (create,) = [s for s in spec.reference.calls() if s.tool == "create_row"]
     tax = next(x["value"] for x in create.args["values"] if x["property"] == "Tax ID")
     assert len(texts) == 2
@@ -151,13 +140,13 @@ def test_a_scanned_form_has_no_text_layer_and_its_fields_are_only_in_the_image()
 
 def test_the_chart_figure_is_only_in_the_image_and_last_quarters_figure_fails() -> None:
     spec = spec_of("chart_answer_from_report", 3)
-    (pdf_text,) = _reads(spec).values()
+    (pdf_text,) = evidence_reads(spec).values()
     figure = spec.reference.final_answer.rsplit(": ", 1)[1].rstrip(".")
     assert "scanned: no text layer" in pdf_text and figure not in pdf_text
     assert "[image: page2-image1.png (image/png" in pdf_text
     steps = list(spec.reference.steps)
     ws = spec.build_workspace()
-    old = next(p for p in ws.table("files.files") if p.endswith(".pdf") and p not in _reads(spec))
+    old = next(p for p in ws.table("files.files") if p.endswith(".pdf") and p not in evidence_reads(spec))
     old_text = ws.call("read_pdf", {"path": old}).text
     wrong = spec.reference.final_answer.replace(figure, "7777")
     assert not _solve(spec, steps, wrong).passed
