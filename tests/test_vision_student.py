@@ -26,7 +26,7 @@ from trainers.episodes.runner import EpisodeSession, run_episode
 from trainers.episodes.turns import AgentTurn, PolicyCall
 from trainers.episodes.policies.openai_policy import to_openai_messages
 from trainers.export.sft import to_hf
-from trainers.images import embed_images, policy_view, with_image_parts
+from trainers.media_parts import embed_images, policy_view, with_image_parts
 from workspace_sim.media import MediaPart, placeholder
 
 CAP = "media_evidence"

@@ -43,7 +43,7 @@ from ..record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward
 from .channels import DirectChannel, InProcessMCPChannel, ToolChannel
 from .remote import RemoteError, RemoteServers, RemoteSession, RemoteTarget
-from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall
+from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall, shown_media
 from .users import ScriptedUserSim, SimulatedUser, UserSimError
 
 Transport = Literal["direct", "mcp"]
@@ -309,10 +309,15 @@ class EpisodeSession:
 
     def messages_with_images(self) -> list[dict[str, Any]]:
         """The transcript with each image a tool result showed as an image part holding its data URL (what a
-        policy that `sees_images` is shown; `trainers.images.policy_view`)."""
-        from ..images import policy_view
+        policy that `sees_images` is shown; `trainers.media_parts.policy_view`)."""
+        return self.messages_with_media(("image",))
 
-        return policy_view(self.run.messages, self.run.record.events)
+    def messages_with_media(self, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+        """The transcript with each image or audio clip (of `kinds`) a tool result showed as a part holding its
+        data URL (what a policy that `sees_images` or `hears_audio` is shown)."""
+        from ..media_parts import policy_view
+
+        return policy_view(self.run.messages, self.run.record.events, kinds)
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -459,8 +464,8 @@ def run_episode(
                 policy.start(session.context())
         while not session.done:
             try:
-                shown = session.messages_with_images() if getattr(policy, "sees_images", False) \
-                    else [dict(m) for m in session.messages]
+                kinds = shown_media(policy)
+                shown = session.messages_with_media(kinds) if kinds else [dict(m) for m in session.messages]
                 action = policy.act(shown, session.tools)
             except Exception as e:  # a policy bug ends the episode, it does not end the batch
                 action = AgentTurn(error=f"the policy raised {type(e).__name__}: {e}")

@@ -86,6 +86,14 @@ class Policy(Protocol):
 
         A policy whose `sees_images` attribute is true is shown the images tool results returned: such a tool
         message's content is a list of parts, `{"type": "text", "text": ...}` and `{"type": "image", "image":
-        "data:<mime>;base64,..."}` (`trainers.images.policy_view`); other policies see the text placeholders.
+        "data:<mime>;base64,..."}` (`trainers.media_parts.policy_view`); one whose `hears_audio` is true is shown
+        the audio clips as `{"type": "audio", "audio": "data:...", "text": <placeholder>}` parts; other policies see
+        the text placeholders.
         """
         ...
+
+
+def shown_media(policy: object) -> tuple[str, ...]:
+    """The kinds of media parts `policy` is shown in tool results: "image" when it `sees_images`, "audio" when it
+    `hears_audio` (both attributes optional, false when absent)."""
+    return tuple(k for k, attr in (("image", "sees_images"), ("audio", "hears_audio")) if getattr(policy, attr, False))

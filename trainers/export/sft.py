@@ -8,7 +8,9 @@ Two output formats, one JSON object per line, each `{"messages": [...], "tools":
   each day (the later ones start with a day header such as "[Day 2 of 3, Tuesday 3 March]"). A tool result that
   showed the agent an image (`read_media_file`, a scanned PDF page) has its placeholder replaced by an image part:
   the message's content becomes `[{"type": "text", ...}, {"type": "image"}, ...]` and the example gains `images`,
-  the images in order as `data:` URLs, as a Qwen2-VL-style processor and TRL's vision SFT expect.
+  the images in order as `data:` URLs, as a Qwen2-VL-style processor and TRL's vision SFT expect. An audio clip
+  (a voicemail) becomes a `{"type": "audio", "text": <placeholder>}` part and the example gains `audios` (the
+  Qwen2-Audio layout); a template that knows no audio writes the part's text, the placeholder.
 - `openai`: the OpenAI fine-tuning format; tool call arguments are JSON *strings*, every tool call
   has an `id` and every tool message the `tool_call_id` of the call it answers. The tools are in
   their strict form (`strict: true`, see `workspace_sim.registry.strict_schema`) and each call's
@@ -32,7 +34,7 @@ from workspace_sim.media import MediaPart
 from synth.driver import DAY_HEADER
 from workspace_sim.registry import Tool, strict_arguments
 
-from ..images import call_images, with_image_parts
+from ..media_parts import call_media, with_media_parts
 from ..record import EpisodeRecord, RecordError, read_records
 
 
@@ -139,18 +141,22 @@ def day_openings(messages: Sequence[dict[str, Any]]) -> list[int]:
     return [first, *later]
 
 
-def _episode_images(rec: EpisodeRecord) -> dict[str, MediaPart]:
-    """The images the episode's calls returned, by the placeholder that stands for each in the transcript."""
-    return call_images(rec.events)
+def _episode_media(rec: EpisodeRecord) -> dict[str, MediaPart]:
+    """The images and audio clips the episode's calls returned, by the placeholder that stands for each in the
+    transcript."""
+    return call_media(rec.events)
 
 
 def to_hf(rec: EpisodeRecord) -> dict[str, Any]:
     """One SFT example in the Hugging Face format: messages with dict arguments, and tools (and `images` when a
-    tool result showed one, each as a `{"type": "image"}` part of its message)."""
-    messages, images = with_image_parts(rec.messages, _episode_images(rec))
+    tool result showed one, each as a `{"type": "image"}` part of its message; `audios` likewise for audio
+    clips, each a `{"type": "audio", "text": <placeholder>}` part)."""
+    messages, media = with_media_parts(rec.messages, _episode_media(rec))
     out: dict[str, Any] = {"messages": messages, "tools": registry_tools(rec)}
-    if images:
-        out["images"] = images
+    if media.images:
+        out["images"] = media.images
+    if media.audios:
+        out["audios"] = media.audios
     days = day_openings(rec.messages)
     if days:
         out["days"] = days

@@ -38,7 +38,7 @@ _ACCEPTS = {
     "noop": set(),
     "random": {"calls"},
     "openai": {"model", "base_url", "api_key", "temperature", "max_tokens", "seed", "timeout", "max_retries",
-               "logprobs", "backoff", "images"},
+               "logprobs", "backoff", "images", "audio"},
     "hf": {"path", "max_new_tokens", "temperature"},
 }
 
@@ -73,11 +73,15 @@ def make_policy(name: str, **settings: Any) -> Policy:
             logprobs = bool(settings.pop("logprobs", False))
             backoff = float(settings.pop("backoff", 0.5))
             images = settings.pop("images", "user")
+            audio = settings.pop("audio", "off")
             try:
                 llm = LLMSettings.from_env(**settings)
             except SettingsError as e:
                 raise PolicyConfigError(f"policy openai: {e}") from None
-            return OpenAIPolicy(llm, logprobs=logprobs, backoff=backoff, images=images)
+            try:
+                return OpenAIPolicy(llm, logprobs=logprobs, backoff=backoff, images=images, audio=audio)
+            except ValueError as e:
+                raise PolicyConfigError(f"policy openai: {e}") from None
         from .hf import HFPolicy
 
         if "path" not in settings:
