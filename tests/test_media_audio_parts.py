@@ -138,3 +138,21 @@ def test_media_parts_keep_each_kind_in_order_and_send_what_each_mode_says(
         text = "".join(m["content"] if isinstance(m["content"], str) else
                        "".join(p.get("text", "") for p in m["content"]) for m in sent if m["role"] == "tool")
         assert text.count("[audio: ") == len(want["audio"])
+
+
+def test_a_text_student_reads_media_parts_as_text() -> None:
+    from trainers.media_parts import as_text_example
+
+    _, record = _run()
+    example = to_hf(record)
+    flat = as_text_example(example)
+    assert "audios" not in flat and "images" not in flat
+    assert all(isinstance(m.get("content"), (str, type(None))) for m in flat["messages"])
+    tool = next(m for m in flat["messages"] if m["role"] == "tool")
+    assert tool["content"].replace("\n", "") == next(
+        m["content"] for m in record.messages if m["role"] == "tool").replace("\n", "")
+    image = {"messages": [{"role": "tool", "content": [{"type": "text", "text": "a "}, {"type": "image"}]}],
+             "images": ["data:image/png;base64,AA=="]}
+    assert as_text_example(image) == {"messages": [{"role": "tool", "content": "a [image]"}]}
+    plain = {"messages": [{"role": "user", "content": "hi"}]}
+    assert as_text_example(plain) == plain

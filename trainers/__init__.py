@@ -5,5 +5,5 @@
 - `trainers.training`: tiny local models (text and vision-language), SFT, GRPO and the TRL adapter
 - `trainers.adapters`: Gymnasium, OpenEnv, verifiers and TRL faces over one episode core
 - `trainers.report`, `trainers.demo`: the HTML report and the end-to-end demo
-- `rewards`, `credit`, `record`, `images`: rewards, credit assignment, the episode record, transcript images
+- `rewards`, `credit`, `record`, `media_parts`: rewards, credit assignment, the episode record, transcript images and audio
 """

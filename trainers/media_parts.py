@@ -114,3 +114,22 @@ def policy_view(messages: list[dict[str, Any]], events: Iterable[Any], kinds: Se
     originals)."""
     parts, found = with_media_parts([dict(m) for m in messages], call_media(events, kinds))
     return embed_media(parts, found)
+
+
+def text_content(content: Any) -> Any:
+    """A message's content as a text student reads it: a list of parts joined into one string (text parts and an
+    audio part's placeholder as written, each image as `[image]`); a string or None as it is."""
+    if not isinstance(content, list):
+        return content
+    return "".join("[image]" if isinstance(p, dict) and p.get("type") == "image" else
+                   str(p.get("text", "")) if isinstance(p, dict) else "" for p in content)
+
+
+def as_text_example(example: dict[str, Any]) -> dict[str, Any]:
+    """An SFT example for a text-only student: every list content flattened (`text_content`), `images` and
+    `audios` left out; the example itself when it has no media."""
+    if not any(isinstance(m.get("content"), list) for m in example.get("messages", []) if isinstance(m, dict)):
+        return {k: v for k, v in example.items() if k not in ("images", "audios")}
+    return {**{k: v for k, v in example.items() if k not in ("images", "audios")},
+            "messages": [{**m, "content": text_content(m.get("content"))} if isinstance(m, dict) else m
+                         for m in example["messages"]]}

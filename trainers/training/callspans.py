@@ -189,12 +189,14 @@ def teacher_forced_parts(model: Any, tokenizer: Any, examples: Sequence[dict[str
     """Per-part teacher-forced accuracy of `model` on the calls of `examples`; also the parts not located."""
     import torch
 
+    from ..media_parts import as_text_example
+
     total: dict[Part, PartScore] = {p: PartScore() for p in PARTS}
     missing = 0
     model.eval()
     with torch.no_grad():
         for ex in examples:
-            rendered = call_spans(tokenizer, ex, seen, max_length)
+            rendered = call_spans(tokenizer, as_text_example(ex), seen, max_length)
             missing += rendered.missing
             if not rendered.spans:
                 continue

@@ -77,12 +77,14 @@ class TokenizedSet:
 def tokenize_set(tokenizer: Any, examples: list[dict[str, Any]], max_length: int, elide: bool = False) -> TokenizedSet:
     """Token ids and assistant masks of each example, rendered with the tokenizer's chat template and
     fitted into `max_length` (with `elide`, old tool results give way first; see `fit_example`),
-    counting the examples elided, cut and left without an assistant token."""
+    counting the examples elided, cut and left without an assistant token. A text student reads media parts as
+    text (`trainers.media_parts.as_text_example`: an audio clip's placeholder, `[image]` for an image)."""
+    from ..media_parts import as_text_example
     from .fit import fit_example
 
     out = TokenizedSet([], len(examples))
     for ex in examples:
-        fitted = fit_example(tokenizer, ex, max_length, elide=elide)
+        fitted = fit_example(tokenizer, as_text_example(ex), max_length, elide=elide)
         if fitted.fate == "dropped":
             out.dropped += 1
             continue

@@ -96,13 +96,16 @@ def build_tokenizer(texts: Iterable[str], vocab_size: int = 1024, compact_tools:
 
 
 def corpus_from_examples(examples: Iterable[dict[str, Any]], compact_tools: bool = False) -> list[str]:
-    """Texts to train the tokenizer on: every example rendered with the chat template, plus its JSON."""
+    """Texts to train the tokenizer on: every example rendered with the chat template, plus its JSON (media data URLs left out)."""
     from jinja2 import Template  # rendering without a tokenizer: the template is plain Jinja apart from markers
+
+    from ..media_parts import as_text_example
 
     template = Template(chat_template(compact_tools).replace("{%- generation %}", "").replace("{%- endgeneration %}", ""))
     texts = []
     for ex in examples:
         template.environment.filters.setdefault("tojson", lambda v, **_: json.dumps(v, ensure_ascii=False))
+        ex = as_text_example(ex)
         texts.append(template.render(messages=ex["messages"], tools=ex.get("tools"), add_generation_prompt=False))
         texts.append(json.dumps(ex, ensure_ascii=False))
     return texts

@@ -83,7 +83,7 @@ def _corpus(examples: Iterable[dict[str, Any]], template: str) -> list[str]:
     texts = []
     for ex in examples:
         texts.append(tpl.render(messages=ex["messages"], tools=ex.get("tools"), add_generation_prompt=False))
-        texts.append(json.dumps({k: v for k, v in ex.items() if k != "images"}, ensure_ascii=False))
+        texts.append(json.dumps({k: v for k, v in ex.items() if k not in ("images", "audios")}, ensure_ascii=False))
     return texts
 
 
