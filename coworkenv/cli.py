@@ -2,7 +2,8 @@
 
 Commands are registered when first needed: `coworkenv serve ...` imports only `commands.serve` (a cold
 start that answers its first client sooner: the other commands pull in training, synthesis and model
-clients), while `app` (and any other command line) registers every command.
+clients), while `app` (and any other command line) registers every command. An ordinary `serve` line
+does not build typer at all (`commands.serve_lean` reads it); typer answers every other one.
 """
 
 from __future__ import annotations
@@ -11,32 +12,45 @@ import importlib
 import os
 import sys
 import pkgutil
-
-import typer
-from typer.core import TyperOption
+from typing import TYPE_CHECKING
 
 from . import commands
 
-_type_label = TyperOption.display_type_rich
+if TYPE_CHECKING:
+    import typer
+
+_PATCHED: list[bool] = []
 
 
-def _flag_label(self: TyperOption, ctx: object) -> str | None:
-    """No type label for flags: typer 0.29 shows `--json <bool>` as if the flag took a value."""
-    return None if self.is_flag else _type_label(self, ctx)  # type: ignore[arg-type]
+def _patch_flag_labels() -> None:
+    """No type label for flags: typer 0.29 shows `--json <bool>` as if the flag took a value (patched once, when
+    typer is first built, so a `serve` that never builds it never imports it)."""
+    if _PATCHED:
+        return
+    from typer.core import TyperOption
 
+    type_label = TyperOption.display_type_rich
 
-TyperOption.display_type_rich = _flag_label  # type: ignore[method-assign]
+    def flag_label(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else type_label(self, ctx)  # type: ignore[arg-type]
+
+    TyperOption.display_type_rich = flag_label  # type: ignore[method-assign]
+    _PATCHED.append(True)
 
 #: commands whose module is known without importing the others, for a fast start (command -> module)
 LEAN_COMMANDS = {"serve": "serve"}
+LEAN_SERVE_ENV = "COWORKENV_LEAN_SERVE"  # 0: typer reads every `serve` line too (what the lean reader is tested against)
 
 
 def _root() -> None:
     """Make, serve, run and score practice workspaces for AI coworker agents."""
 
 
-def build_app(modules: list[str] | None = None) -> typer.Typer:
+def build_app(modules: list[str] | None = None) -> "typer.Typer":
     """The command-line app with the commands of the given `coworkenv.commands` modules (all when None)."""
+    import typer
+
+    _patch_flag_labels()
     built = typer.Typer(
         name="coworkenv",
         help="Make, serve, run and score practice workspaces for AI coworker agents.",
@@ -55,10 +69,10 @@ def build_app(modules: list[str] | None = None) -> typer.Typer:
     return built
 
 
-_APP: typer.Typer | None = None
+_APP: "typer.Typer | None" = None
 
 
-def __getattr__(name: str) -> typer.Typer:
+def __getattr__(name: str) -> "typer.Typer":
     """`app`, the full command line, built on first use."""
     global _APP
     if name != "app":
@@ -87,4 +101,9 @@ def main() -> None:
         os.environ.setdefault("COLUMNS", "120")
     argv = fill_optional_values(sys.argv[1:])
     lean = LEAN_COMMANDS.get(argv[0]) if argv else None
+    if lean == "serve" and os.environ.get(LEAN_SERVE_ENV, "1") != "0":
+        from .commands import serve_lean
+
+        if serve_lean.run(argv[1:]):
+            return
     (build_app([lean]) if lean is not None else __getattr__("app"))(args=argv)

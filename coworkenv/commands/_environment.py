@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 
 def source_from_options(spec: Path | None, python: str | None):  # -> mcp_server.EnvironmentSource
@@ -12,14 +14,20 @@ def source_from_options(spec: Path | None, python: str | None):  # -> mcp_server
     from mcp_server.environment import EnvironmentLoadError, EnvironmentSource
 
     if (spec is None) == (python is None):
+        import typer  # loaded on an error only: `serve` starts without typer (coworkenv.commands.serve_lean)
+
         raise typer.BadParameter("give either a SPEC file or --python MODULE:FUNCTION (exactly one)")
     try:
         return EnvironmentSource.spec(spec) if spec is not None else EnvironmentSource.python(python or "")
     except EnvironmentLoadError as e:
+        import typer
+
         raise typer.BadParameter(str(e)) from None
 
 
 def fail(message: str) -> "typer.Exit":
     """Print an error on stderr and return the exit to raise."""
+    import typer
+
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(2)
