@@ -9,6 +9,13 @@ slot taken is not queued but answered at once, on the event loop and without a t
 (the episode's lock), so one episode holds at most one slot. Fast calls keep the default pool to
 themselves: they never wait for a slow call's slot or thread.
 
+Point reads of the in-memory workspace (`INLINE_TOOLS`: one file's text, a listing, one record by id)
+take tens of microseconds, less than the hop to a worker thread and back (~0.5 ms on a loaded
+machine), so they run inline on the event loop, still one at a time per episode under its lock. Only
+reads whose cost does not grow with what the agent asks for are there: searches, trees, greps, media
+and document readers, queries and the sandboxes keep their threads. A name in `slow_tools` is never
+inline. `COWORKENV_INLINE_READS=0` sends every call to a thread as before.
+
 Busy answers carry `retry_after_s`, and clients wait that long before they ask again. The server
 paces the retries: it counts the episodes it has recently told to wait and spreads them so that all
 of them together retry about `RETRY_RATE` times a second (each delay jittered by +-50%, so they do
@@ -30,6 +37,15 @@ import anyio
 import anyio.to_thread
 
 SLOW_TOOLS = frozenset({"run_python", "run_command"})
+# Read-only point reads of in-memory state (tests/test_hardening_admission.py checks each is a registered read-only
+# tool of a service without a sandbox); anything whose cost grows with the request stays off the loop.
+INLINE_TOOLS = frozenset({
+    "read_text_file", "list_directory", "get_file_info",
+    "get_event", "get_contact", "get_account", "get_deal", "get_database", "get_transaction", "get_invoice",
+    "get_integration", "get_product", "get_article", "get_note", "get_job", "get_ticket", "get_task",
+    "list_mail_folders", "list_notebooks", "list_spaces", "list_task_lists", "list_databases", "list_feeds",
+})
+INLINE_ENV = "COWORKENV_INLINE_READS"
 MAX_SLOW_ENV = "COWORKENV_MAX_SLOW_CALLS"
 DEFAULT_MAX_SLOW = 8
 RETRY_RATE = 20.0  # busy retries a second the server invites, from all waiting episodes together
@@ -55,6 +71,15 @@ def max_slow_from_env() -> int:
     return int(raw)
 
 
+def inline_tools_from_env() -> frozenset[str]:
+    """`INLINE_TOOLS`, or none when `COWORKENV_INLINE_READS` is 0 (every call on a worker thread); a value other
+    than 0 or 1 raises ValueError naming it."""
+    raw = os.environ.get(INLINE_ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ValueError(f"{INLINE_ENV} must be 0 or 1, got {raw!r}")
+    return frozenset() if raw == "0" else INLINE_TOOLS
+
+
 @dataclass
 class Admission:
     """The slow-call slots of one server process; `run` runs a call on the right pool or raises Busy."""
@@ -62,6 +87,7 @@ class Admission:
     max_slow: int = DEFAULT_MAX_SLOW
     slow_tools: frozenset[str] = SLOW_TOOLS
     retry_rate: float = RETRY_RATE
+    inline_tools: frozenset[str] = field(default_factory=lambda: inline_tools_from_env())
     rng: random.Random = field(default_factory=random.Random, repr=False)  # jitter only: never recorded
     _slots: Any = field(default=None, repr=False)
     _threads: Any = field(default=None, repr=False)
@@ -103,8 +129,11 @@ class Admission:
             del self._waiting[key]
 
     async def run(self, name: str, fn: Callable[..., Any], *args: Any, waiter: Hashable | None = None) -> Any:
-        """Run `fn(*args)` on a worker thread: a slow tool on its own bounded pool (Busy at once when it is
-        full; `waiter`, e.g. the episode's id, is who is told to wait), any other on the default pool."""
+        """Run `fn(*args)`: a point read (`inline_tools`) on the event loop itself, a slow tool on a worker thread
+        of its own bounded pool (Busy at once when it is full; `waiter`, e.g. the episode's id, is who is told to
+        wait), any other on a worker thread of the default pool."""
+        if name in self.inline_tools and name not in self.slow_tools:
+            return fn(*args)
         if name not in self.slow_tools:
             return await anyio.to_thread.run_sync(fn, *args)
         self._ready()

@@ -165,3 +165,32 @@ def test_the_bound_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(admission.MAX_SLOW_ENV, "zero")
     with pytest.raises(ValueError, match="COWORKENV_MAX_SLOW_CALLS must be a whole number"):
         admission.max_slow_from_env()
+
+
+def test_inline_tools_are_registered_point_reads_without_a_sandbox() -> None:
+    from workspace_sim import all_tools
+
+    tools = dict(all_tools())
+    for name in admission.INLINE_TOOLS:
+        assert name in tools, f"{name} is not a registered tool"
+        assert tools[name].hints.read_only, f"{name} is not read-only"
+        assert name not in admission.SLOW_TOOLS and tools[name].service not in ("python", "shell")
+
+
+def test_point_reads_run_on_the_loop_and_everything_else_on_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    def where() -> int:
+        return threading.get_ident()
+
+    async def main(adm: admission.Admission) -> dict[str, bool]:
+        loop = threading.get_ident()
+        return {name: await adm.run(name, where) == loop for name in ("read_text_file", "search_files", "slow")}
+
+    monkeypatch.delenv(admission.INLINE_ENV, raising=False)
+    assert anyio.run(main, admission.Admission(2)) == {"read_text_file": True, "search_files": False, "slow": False}
+    # a slow tool is never inline, even when it is also a point read
+    assert anyio.run(main, admission.Admission(2, frozenset({"read_text_file"})))["read_text_file"] is False
+    monkeypatch.setenv(admission.INLINE_ENV, "0")
+    assert not any(anyio.run(main, admission.Admission(2)).values())
+    monkeypatch.setenv(admission.INLINE_ENV, "yes")
+    with pytest.raises(ValueError, match="COWORKENV_INLINE_READS must be 0 or 1, got 'yes'"):
+        admission.inline_tools_from_env()
