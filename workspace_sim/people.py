@@ -35,8 +35,29 @@ _LABEL = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 # --- addresses ------------------------------------------------------------------------------------
 
 
+# Addresses recur by the thousand (every message copy and record re-validates its addresses), and the answer
+# depends on the text alone: remembered per exact string, the cache dropped whole when it is full.
+_PROBLEMS: dict[str, str | None] = {}
+_NORMAL: dict[str, str] = {}
+_MEMO_SIZE = 8192
+
+
 def email_problem(address: object) -> str | None:
     """Why `address` is not a plain e-mail address (`local@domain.tld`), or None when it is one."""
+    if type(address) is not str:  # a str subclass may compare equal to a str: checked afresh every time
+        return _email_problem(address)
+    try:
+        return _PROBLEMS[address]
+    except KeyError:
+        pass
+    problem = _email_problem(address)
+    if len(_PROBLEMS) >= _MEMO_SIZE:
+        _PROBLEMS.clear()
+    _PROBLEMS[address] = problem
+    return problem
+
+
+def _email_problem(address: object) -> str | None:
     if not isinstance(address, str):
         return f"must be a string, got {type(address).__name__}"
     a = address.strip()
@@ -59,10 +80,19 @@ def email_problem(address: object) -> str | None:
 
 def normalize_email(value: object, what: str = "e-mail address") -> str:
     """The canonical (stripped, lower-case) form of a valid address; ValueError names `what` and the problem."""
+    if type(value) is str:
+        hit = _NORMAL.get(value)
+        if hit is not None:
+            return hit
     problem = email_problem(value)
     if problem is not None:
         raise ValueError(f"{what} {value!r} {problem}")
-    return str(value).strip().lower()
+    out = str(value).strip().lower()
+    if type(value) is str:
+        if len(_NORMAL) >= _MEMO_SIZE:
+            _NORMAL.clear()
+        _NORMAL[value] = out
+    return out
 
 
 def fold(text: str) -> str:

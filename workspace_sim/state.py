@@ -21,7 +21,18 @@ EMPTY: immutables.Map = immutables.Map()
 
 
 def entry_digest(table: str, key: str, record: Record) -> int:
-    """The hash contribution of one stored record."""
+    """The hash contribution of one stored record (remembered on the record, like its digest: a record is put
+    and later taken out of the hash again, and mutants and baselines store the same records over and over)."""
+    private = record.__pydantic_private__
+    hit = private.get("_entry")  # type: ignore[union-attr]
+    if hit is not None and hit[0] == table and hit[1] == key:
+        return hit[2]
+    value = _entry_digest(table, key, record)
+    private["_entry"] = (table, key, value)  # type: ignore[index]
+    return value
+
+
+def _entry_digest(table: str, key: str, record: Record) -> int:
     h = hashlib.blake2b(digest_size=16)
     h.update(table.encode())
     h.update(b"\0")

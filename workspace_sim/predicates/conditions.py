@@ -11,15 +11,32 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..patterns import compile_spec_regex
 
 
+_TIMES: dict[str, datetime | None] = {}  # text -> parsed time: the same stored times are compared run after run
+
+
 def _to_datetime(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value
-    if isinstance(value, str):
+    if type(value) is str:
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
+            return _TIMES[value]
+        except KeyError:
+            pass
+        t = _parse_datetime(value)
+        if len(_TIMES) >= 8192:
+            _TIMES.clear()
+        _TIMES[value] = t
+        return t
+    if isinstance(value, str):
+        return _parse_datetime(value)
     return None
+
+
+def _parse_datetime(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
 
 
 def _num(value: Any) -> float | None:

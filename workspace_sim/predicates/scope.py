@@ -8,7 +8,8 @@ path matches; '*' also crosses folders).
 from __future__ import annotations
 
 import fnmatch
-from typing import Literal
+import re
+from typing import Any, Callable, Literal
 
 from pydantic import Field, field_validator
 
@@ -16,17 +17,33 @@ from ..diff import RecordChange
 from .base import EvalContext, PredicateBase, PredicateResult
 
 
+# scope -> (what to compare: "table" or "service", its value, the key pattern's matcher or None); a predicate
+# tests its scopes against every change of every run judged, so each scope is parsed and compiled once
+_PARSED: dict[str, tuple[str, str, Callable[[str], Any] | None]] = {}
+
+
+def _parsed(scope: str) -> tuple[str, str, Callable[[str], Any] | None]:
+    hit = _PARSED.get(scope)
+    if hit is None:
+        target, _, glob = scope.partition(":")
+        # fnmatchcase(name, glob) is exactly this compiled pattern's match (fnmatch caches it the same way)
+        match = re.compile(fnmatch.translate(glob)).match if glob else None
+        if target == "files" and glob:
+            hit = ("service", "files", match)
+        else:
+            hit = ("table" if "." in target else "service", target, match)
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        _PARSED[scope] = hit
+    return hit
+
+
 def in_scope(change: RecordChange, scope: str) -> bool:
     """Whether a record change falls inside a scope string."""
-    target, _, glob = scope.partition(":")
-    if target == "files" and glob:
-        return change.service == "files" and fnmatch.fnmatchcase(change.key, glob)
-    if "." in target:
-        if change.table != target:
-            return False
-    elif change.service != target:
+    field, target, match = _PARSED.get(scope) or _parsed(scope)
+    if (change.table if field == "table" else change.service) != target:
         return False
-    return not glob or fnmatch.fnmatchcase(change.key, glob)
+    return match is None or match(change.key) is not None
 
 
 def _check_scope(v: str) -> str:

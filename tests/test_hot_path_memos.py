@@ -1,0 +1,114 @@
+"""The memos on validation's hot paths answer exactly what the functions they front compute afresh: e-mail
+address checks and normalisation, record hash contributions, scope matching and time parsing, on the first
+call and on every repeat (the memo's hit path), for arbitrary input."""
+
+from __future__ import annotations
+
+import fnmatch
+from datetime import datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workspace_sim import people
+from workspace_sim.diff import RecordChange
+from workspace_sim.predicates import conditions
+from workspace_sim.predicates.scope import in_scope
+from workspace_sim.services.contacts import Person
+from workspace_sim.state import _entry_digest, build_state, entry_digest
+
+_ADDRESS_CHARS = st.sampled_from(list("abcXYZ09.-_+@ ,;\t\u00a0\u2003é"))
+addresses = st.one_of(st.text(_ADDRESS_CHARS, max_size=30),
+                      st.builds(lambda a, b, c: f"{a}@{b}.{c}", st.text("abz.", min_size=0, max_size=6),
+                                st.text("ab-9", min_size=0, max_size=6), st.text("comX1", min_size=0, max_size=4)))
+
+
+def _normalized_afresh(value: object) -> str:
+    problem = people._email_problem(value)
+    if problem is not None:
+        raise ValueError(f"e-mail address {value!r} {problem}")
+    return str(value).strip().lower()
+
+
+@settings(max_examples=300, deadline=None)
+@given(addresses)
+def test_email_memo_agrees_with_the_check_on_every_call(a: str) -> None:
+    for _ in range(2):  # the second call is answered from the memo
+        assert people.email_problem(a) == people._email_problem(a)
+        try:
+            expected: str | Exception = _normalized_afresh(a)
+        except ValueError as e:
+            expected = e
+        if isinstance(expected, Exception):
+            with pytest.raises(ValueError) as got:
+                people.normalize_email(a)
+            assert str(got.value) == str(expected)
+        else:
+            assert people.normalize_email(a) == expected
+
+
+def test_email_memo_leaves_non_strings_and_subclasses_to_the_check() -> None:
+    class Odd(str):
+        def strip(self, *a: object) -> str:  # a subclass could answer differently: never memoised
+            return "x@y.org"
+
+    assert people.email_problem(5) == "must be a string, got int"
+    assert people.email_problem(Odd("not an address")) is None
+    assert people.email_problem("not an address") is not None
+    with pytest.raises(ValueError, match="must be a string"):
+        people.normalize_email(None)
+
+
+def test_email_memo_stays_bounded() -> None:
+    for i in range(people._MEMO_SIZE + 10):
+        people.normalize_email(f"user{i}@example.com")
+    assert len(people._PROBLEMS) <= people._MEMO_SIZE and len(people._NORMAL) <= people._MEMO_SIZE
+    assert people.normalize_email("User5@Example.com ") == "user5@example.com"
+
+
+def _in_scope_afresh(change: RecordChange, scope: str) -> bool:
+    target, _, glob = scope.partition(":")
+    if target == "files" and glob:
+        return change.service == "files" and fnmatch.fnmatchcase(change.key, glob)
+    if "." in target:
+        if change.table != target:
+            return False
+    elif change.service != target:
+        return False
+    return not glob or fnmatch.fnmatchcase(change.key, glob)
+
+
+_KEY = st.text(st.sampled_from(list("ab/.-*?[]!1")), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["files.entries", "mail.messages", "tickets.tickets", "files.x"]), _KEY,
+       st.sampled_from(["files", "mail", "tickets", "files.entries", "mail.messages", "tickets.tickets", "crm"]),
+       st.one_of(st.none(), _KEY))
+def test_in_scope_agrees_with_fnmatch(table: str, key: str, target: str, glob: str | None) -> None:
+    change = RecordChange(table, key, "added", None, None)
+    scope = target if glob is None else f"{target}:{glob}"
+    for _ in range(2):
+        assert in_scope(change, scope) == _in_scope_afresh(change, scope)
+
+
+def test_entry_digest_memo_follows_the_table_and_key() -> None:
+    p = Person(email="dana@example.com", name="Dana")
+    a = entry_digest("contacts.people", "dana@example.com", p)
+    assert a == entry_digest("contacts.people", "dana@example.com", p) == _entry_digest("contacts.people",
+                                                                                      "dana@example.com", p)
+    b = entry_digest("contacts.people", "other@example.com", p)  # the same record under another key
+    assert b == _entry_digest("contacts.people", "other@example.com", p) and b != a
+    assert entry_digest("x.y", "dana@example.com", p) == _entry_digest("x.y", "dana@example.com", p)
+    # the incremental hash is the sum of fresh contributions
+    s = build_state({"contacts.people": {"dana@example.com": p}}, datetime(2026, 1, 1))
+    assert s.acc == _entry_digest("contacts.people", "dana@example.com", p) % (1 << 128)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.datetimes().map(lambda d: d.isoformat()), st.text(max_size=12),
+                 st.datetimes().map(lambda d: d.isoformat() + "Z")))
+def test_time_memo_agrees_with_parsing(text: str) -> None:
+    for _ in range(2):
+        assert conditions._to_datetime(text) == conditions._parse_datetime(text)
