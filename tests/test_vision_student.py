@@ -192,6 +192,24 @@ def test_sft_with_images_lowers_the_loss_and_the_figures_are_reported(vl: dict[s
     assert not torch.allclose(real[0, -20:], blank[0, -20:])
 
 
+def test_vision_lora_trains_the_language_model_leaves_the_vision_tower_and_saves_merged(vl: dict[str, Any]) -> None:
+    import torch
+
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_sft import train_vision_sft
+
+    result = train_vision_sft(vl["base"], vl["train"], vl["root"] / "lora", max_steps=8, batch_size=2,
+                              learning_rate=1e-2, lora=True, lora_r=4)
+    assert result.steps == 8 and result.losses[-1] < result.losses[0], result.losses
+    base, _ = load_vl(vl["base"])
+    merged, _ = load_vl(result.output_dir)  # a plain Qwen2-VL again: the adapters merged in
+    after = merged.state_dict()
+    assert not any("lora" in k for k in after)
+    changed = {k for k, v in base.state_dict().items() if not torch.equal(v, after[k])}
+    assert changed and all("language_model" in k and k.rsplit(".", 2)[-2] in ("q_proj", "k_proj", "v_proj", "o_proj")
+                           for k in changed), sorted(changed)[:5]  # the vision tower and the rest: untouched
+
+
 def test_the_hf_policy_runs_the_vision_student_with_the_images_tool_results_returned(vl: dict[str, Any]) -> None:
     from trainers.episodes.policies.hf import HFPolicy
     from trainers.training.tiny_vl import load_vl

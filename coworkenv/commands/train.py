@@ -205,7 +205,8 @@ def register(app: typer.Typer) -> None:
             _fail(f"--vision: {model} is not a vision-language model folder (no image processor); build one with "
                   "`coworkenv train tiny --vision`")
         if is_vision_model(model):
-            return _sft_vision(model, data, out, eval_data, epochs, steps, lr, batch_size, max_length, lora, as_json)
+            return _sft_vision(model, data, out, eval_data, epochs, steps, lr, batch_size, max_length, lora, lora_r,
+                               as_json)
         try:
             result = train_sft(model, data, out, epochs, lr, batch_size, steps or -1, max_length, lora, lora_r,
                                eval_data=eval_data, elide=elide)
@@ -227,18 +228,17 @@ def register(app: typer.Typer) -> None:
                        err=True)
 
     def _sft_vision(model: Path, data: Path, out: Path, eval_data: Path | None, epochs: float, steps: int,
-                    lr: float, batch_size: int, max_length: int, lora: bool, as_json: bool) -> None:
+                    lr: float, batch_size: int, max_length: int, lora: bool, lora_r: int, as_json: bool) -> None:
         from trainers.training.sft import SFTDataError, read_sft_file
         from trainers.training.tiny_vl import load_vl
         from trainers.training.vision_sft import train_vision_sft, vision_figures
 
-        if lora:
-            _fail("--lora is not supported with a vision-language student yet; use --full")
         try:
             train_ex = read_sft_file(data)
             held = read_sft_file(eval_data) if eval_data is not None else train_ex
             before = vision_figures(*load_vl(model), held, train_ex, max_length)
-            result = train_vision_sft(model, train_ex, out, epochs, lr, batch_size, steps or -1, max_length)
+            result = train_vision_sft(model, train_ex, out, epochs, lr, batch_size, steps or -1, max_length,
+                                      lora=lora, lora_r=lora_r)
             after = vision_figures(*load_vl(out), held, train_ex, max_length)
         except (SFTDataError, FileNotFoundError, ValueError) as e:
             _fail(str(e))

@@ -26,6 +26,10 @@ from .sft import SFTDataError, SFTResult, _bf16_ok, read_sft_file
 IMAGE_PAD = "<|image_pad|>"
 
 
+# LoRA's targets in a Qwen2-VL: the language model's attention projections (the vision tower's are `attn.qkv`/`proj`).
+LORA_TARGETS = r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj)"
+
+
 def decode_image(url: str, where: str) -> Any:
     """A `data:image/...;base64,` URL as an RGB PIL image; SFTDataError names `where` when it is not one."""
     from PIL import Image, UnidentifiedImageError
@@ -135,12 +139,15 @@ def train_vision_sft(
     model_path: str | Path, data: str | Path | list[dict[str, Any]], output_dir: str | Path, epochs: float = 1.0,
     learning_rate: float = 1e-3, batch_size: int = 2, max_steps: int = -1, max_length: int = 8192, seed: int = 0,
     callbacks: list[Any] | None = None, device: str = "cpu", warmup_steps: int = 0, assistant_only: bool = True,
+    lora: bool = False, lora_r: int = 8,
 ) -> SFTResult:
     """Fine-tune a local vision-language model (`tiny_vl.load_vl`) on multimodal SFT examples with TRL's
     SFTTrainer and `VisionCollator`, loss on assistant tokens; saves model and processor to `output_dir`.
 
     The arguments are `train_sft`'s: the learning rate rises over `warmup_steps`, then stays constant; with
-    `assistant_only` False the loss covers every text token (never the image tokens, which are inputs).
+    `assistant_only` False the loss covers every text token (never the image tokens, which are inputs). With
+    `lora`, rank-`lora_r` adapters train on the language model's attention projections while the vision tower
+    stays frozen (the usual recipe for a VL student on little data), merged into the saved model.
     """
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
@@ -165,15 +172,21 @@ def train_vision_sft(
         disable_tqdm=True, eval_strategy="no", remove_unused_columns=False,
         dataset_kwargs={"skip_prepare_dataset": True}, include_num_input_tokens_seen=True,
     )
+    peft_config = None
+    if lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=lora_r, lora_alpha=2 * lora_r, lora_dropout=0.0, task_type="CAUSAL_LM",
+                                 target_modules=LORA_TARGETS)
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list([{"index": i}
                                                                                    for i in range(len(encoded))]),
                          data_collator=VisionCollator(encoded, processor.tokenizer.pad_token_id),
-                         processing_class=processor, callbacks=callbacks)
+                         processing_class=processor, callbacks=callbacks, peft_config=peft_config)
     trainer.remove_callback(PrinterCallback)
     trainer.train()
     losses = [float(h["loss"]) for h in trainer.state.log_history if "loss" in h]
     out = Path(output_dir)
-    trainer.model.save_pretrained(out)
+    (trainer.model.merge_and_unload() if lora else trainer.model).save_pretrained(out)
     processor.save_pretrained(out)
     return SFTResult(str(out), trainer.state.global_step, [x for x in losses if math.isfinite(x)], None,
                      len(examples), len(encoded), 0, dropped,
