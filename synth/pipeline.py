@@ -1,17 +1,19 @@
 """Batch synthesis: generate, validate, keep only valid environments, and count per capability.
 
 `plan` spreads a count over capabilities (a balanced round robin when none are named) and gives
-each environment its own seed; `synthesize` runs a producer over the plan. The procedural producer
+each environment its own seed; `synthesize` runs a producer over the plan, in this process or in
+worker processes (`workers`, synth.parallel) with the same result either way. The procedural producer
 generates and validates; a discarded environment is one that failed to generate or to validate.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .capabilities import CAPABILITIES, capability
 from .feedback import ValidationReport
+from .parallel import SynthJobError, WorkerPool, resolve_workers
 from .procedural import TemplateError, generate
 from .spec import EnvironmentSpec
 from .validate import validate_spec
@@ -81,25 +83,60 @@ def procedural_attempt(cap: str, seed: int) -> Attempt:
     return Attempt(cap, seed, spec, report)
 
 
+def warm_procedural() -> None:
+    """Load what every procedural environment needs (the Faker pools, the service modules) once per process."""
+    from .procedural.world import pools
+
+    pools()
+
+
 def synthesize(capabilities: Sequence[str] | None, count: int, seed: int = 0, producer: Producer = procedural_attempt,
-               on_attempt: Callable[[Attempt], None] | None = None) -> SynthResult:
-    """Run `producer` over the plan; returns the valid specs and the per-capability statistics."""
+               on_attempt: Callable[[Attempt], None] | None = None, workers: int = 1,
+               pool: WorkerPool | None = None) -> SynthResult:
+    """Run `producer` over the plan; returns the valid specs and the per-capability statistics.
+
+    `workers` > 1 runs the jobs in that many spawned processes (0: one per core); `pool` reuses a started
+    `WorkerPool` (its producer must be `producer`). Either way the result, the order `on_attempt` sees the
+    attempts in and the specs are those of the serial run, byte for byte. A producer that raises (or a worker
+    that dies) ends the run with SynthJobError naming the capability and seed."""
     jobs = plan(capabilities, count, seed)
+    workers = resolve_workers(workers)
+    if pool is not None and pool.producer is not producer:
+        raise ValueError(f"the pool runs {pool.producer.__qualname__}, not {producer.__qualname__}")
     result = SynthResult(stats={c: CapabilityStats() for c in dict.fromkeys(c for c, _ in jobs)})
+
+    def fold(attempts: Iterator[Attempt]) -> SynthResult:
+        for (cap, _), attempt in zip(jobs, attempts):
+            st = result.stats[cap]
+            st.generated += 1
+            if attempt.valid:
+                st.valid += 1
+                st.repaired += attempt.repaired
+                result.specs.append(attempt.spec)  # type: ignore[arg-type]
+            else:
+                st.discarded += 1
+                result.discarded.append(attempt)
+            if on_attempt is not None:
+                on_attempt(attempt)
+        return result
+
+    if pool is not None:
+        return fold(pool.map(jobs))
+    if workers == 1 or len(jobs) == 1:
+        return fold(_serial(jobs, producer))
+    warm = warm_procedural if producer is procedural_attempt else None
+    with WorkerPool(min(workers, len(jobs)), producer, warm=warm) as own:
+        return fold(own.map(jobs))
+
+
+def _serial(jobs: Sequence[tuple[str, int]], producer: Producer) -> Iterator[Attempt]:
+    """Each job's attempt in this process; a producer's exception becomes SynthJobError naming the job."""
     for cap, env_seed in jobs:
-        attempt = producer(cap, env_seed)
-        st = result.stats[cap]
-        st.generated += 1
-        if attempt.valid:
-            st.valid += 1
-            st.repaired += attempt.repaired
-            result.specs.append(attempt.spec)  # type: ignore[arg-type]
-        else:
-            st.discarded += 1
-            result.discarded.append(attempt)
-        if on_attempt is not None:
-            on_attempt(attempt)
-    return result
+        try:
+            attempt = producer(cap, env_seed)
+        except Exception as e:
+            raise SynthJobError(cap, env_seed, f"{type(e).__name__}: {e}") from e
+        yield attempt
 
 
 # --- the distribution of a set of environments (what `coworkenv stats` prints) -------------------------------

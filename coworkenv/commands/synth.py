@@ -41,6 +41,8 @@ def register(app: typer.Typer) -> None:
         api_key: Optional[str] = typer.Option(None, help="llm: API key (else COWORKENV_OPENAI_API_KEY, or "
                                                          "OPENAI_API_KEY)."),
         max_repairs: int = typer.Option(3, min=0, help="Repair rounds per environment (llm generator)."),
+        workers: int = typer.Option(1, "--workers", "-w", min=0, help="Worker processes for the procedural generator "
+                                    "(0: one per core); any number writes the same files."),
         as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
     ) -> None:
         """Generate environments, validate each by execution, and write only the valid ones."""
@@ -54,6 +56,8 @@ def register(app: typer.Typer) -> None:
             _fail(f"--format must be json or yaml, got {fmt!r}")
         if generator not in ("procedural", "llm"):
             _fail(f"--generator must be procedural or llm, got {generator!r}")
+        if generator == "llm" and workers != 1:
+            _fail("--workers applies to the procedural generator; the llm generator runs its requests one at a time")
         unknown = [c for c in capability or [] if c not in CAPABILITIES]
         if unknown:
             _fail(f"unknown capability {', '.join(map(repr, unknown))}; known: {', '.join(CAPABILITIES)}")
@@ -71,6 +75,7 @@ def register(app: typer.Typer) -> None:
                       TimeElapsedColumn(), console=console, transient=False) as progress:
             task = progress.add_task("", total=count)
             if generator == "procedural":
+                from synth.parallel import SynthJobError
                 from synth.pipeline import synthesize
 
                 def step(attempt) -> None:  # type: ignore[no-untyped-def]
@@ -79,7 +84,11 @@ def register(app: typer.Typer) -> None:
                     progress.update(task, advance=1, description=f"{attempt.capability} seed {attempt.seed}"
                                     + ("" if attempt.valid else " [red]discarded[/]"))
 
-                result = synthesize(capability, count, seed, on_attempt=step)
+                try:
+                    result = synthesize(capability, count, seed, on_attempt=step, workers=workers)
+                except SynthJobError as e:
+                    progress.stop()
+                    _fail(f"{e}\nwrote {len(written)} of {count} environment(s) before it", 1)
                 stats = result.stats
             else:
                 from synth.llm import LLMSettings, SettingsError, synthesize_llm
