@@ -30,7 +30,17 @@ from .state import LogNode, State, build_state
 _log = logging.getLogger(__name__)
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _to_jsonable(value: Any) -> Any:
+    t = type(value)
+    if t in _PLAIN:
+        return value
+    if t is dict:  # the common shapes first, their plain values without a call each
+        return {k: v if type(v) in _PLAIN else _to_jsonable(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _PLAIN else _to_jsonable(v) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, BaseModel):
@@ -205,7 +215,7 @@ class Workspace:
             for k, v in counters.items():
                 m[k] = v
             cnt = m.finish()
-        return State(state.tables, state.acc, now, cnt, LogNode(event, state.log), state.log_len + 1)
+        return State(state.tables, state.hashing, now, cnt, LogNode(event, state.log), state.log_len + 1)
 
     def call(self, tool: str, args: Any = None) -> ToolResult:
         """Run one tool call; returns data or a clear error, never raises, and logs the event.
@@ -320,7 +330,7 @@ class Workspace:
         """Log a conversation turn (user or assistant); confirmation policies read these."""
         state = self._state
         event = Event(index=state.log_len, kind="message", sim_time=state.now, role=role, content=content)
-        self._state = State(state.tables, state.acc, state.now, state.counters,
+        self._state = State(state.tables, state.hashing, state.now, state.counters,
                             LogNode(event, state.log), state.log_len + 1)
         return event
 
@@ -362,7 +372,7 @@ class Workspace:
             _remember_chars(new.tables, known + sum((record_chars(c.after) if c.after is not None else 0)
                                                     - (record_chars(c.before) if c.before is not None else 0)
                                                     for c in diff))
-        self._state = State(new.tables, new.acc, new.now, new.counters, LogNode(event, state.log), state.log_len + 1)
+        self._state = State(new.tables, new.hashing, new.now, new.counters, LogNode(event, state.log), state.log_len + 1)
         return event
 
     def close_stage(self, stage: str) -> Event:
@@ -370,14 +380,14 @@ class Workspace:
         predicates of that stage: they are judged on it, not on the final state."""
         state = self._state
         event = Event(index=state.log_len, kind="stage", sim_time=state.now, args={"stage": stage}, checkpoint=state)
-        self._state = State(state.tables, state.acc, state.now, state.counters,
+        self._state = State(state.tables, state.hashing, state.now, state.counters,
                             LogNode(event, state.log), state.log_len + 1)
         return event
 
     def advance_clock(self, seconds: float) -> None:
         """Move simulated time forward (between turns or days)."""
         s = self._state
-        self._state = State(s.tables, s.acc, s.now + timedelta(seconds=seconds), s.counters, s.log, s.log_len)
+        self._state = State(s.tables, s.hashing, s.now + timedelta(seconds=seconds), s.counters, s.log, s.log_len)
 
     # --- persistence ---------------------------------------------------------------------------
 
@@ -412,7 +422,7 @@ class Workspace:
         config = WorkspaceConfig.model_validate(doc["config"])
         ws = cls.create(config, doc["data"])
         s = ws._state
-        ws._state = State(s.tables, s.acc, datetime.fromisoformat(doc["now"]), immutables.Map(doc["counters"]))
+        ws._state = State(s.tables, s.hashing, datetime.fromisoformat(doc["now"]), immutables.Map(doc["counters"]))
         ws.initial = ws._state
         return ws
 
