@@ -16,7 +16,7 @@ from workspace_sim.diff import RecordChange
 from workspace_sim.predicates import conditions
 from workspace_sim.predicates.scope import in_scope
 from workspace_sim.services.contacts import Person
-from workspace_sim.state import _entry_digest, build_state, entry_digest
+from workspace_sim.state import State, _entry_digest, build_state, entry_digest
 
 _ADDRESS_CHARS = st.sampled_from(list("abcXYZ09.-_+@ ,;\t\u00a0\u2003é"))
 addresses = st.one_of(st.text(_ADDRESS_CHARS, max_size=30),
@@ -112,3 +112,82 @@ def test_entry_digest_memo_follows_the_table_and_key() -> None:
 def test_time_memo_agrees_with_parsing(text: str) -> None:
     for _ in range(2):
         assert conditions._to_datetime(text) == conditions._parse_datetime(text)
+
+
+def _fresh_acc(state: "State") -> int:
+    return sum(_entry_digest(t, k, r) for t, k, r in state.iter_records()) % (1 << 128)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.one_of(st.none(), st.sampled_from(["X", "Y"])),
+                          st.booleans()), max_size=25))
+def test_lazy_hash_equals_the_hash_worked_out_afresh(ops: list[tuple[str, str | None, bool]]) -> None:
+    """Puts and deletes in any order, the hash read at random points (or only at the end), always equals the sum
+    over the records the state holds."""
+    people_ = {n: Person(email=f"{n}@example.com", name=n) for n in "abcd"}
+    s = build_state({"contacts.people": {"a@example.com": people_["a"]}}, datetime(2026, 1, 1))
+    states = [s]
+    for who, name, read in ops:
+        key = f"{who}@example.com"
+        rec = None if name is None else Person(email=key, name=name)
+        s = s.with_records({("contacts.people", key): rec})
+        states.append(s)
+        if read:
+            assert s.acc == _fresh_acc(s)
+    for st_ in reversed(states):
+        assert st_.acc == _fresh_acc(st_)
+
+
+def test_lazy_hash_of_a_long_history_is_worked_out_without_recursion() -> None:
+    p = Person(email="a@example.com", name="a")
+    s = build_state({}, datetime(2026, 1, 1))
+    for i in range(20_000):
+        s = s.with_records({("contacts.people", "a@example.com"): p if i % 2 == 0 else None})
+    assert s.acc == _fresh_acc(s) == 0
+
+
+def _diff_afresh(a: "State", b: "State") -> list[tuple[str, str, str]]:
+    out = []
+    for tname in sorted(set(a.tables.keys()) | set(b.tables.keys())):
+        ta, tb = a.table(tname), b.table(tname)
+        for key in sorted(set(ta.keys()) | set(tb.keys())):
+            ra, rb = ta.get(key), tb.get(key)
+            if ra is None and rb is not None:
+                out.append((tname, key, "added"))
+            elif rb is None and ra is not None:
+                out.append((tname, key, "removed"))
+            elif ra is not None and ra != rb:
+                out.append((tname, key, "changed"))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(list("abcdefgh")), st.sampled_from(["X", "Y"]), max_size=8),
+       st.lists(st.tuples(st.sampled_from(["contacts.people", "x.people"]), st.sampled_from(list("abcdefghij")),
+                          st.one_of(st.none(), st.sampled_from(["X", "Y", "Z"]))), max_size=12))
+def test_diff_states_lists_every_change_in_order(start: dict[str, str], ops: list[tuple[str, str, str | None]]) -> None:
+    from workspace_sim.diff import diff_states
+
+    rows = {f"{k}@example.com": Person(email=f"{k}@example.com", name=v) for k, v in start.items()}
+    a = build_state({"contacts.people": rows}, datetime(2026, 1, 1))
+    b = a
+    for table, who, name in ops:
+        key = f"{who}@example.com"
+        b = b.with_records({(table, key): None if name is None else Person(email=key, name=name)})
+    got = [(c.table, c.key, c.kind) for c in diff_states(a, b)]
+    assert got == _diff_afresh(a, b)
+    assert [(c.table, c.key, c.kind) for c in diff_states(b, a)] == _diff_afresh(b, a)
+
+
+def test_record_size_memo_and_copies() -> None:
+    from workspace_sim.limits import _record_chars, record_chars
+
+    p = Person(email="dana@example.com", name="Dana", title="Lead")
+    assert record_chars(p) == record_chars(p) == _record_chars(p)
+    entry_digest("contacts.people", p.email, p)
+    q = p.model_copy(update={"name": "Dana Reyes-Longer"})  # what was remembered about p is not q's
+    assert record_chars(q) == _record_chars(q) != record_chars(p)
+    assert q.digest() != p.digest()
+    assert entry_digest("contacts.people", p.email, q) == _entry_digest("contacts.people", p.email, q)
+    same = p.model_copy()
+    assert same.digest() == p.digest() and record_chars(same) == record_chars(p)

@@ -145,11 +145,25 @@ def diff_states(a: State, b: State) -> Diff:
         tb = b.tables.get(tname, EMPTY)
         if ta is tb:
             continue
-        for key in sorted(set(ta.keys()) | set(tb.keys())):
-            ch = record_change(tname, key, ta.get(key), tb.get(key))
-            if ch is not None:
-                changes.append(ch)
+        # only the keys whose record is not the very same object can differ (tables share unchanged records),
+        # so sort those alone rather than every key of a large table
+        found: list[tuple[str, RecordChange]] = []
+        for key, rb in tb.items():
+            ra = ta.get(key)
+            if ra is not rb:
+                ch = record_change(tname, key, ra, rb)
+                if ch is not None:
+                    found.append((key, ch))
+        for key, ra in ta.items():
+            if key not in tb:
+                found.append((key, RecordChange(tname, key, "removed", ra, None)))
+        found.sort(key=_first)
+        changes.extend(ch for _, ch in found)
     return Diff(tuple(changes))
+
+
+def _first(pair: tuple[str, Any]) -> str:
+    return pair[0]
 
 
 def diff_from_writes(before: State, writes: Iterable[tuple[tuple[str, str], Record | None]]) -> Diff:

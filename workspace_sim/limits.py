@@ -111,7 +111,19 @@ def _string_too_long(where: str, v: str, large: frozenset[str], limits: Workspac
 
 
 def record_chars(record: Any) -> int:
-    """The size of a record: the characters of all its text, nested values included."""
+    """The size of a record: the characters of all its text, nested values included (remembered on a stored
+    record, which is immutable: a record's size is counted when it is written and again when it is replaced)."""
+    private = getattr(record, "__pydantic_private__", None)
+    if type(private) is dict:
+        hit = private.get("_chars")
+        if hit is not None:
+            return hit
+        private["_chars"] = total = _record_chars(record)
+        return total
+    return _record_chars(record)
+
+
+def _record_chars(record: Any) -> int:
     total = 0
     for v in record.__dict__.values():  # the common case: flat fields of strings and scalars
         if type(v) is str:

@@ -8,6 +8,11 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 
+# what is remembered about a record's content besides its digest: its hash contribution (workspace_sim.state)
+# and its size (workspace_sim.limits)
+_CONTENT_CACHES = ("_entry", "_chars")
+
+
 class Record(BaseModel):
     """An immutable row of a service table; change it with `evolve`, never in place."""
 
@@ -37,6 +42,17 @@ class Record(BaseModel):
         data = dict(self.__dict__)
         data.update(changes)
         return type(self).model_validate(data)
+
+    def model_copy(self, *, update: Any = None, deep: bool = False) -> Any:
+        """pydantic's copy, less what is remembered about the content (digest, hash contribution, size) when
+        `update` changes it."""
+        copy = super().model_copy(update=update, deep=deep)
+        private = copy.__pydantic_private__
+        if update and private:
+            for name in _CONTENT_CACHES:
+                private.pop(name, None)
+            private["_digest"] = None
+        return copy
 
     def __eq__(self, other: object) -> bool:  # private cache must not affect equality
         return type(self) is type(other) and self.__dict__ == other.__dict__  # type: ignore[union-attr]

@@ -129,9 +129,21 @@ def _file(ctx: ToolContext, path: str) -> File:
     return f
 
 
+# (path asked for, every file path) -> the hint: a pure function of both, asked again and again for the same
+# wrong paths (validation's mutants and blind agents replay them) and costly (difflib scores every path)
+_SUGGESTED: dict[tuple[str, tuple[str, ...]], str] = {}
+
+
 def _suggest(ctx: ToolContext, path: str) -> str:
-    names = difflib.get_close_matches(path, ctx.keys(FILES), n=3, cutoff=0.6)
-    return f"; did you mean {', '.join(names)}?" if names else ""
+    key = (path, tuple(ctx.keys(FILES)))
+    hint = _SUGGESTED.get(key)
+    if hint is None:
+        names = difflib.get_close_matches(path, key[1], n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(names)}?" if names else ""
+        if len(_SUGGESTED) >= 1024:
+            _SUGGESTED.clear()
+        _SUGGESTED[key] = hint
+    return hint
 
 
 def _need_dir(ctx: ToolContext, path: str) -> None:
