@@ -166,7 +166,9 @@ def test_a_slow_call_in_one_episode_does_not_stall_another(tmp_path: Path, monke
 
             async def slow() -> None:
                 async with Client(f"{s.base}/episodes/{a}/mcp") as c:
-                    r = await c.call_tool("read_text_file", {"path": "/slow"})
+                    # a tool that runs on a worker thread (point reads such as read_text_file run inline on the
+                    # loop: they cannot be slow, admission.INLINE_TOOLS)
+                    r = await c.call_tool("directory_tree", {"path": "/slow"})
                     seen.append("slow:" + ("error" if r.is_error else "ok"))
 
             async def quick() -> None:
