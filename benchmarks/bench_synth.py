@@ -65,8 +65,8 @@ def run(quick: bool) -> list[dict]:
         {"key": "synth_mix_parallel_valid_envs_per_s", "value": round(par_rate, 1), "unit": "envs/s",
          "baseline_key": "synth_mix_valid_envs_per_s", "baseline": round(rate, 1),
          "note": f"{workers} worker processes (every core), {par_valid}/{len(jobs)} valid, the same plan: "
-                 f"{par_rate / rate:.2f}x the serial mix (a CPU-bound loop scaled {scaling:.2f}x over {workers} processes "
-                 f"then); single-day templates alone {single:.1f}/s serially; "
+                 f"{par_rate / rate:.2f}x the serial mix (a CPU-bound loop scaled {scaling:.2f}x over {workers} "
+                 f"processes then); single-day templates alone {single:.1f}/s serially; "
                  f"pool start and warm-up {start:.1f} s, not timed; target >= 50/s"},
         {"key": "synth_generate_ms", "value": round(1000 * gen_only / len(jobs), 3), "unit": "ms/env",
          "baseline_key": None, "baseline": None, "note": "procedural generation alone (includes the live reference run)"},

@@ -234,14 +234,22 @@ class WorkerPool:
 
     def close(self, terminate: bool = False) -> None:
         """Stop the workers: after their current chunk, or at once (`terminate`, e.g. on Ctrl-C or an error)."""
+        ex = self._executor
+        # shutdown() drops the executor's references to its processes and manager thread: take them first
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        manager = getattr(ex, "_executor_manager_thread", None)
         if terminate:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            kill = getattr(self._executor, "terminate_workers", None)  # Python 3.14+
+            kill = getattr(ex, "terminate_workers", None)  # Python 3.14+
             if kill is not None:
                 kill()
             else:
-                for proc in list((getattr(self._executor, "_processes", None) or {}).values()):
+                ex.shutdown(wait=False, cancel_futures=True)
+                for proc in procs:
                     if proc.is_alive():
                         proc.terminate()
-        self._executor.shutdown(wait=True, cancel_futures=terminate)
+                for proc in procs:
+                    proc.join(timeout=10)
+                if manager is not None:
+                    manager.join(timeout=10)  # it sees the workers gone and fails what was still running
+        ex.shutdown(wait=True, cancel_futures=terminate)
         self._starts.close()
