@@ -47,10 +47,9 @@ class StrictJudge:
             if group and all(spec.is_guard(i) for i in group):
                 self.uncredited.add(sid)
         self._closed: dict[tuple[str, int], tuple[State, bool]] = {}
-        self._single_day = first_success(list(range(len(self.preds))))
 
     def _all_pass(self, members: list[int], ctx: EvalContext) -> bool:
-        return all(self.preds[i].holds(ctx) for i in members)
+        return all(self.preds[i].evaluate(ctx).passed for i in members)
 
     def closed_ok(self, initial: State, stage: str, checkpoint: State, user: str) -> bool:
         """Whether the predicates of `stage`, closed on `checkpoint`, all pass and its guards are credited. When
@@ -79,9 +78,8 @@ class StrictJudge:
 
     def passes(self, ws: Workspace, final_answer: str | None) -> bool:
         """Strict success of the run in `ws` with `final_answer`: `spec.passes_all(ws, final_answer)`."""
-        if not self.stage_ids:  # spec.passes_all, verdicts alone: success predicates first, then the guards
-            return self._all_pass(self._single_day, EvalContext(ws.initial, ws.state, ws.events(), final_answer,
-                                                                ws.config.user))
+        if not self.stage_ids:
+            return self.spec.passes_all(ws, final_answer)
         if self.uncredited:
             return False
         evs = ws.events()

@@ -191,32 +191,3 @@ def test_record_size_memo_and_copies() -> None:
     assert entry_digest("contacts.people", p.email, q) == _entry_digest("contacts.people", p.email, q)
     same = p.model_copy()
     assert same.digest() == p.digest() and record_chars(same) == record_chars(p)
-
-
-_TO = st.lists(st.sampled_from(["dana@example.com", "lee@example.com", "kim@example.com"]), min_size=1, max_size=2,
-               unique=True)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(_TO, st.sampled_from(["Q3 report", "Lunch", "q3 REPORT draft"])), max_size=4),
-       _TO, st.one_of(st.none(), st.just({"contains": "Q3"}), st.just({"equals": "Lunch"})),
-       st.one_of(st.none(), st.just({"gte": 2}), st.just({"equals": 0})), st.booleans(),
-       st.one_of(st.none(), st.just({"subject": {"contains": "Q3"}})))
-def test_holds_is_the_verdict_of_evaluate(mails: list[tuple[list[str], str]], to: list[str], subject: dict | None,
-                                          count: dict | None, new_only: bool, where: dict | None) -> None:
-    """The verdict-only path (`holds`) of the kinds that have one agrees with `evaluate(...).passed`."""
-    from workspace_sim import Workspace, WorkspaceConfig
-    from workspace_sim.predicates import EvalContext, parse_predicates
-
-    user = "me@example.com"
-    ws = Workspace.create(WorkspaceConfig(services=["mail"], user=user), {"mail": {"accounts": [
-        {"email": a} for a in (user, "dana@example.com", "lee@example.com", "kim@example.com")]}})
-    for rcpt, subj in mails:
-        assert ws.call("send_email", {"to": rcpt, "subject": subj, "body": "see attached"}).ok
-    docs = [{"kind": "mail_sent", "to": to, **({"subject": subject} if subject else {}),
-             **({"count": count} if count else {})},
-            {"kind": "record_exists", "table": "mail.messages", "new_only": new_only,
-             **({"where": where} if where else {}), **({"count": count} if count else {})}]
-    ctx = EvalContext(ws.initial, ws.state, ws.events(), None, user)
-    for p in parse_predicates(docs):
-        assert p.holds(ctx) == p.evaluate(ctx).passed

@@ -52,15 +52,7 @@ class EvalContext:
 
     def added(self, table: str) -> list[Any]:
         """Records of `table` present in the final state but not the initial one."""
-        return list(self._added.get(table, ()))
-
-    @cached_property
-    def _added(self) -> dict[str, list[Any]]:  # every predicate on new records asks: the diff is split once
-        out: dict[str, list[Any]] = {}
-        for c in self.diff:
-            if c.kind == "added":
-                out.setdefault(c.table, []).append(c.after)
-        return out
+        return [c.after for c in self.diff if c.table == table and c.kind == "added"]
 
 
 @dataclass
@@ -103,11 +95,6 @@ class PredicateBase(BaseModel):
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def holds(self, ctx: EvalContext) -> bool:
-        """`evaluate(ctx).passed`, for a judge that needs the verdict alone: kinds that spend most of their time
-        on the result's wording (a failure's closest record) answer it without writing the text."""
-        return self.evaluate(ctx).passed
 
     def result(self, passed: bool, expected: str, observed: str, children: list[PredicateResult] | None = None,
                details: dict[str, Any] | None = None) -> PredicateResult:

@@ -76,8 +76,3 @@ class MailSent(PredicateBase):
             best = min(scored, key=lambda x: len(x[1]))
             observed = f"{len(sent)} sent, none matching; closest {best[0].id}: " + "; ".join(best[1])
         return self.result(ok, expected, observed)
-
-    def holds(self, ctx: EvalContext) -> bool:
-        hits = sum(1 for m in ctx.added("mail.messages")
-                   if m.owner == ctx.user and m.folder == "sent" and not self._match(m))
-        return self.count.check(hits) if self.count is not None else hits > 0

@@ -54,11 +54,6 @@ class RecordExists(PredicateBase):
         observed = f"{len(hits)} matching ({', '.join(h.record_key() for h in hits[:5])})" if hits else _nearest(pool, self.where)
         return self.result(ok, expected, observed)
 
-    def holds(self, ctx: EvalContext) -> bool:
-        pool = ctx.added(self.table) if self.new_only else ctx.final.table(self.table).values()
-        hits = matching(pool, self.where)
-        return self.count.check(len(hits)) if self.count is not None else bool(hits)
-
 
 class RecordAbsent(PredicateBase):
     """No record matching `where` exists in the final state."""
