@@ -290,6 +290,11 @@ def register(app: typer.Typer) -> None:
 
         if rollout not in ("generate", "choice"):
             _fail(f"--rollout must be generate or choice, got {rollout!r}")
+        from trainers.training.tiny_vl import is_vision_model
+
+        if is_vision_model(model):
+            _fail(f"--model {model} is a vision-language folder: train rl updates text students only (its rollouts "
+                  "would not feed the images' pixels to the update); train it with `train sft --vision`")
         try:
             settings = GRPOSettings(
                 steps=steps, group_size=group_size, envs_per_step=envs_per_step, learning_rate=lr, seed=seed,
