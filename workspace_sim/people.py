@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from zoneinfo import ZoneInfo
 
 from .errors import InvalidArgument
+from .memos import remember
 from .validation import zone
 
 if TYPE_CHECKING:
@@ -50,11 +51,7 @@ def email_problem(address: object) -> str | None:
         return _PROBLEMS[address]
     except KeyError:
         pass
-    problem = _email_problem(address)
-    if len(_PROBLEMS) >= _MEMO_SIZE:
-        _PROBLEMS.clear()
-    _PROBLEMS[address] = problem
-    return problem
+    return remember(_PROBLEMS, address, _email_problem(address), _MEMO_SIZE)
 
 
 def _email_problem(address: object) -> str | None:
@@ -88,11 +85,7 @@ def normalize_email(value: object, what: str = "e-mail address") -> str:
     if problem is not None:
         raise ValueError(f"{what} {value!r} {problem}")
     out = str(value).strip().lower()
-    if type(value) is str:
-        if len(_NORMAL) >= _MEMO_SIZE:
-            _NORMAL.clear()
-        _NORMAL[value] = out
-    return out
+    return remember(_NORMAL, value, out, _MEMO_SIZE) if type(value) is str else out
 
 
 def fold(text: str) -> str:

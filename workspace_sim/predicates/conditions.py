@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..memos import remember
 from ..patterns import compile_spec_regex
 
 
@@ -22,11 +23,7 @@ def _to_datetime(value: Any) -> datetime | None:
             return _TIMES[value]
         except KeyError:
             pass
-        t = _parse_datetime(value)
-        if len(_TIMES) >= 8192:
-            _TIMES.clear()
-        _TIMES[value] = t
-        return t
+        return remember(_TIMES, value, _parse_datetime(value))
     if isinstance(value, str):
         return _parse_datetime(value)
     return None

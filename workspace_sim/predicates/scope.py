@@ -14,6 +14,7 @@ from typing import Any, Callable, Literal
 from pydantic import Field, field_validator
 
 from ..diff import RecordChange
+from ..memos import remember
 from .base import EvalContext, PredicateBase, PredicateResult
 
 
@@ -32,9 +33,7 @@ def _parsed(scope: str) -> tuple[str, str, Callable[[str], Any] | None]:
             hit = ("service", "files", match)
         else:
             hit = ("table" if "." in target else "service", target, match)
-        if len(_PARSED) >= 4096:
-            _PARSED.clear()
-        _PARSED[scope] = hit
+        remember(_PARSED, scope, hit, 4096)
     return hit
 
 

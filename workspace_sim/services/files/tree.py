@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...context import ToolContext
 from ...errors import Conflict, InvalidArgument, NotFound
+from ...memos import remember
 from ...paths import check_moved, is_under, parent, resolve
 from ...patterns import compile_glob, compile_regex
 from ...records import Record
@@ -139,10 +140,7 @@ def _suggest(ctx: ToolContext, path: str) -> str:
     hint = _SUGGESTED.get(key)
     if hint is None:
         names = difflib.get_close_matches(path, key[1], n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(names)}?" if names else ""
-        if len(_SUGGESTED) >= 1024:
-            _SUGGESTED.clear()
-        _SUGGESTED[key] = hint
+        hint = remember(_SUGGESTED, key, f"; did you mean {', '.join(names)}?" if names else "", 1024)
     return hint
 
 
