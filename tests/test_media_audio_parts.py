@@ -132,6 +132,10 @@ def test_media_parts_keep_each_kind_in_order_and_send_what_each_mode_says(
             if p.get("type") == "image_url"]
     clips = [p["input_audio"]["data"] for m in sent if isinstance(m.get("content"), list) for p in m["content"]
              if p.get("type") == "input_audio"]
+    for m in sent:  # a part stays in a tool message only in its kind's "tool" mode (OpenAI wants "user")
+        if m["role"] == "tool" and isinstance(m["content"], list):
+            kinds = {p["type"] for p in m["content"]}
+            assert ("image_url" not in kinds or images == "tool") and ("input_audio" not in kinds or audio == "tool")
     assert urls == (want["image"] if images != "off" else [])
     assert clips == ([u.split(",", 1)[1] for u in want["audio"]] if audio != "off" else [])
     if audio == "off":  # an unsent clip is its placeholder text

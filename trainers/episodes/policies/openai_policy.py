@@ -57,13 +57,19 @@ def _tool_content(content: list[dict[str, Any]], images: ImageMode, seen: int, a
                   ) -> tuple[Any, list[dict[str, Any]]]:
     """A tool message's parts as OpenAI content, and the media parts that must follow in a user message."""
     sent = [_sent(p, images, audio) for p in content]
-    if images == "tool" or any(x and x[0] == "tool" for x in sent):
-        return [x[1] if x else {"type": "text", "text": p.get("text", "")} for p, x in zip(content, sent)], []
-    text, follow = [], []
+    follow: list[dict[str, Any]] = []
+
+    def below(p: dict[str, Any], part: dict[str, Any]) -> str:
+        follow.append(part)
+        return (IMAGE_BELOW if p["type"] == "image" else AUDIO_BELOW).format(n=seen + len(follow))
+
+    if images == "tool" or any(x and x[0] == "tool" for x in sent):  # parts kept in the tool message
+        return [x[1] if x and x[0] == "tool" else {"type": "text", "text": below(p, x[1]) if x else p.get("text", "")}
+                for p, x in zip(content, sent)], follow
+    text = []
     for p, x in zip(content, sent):
         if x:
-            follow.append(x[1])
-            text.append((IMAGE_BELOW if p["type"] == "image" else AUDIO_BELOW).format(n=seen + len(follow)))
+            text.append(below(p, x[1]))
         elif p.get("type") == "image" and images == "off":
             text.append("[image not shown: images are off]")
         elif p.get("type") in ("text", "audio"):
