@@ -12,7 +12,10 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
     POST   /admin/episodes/{id}/restore          {"snapshot_id"}
     POST   /admin/episodes/{id}/fork             {"episode_id"?} -> 201, the new episode
     POST   /admin/episodes/{id}/evaluate         {"final_answer"?} -> evaluation (episode goes on)
-    POST   /admin/episodes/{id}/end              {"final_answer"?, "reason"?} -> evaluation (recorded; episode ends)
+    POST   /admin/episodes/{id}/end              {"final_answer"?, "reason"?, "next"?} -> evaluation (recorded;
+                                                 episode ends); with "next" (a create's options; without a spec,
+                                                 this episode's environment) the next episode is created in the
+                                                 same request: the evaluation plus "next", what a create answers
     DELETE /admin/episodes/{id}                  same as end, without an answer
     GET    /admin/episodes/{id}/log              the record's lines
     GET    /admin/episodes/{id}/state            records and content hash
@@ -54,8 +57,8 @@ from starlette.types import Receive, Scope, Send
 from workspace_sim.errors import SpecError
 
 from .control import ControlOptions
-from .environment import EnvironmentLoadError
-from .episode import EpisodeError
+from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
+from .episode import EPISODE_ID, EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
 from .jsoncheck import JsonProblem, parse_client_json, request_id
 from .recording import RecordReadError, read_record_file
@@ -89,14 +92,22 @@ async def read_body(request: Request, allowed: dict[str, type | tuple[type, ...]
         raise HubError(400, "malformed_body", f"body refused: {e.message}") from None
     if not isinstance(body, dict):
         raise HubError(400, "malformed_body", f"body must be a JSON object, got {type(body).__name__}")
+    return check_fields(body, allowed)
+
+
+def check_fields(body: dict[str, Any], allowed: dict[str, type | tuple[type, ...]], where: str = "") -> dict[str, Any]:
+    """`body` when it has only the allowed fields, each of its type (None counts as absent), else a 400 HubError
+    naming the field (`where` prefixes the names of a nested object's fields, e.g. "next.")."""
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        fields = ", ".join(allowed) or "none"
-        raise HubError(400, "malformed_body", f"unknown field(s) {', '.join(unknown)}; allowed: {fields}")
+        fields = ", ".join(where + a for a in allowed) or "none"
+        raise HubError(400, "malformed_body", f"unknown field(s) {', '.join(where + u for u in unknown)}; "
+                                              f"allowed: {fields}")
     for name, typ in allowed.items():
         if name in body and body[name] is not None and not isinstance(body[name], typ):
             want = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
-            raise HubError(400, "malformed_body", f"field {name} must be {want}, got {type(body[name]).__name__}")
+            raise HubError(400, "malformed_body", f"field {where}{name} must be {want}, got "
+                                                  f"{type(body[name]).__name__}")
     return body
 
 
@@ -111,6 +122,17 @@ def describe(live: LiveEpisode, request: Request | None = None) -> dict[str, Any
            "record": str(ep.record_path) if ep.record_path else None}
     if request is not None:
         out["mcp_url"] = str(request.base_url).rstrip("/") + path
+    return out
+
+
+CREATE_FIELDS: dict[str, type | tuple[type, ...]] = {"spec": str, "spec_document": dict, "episode_id": str,
+                                                     "mcp_only": bool, "reveal_score": bool}
+
+
+def created(live: LiveEpisode, request: Request) -> dict[str, Any]:
+    """What a create answers: the episode, and `start`, what a harness syncs first (events, clock, content hash)."""
+    out = describe(live, request)
+    out["start"] = live.episode.events_since(0)
     return out
 
 
@@ -189,11 +211,12 @@ class AdminApi:
     async def list_episodes(self, request: Request) -> Response:
         return JSONResponse({"episodes": [describe(live, request) for live in self.hub.live.values()]})
 
-    async def create(self, request: Request) -> Response:
-        body = await read_body(request, {"spec": str, "spec_document": dict, "episode_id": str, "mcp_only": bool,
-                                         "reveal_score": bool})
+    async def _environment(self, body: dict[str, Any], where: str = "") -> tuple[EnvironmentSource | None,
+                                                                                ServedEnvironment | None]:
+        """The source and environment a create's options name (both None: the default), loaded."""
         if body.get("spec") and body.get("spec_document") is not None:
-            raise HubError(400, "malformed_body", "give either spec (a path on the server) or spec_document, not both")
+            raise HubError(400, "malformed_body", f"give either {where}spec (a path on the server) or "
+                                                  f"{where}spec_document, not both")
         source = self.hub.spec_source(body["spec"]) if body.get("spec") else None
         env = self.hub.pool.environment(body["spec_document"]) if body.get("spec_document") is not None else None
         if source is not None:
@@ -201,12 +224,15 @@ class AdminApi:
                 env = await anyio.to_thread.run_sync(source.load)
             except EnvironmentLoadError as e:  # the file's text must never reach the client: log it, say where
                 log.warning("admin: spec %s did not load: %s", source.ref, e)
-                raise HubError(400, "bad_environment", f"spec {body['spec']!r} is not a loadable environment "
+                raise HubError(400, "bad_environment", f"{where}spec {body['spec']!r} is not a loadable environment "
                                                        "spec (the server log says why)") from None
+        return source, env
+
+    async def create(self, request: Request) -> Response:
+        body = await read_body(request, CREATE_FIELDS)
+        source, env = await self._environment(body)
         live = await self.hub.create(source, body.get("episode_id"), env=env, control=episode_control(self.hub, body))
-        out = describe(live, request)
-        out["start"] = live.episode.events_since(0)  # what a harness syncs first (events, clock, content hash)
-        return JSONResponse(out, status_code=201)
+        return JSONResponse(created(live, request), status_code=201)
 
     async def show(self, request: Request) -> Response:
         return JSONResponse(describe(self.hub.get(request.path_params["eid"]), request))
@@ -245,12 +271,34 @@ class AdminApi:
         return JSONResponse(live.episode.evaluate(body.get("final_answer")))
 
     async def end(self, request: Request) -> Response:
-        body = await read_body(request, {"final_answer": str, "reason": str})
+        body = await read_body(request, {"final_answer": str, "reason": str, "next": dict})
         reason = body.get("reason")
         if reason is not None and not STOP_REASON.match(reason):
             raise HubError(400, "malformed_body", f"reason must be a stop reason such as 'answered' or "
                                                   f"'max_turns' (lowercase letters and '_'), got {reason!r}")
-        return JSONResponse(await self.hub.end(request.path_params["eid"], body.get("final_answer"), reason))
+        eid = request.path_params["eid"]
+        if body.get("next") is None:
+            return JSONResponse(await self.hub.end(eid, body.get("final_answer"), reason))
+        # end-and-next: everything the next episode needs is checked before this one ends
+        options = check_fields(body["next"], CREATE_FIELDS, "next.")
+        ended = self.hub.get(eid).episode
+        source, env = await self._environment(options, "next.")
+        if env is None:  # the ended episode's environment, not the server's default
+            source, env = ended.source, ended.env
+        next_id = options.get("episode_id")
+        if next_id is not None:
+            if not EPISODE_ID.match(next_id):
+                raise HubError(400, "invalid_episode_id", f"next.episode_id must be 1-64 letters, digits, '-' or '_' "
+                                                          f"(starting with a letter or digit), got {next_id!r}")
+            self.hub.check_free(next_id)
+        control = episode_control(self.hub, options)
+        evaluation = await self.hub.end(eid, body.get("final_answer"), reason)
+        try:
+            live = await self.hub.create(source, next_id, env=env, control=control)
+        except HubError as e:  # rare (a record appeared meanwhile): the evaluation must still reach the client
+            return error(e.status, e.code, f"episode {eid!r} ended (its evaluation is in 'evaluation') but the next "
+                                           f"one was not created: {e.message}", evaluation=evaluation)
+        return JSONResponse({**evaluation, "next": created(live, request)})
 
     async def delete(self, request: Request) -> Response:
         return JSONResponse(await self.hub.end(request.path_params["eid"], None))

@@ -240,7 +240,7 @@ class EpisodeHub:
         elif env is None:
             raise HubError(400, "no_environment", "this server has no default environment; give a spec")
         eid = episode_id or new_episode_id()
-        self._check_free(eid)
+        self.check_free(eid)
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
                               env_hash=self._env_hash(env), control=control or self.control,
@@ -255,7 +255,7 @@ class EpisodeHub:
         """A new episode starting from another's current state."""
         parent = self.get(episode_id).episode
         new_id = new_id or new_episode_id()
-        self._check_free(new_id)
+        self.check_free(new_id)
         try:
             async with self.get(episode_id).lock:
                 child = parent.fork(new_id, self.record_dir)
@@ -301,7 +301,9 @@ class EpisodeHub:
             known = self._hashes[id(env)] = (env, environment_hash(env))
         return known[1]
 
-    def _check_free(self, eid: str) -> None:
+    def check_free(self, eid: str) -> None:
+        """Nothing if `eid` may name a new episode; else a 409 HubError (taken by a live or ended episode, or by a
+        record in the record folder)."""
         if eid in self.live or eid in self.ended:
             raise HubError(409, "episode_exists", f"episode id {eid!r} is already taken; choose another or omit it")
         if self.record_dir is not None and EPISODE_ID.match(eid) and (self.record_dir / f"{eid}.jsonl").exists():

@@ -11,7 +11,7 @@ from benchmarks.bench_http import figures
 def test_http_bench_keys_exist_and_are_sane() -> None:
     out = {f["key"]: f for f in figures(n=5, episodes=2, concurrent=3, calls_each=2, starts=1)}
     assert set(out) == {"http_call_ms", "http_call_sdk_ms", "http_reset_ms", "http_create_ms", "http_episode_ms",
-                        "http_episode_sdk_ms", "remote_episodes_per_s", "http_concurrent_calls_per_s",
+                        "http_episode_next_ms", "http_episode_sdk_ms", "remote_episodes_per_s", "http_concurrent_calls_per_s",
                         "http_concurrent_p99_ms", "serve_cold_start_ms", "serve_http_cold_start_ms", "serve_import_ms",
                         "serve_first_call_ms", "serve_http_first_call_ms"}
     baselines = {f["baseline_key"] for f in out.values()}
@@ -20,11 +20,12 @@ def test_http_bench_keys_exist_and_are_sane() -> None:
     for f in out.values():
         assert math.isfinite(f["value"]) and f["value"] > 0, f
         assert math.isfinite(f["baseline"]) and f["baseline"] > 0, f
-    for key in ("http_call_ms", "http_reset_ms", "http_create_ms", "http_episode_ms", "remote_episodes_per_s",
+    for key in ("http_call_ms", "http_reset_ms", "http_create_ms", "http_episode_next_ms", "remote_episodes_per_s",
                 "serve_cold_start_ms", "serve_http_cold_start_ms"):
         assert "goal" in out[key]["note"], key
     assert out["http_concurrent_p99_ms"]["value"] >= out["http_concurrent_p99_ms"]["baseline"]  # p99 >= p50
     assert out["http_episode_ms"]["value"] > out["http_call_ms"]["value"]  # an episode holds a call
+    assert out["http_episode_next_ms"]["value"] > out["http_call_ms"]["value"]
     assert out["http_episode_ms"]["baseline"] > out["http_call_ms"]["baseline"]  # the REST episode is reset + call
     assert "heaviest: " in out["serve_import_ms"]["note"]
     assert out["serve_first_call_ms"]["value"] > out["serve_cold_start_ms"]["value"]  # the call comes after

@@ -12,10 +12,12 @@ an event stream, should a server send one). The tool listing is fetched once per
 and server and kept (`EpisodeClient.list_tools`). It imports neither the SDK nor anyio.
 
     conn = ServerConnection("http://127.0.0.1:8765", token=TOKEN)
-    ep = conn.admin("POST", "/admin/episodes", {})
-    client = EpisodeClient(conn, ep["mcp_path"], env_key=ep["env_hash"])
-    result = client.call_tool("read_text_file", {"path": "/reports/q1.csv"})   # the JSON-RPC result
-    conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", {})
+    ep = conn.create()
+    for _ in range(episodes):
+        client = EpisodeClient(conn, ep["mcp_path"], env_key=ep["env_hash"])
+        result = client.call_tool("read_text_file", {"path": "/reports/q1.csv"})   # the JSON-RPC result
+        ep = conn.end(ep["episode_id"], next={})["next"]  # the evaluation, and the next episode made with it
+    conn.end(ep["episode_id"])
 """
 
 from __future__ import annotations
@@ -59,6 +61,44 @@ class ServerConnection:
               params: dict[str, Any] | None = None) -> httpx2.Response:
         """Send one admin request with the bearer token and return the raw response (the caller reads it)."""
         return self.http.request(method, path, json=body, params=params, headers=self._auth)
+
+    def admin_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one admin request and return its JSON object; an HTTP error or an answer that is not a JSON object
+        raises HarnessError with the status and the server's error code and message."""
+        what = f"{method} {self.base}{path}"
+        try:
+            r = self.admin(method, path, body)
+        except httpx2.TimeoutException:
+            raise HarnessError(f"{what}: no answer within {self.timeout:g}s") from None
+        except httpx2.HTTPError as e:
+            raise HarnessError(f"{what}: cannot reach the server: {type(e).__name__}: {e}") from None
+        doc = _decode(r.text)
+        if r.status_code >= 400:
+            err = doc.get("error") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else {}
+            raise HarnessError(f"{what}: HTTP {r.status_code} ({err.get('code', 'http_error')}): "
+                               f"{err.get('message') or r.text[:200]}", r.status_code, err.get("code"))
+        if not isinstance(doc, dict):
+            raise HarnessError(f"{what}: HTTP {r.status_code} without a JSON object: {r.text[:200]!r}", r.status_code)
+        return doc
+
+    def create(self, **options: Any) -> dict[str, Any]:
+        """Create an episode (`POST /admin/episodes` with the given options: spec, spec_document, episode_id,
+        mcp_only, reveal_score) and return what the server says of it (episode_id, mcp_path, env_hash, start...)."""
+        return self.admin_json("POST", "/admin/episodes", options)
+
+    def end(self, episode_id: str, final_answer: str | None = None, reason: str | None = None,
+            next: dict[str, Any] | None = None) -> dict[str, Any]:
+        """End an episode and return its evaluation. With `next` (a create's options; `{}` for another episode
+        of the same environment) the server creates the next episode in the same request, and the evaluation
+        carries it under "next" (what `create` returns): an episode loop is then its calls plus one request."""
+        body: dict[str, Any] = {}
+        if final_answer is not None:
+            body["final_answer"] = final_answer
+        if reason is not None:
+            body["reason"] = reason
+        if next is not None:
+            body["next"] = next
+        return self.admin_json("POST", f"/admin/episodes/{episode_id}/end", body)
 
     def rpc(self, path: str, method: str, params: dict[str, Any], request_id: int, tool: str | None = None,
             version: str = PROTOCOL_VERSION, extra_headers: dict[str, str] | None = None) -> dict[str, Any]:

@@ -1,0 +1,102 @@
+"""End-and-next: `POST /admin/episodes/{id}/end` with `next` ends an episode and creates the next in one request."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+from mcp_server.recording import read_record_file
+from support import HttpServer, start_http_server
+from synth.procedural import generate
+from trainers.episodes.harness_client import EpisodeClient, HarnessError, ServerConnection
+
+TOKEN = "end-next-admin-token-0123456789"
+READ = {"path": "/reports/q1.csv"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def conn(server: HttpServer) -> Iterator[ServerConnection]:
+    c = ServerConnection(server.base, TOKEN)
+    yield c
+    c.close()
+
+
+def test_an_episode_loop_is_calls_plus_one_request_each(server: HttpServer, conn: ServerConnection) -> None:
+    ep = conn.create(episode_id="loop-0")
+    seen = []
+    for i in range(1, 4):
+        result = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"]).call_tool("read_text_file", READ)
+        assert "north,400" in result["content"][0]["text"]
+        ended = conn.end(ep["episode_id"], "Done.", "answered", next={"episode_id": f"loop-{i}"})
+        assert {"passed", "score", "results"} <= set(ended)  # the evaluation, as a plain end answers it
+        nxt = ended["next"]
+        assert nxt["episode_id"] == f"loop-{i}" and nxt["mcp_path"] == f"/episodes/loop-{i}/mcp"
+        assert nxt["env_hash"] == ep["env_hash"] and nxt["start"]["count"] == 0  # what a create answers
+        assert set(nxt) == set(ep)
+        seen.append(ep["episode_id"])
+        ep = nxt
+    assert server.admin("GET", "/admin/episodes/loop-0").status_code == 410
+    assert server.admin("GET", "/admin/episodes/loop-3").status_code == 200
+    for eid in seen:  # each ended episode is recorded and finished, with its one call
+        (seg,) = read_record_file(server.record_dir / f"{eid}.jsonl").segments
+        assert seg.final is not None and seg.final["stop_reason"] == "answered"
+        assert [e["tool"] for e in seg.calls] == ["read_text_file"]
+    plain = conn.end("loop-3")
+    assert "next" not in plain and {"passed", "score"} <= set(plain)  # without next: the end as before
+
+
+def test_next_without_a_spec_keeps_the_ended_episodes_environment(server: HttpServer, conn: ServerConnection) -> None:
+    doc = generate("file_management", 3).to_document()
+    inline = conn.create(spec_document=doc)
+    default = conn.create()
+    assert inline["env_hash"] != default["env_hash"]
+    same = conn.end(inline["episode_id"], next={})["next"]
+    assert same["env_hash"] == inline["env_hash"] and same["env_id"] == inline["env_id"]
+    other = conn.end(same["episode_id"], next={"spec_document": generate("file_management", 4).to_document()})
+    assert other["next"]["env_hash"] not in (inline["env_hash"], default["env_hash"])
+    control = conn.end(default["episode_id"], next={"mcp_only": True})["next"]
+    assert control["mcp_only"] is True and control["env_hash"] == default["env_hash"]
+    conn.end(other["next"]["episode_id"])
+    conn.end(control["episode_id"])
+
+
+@pytest.mark.parametrize("nxt,status,code,names", [
+    ({"spek": "x"}, 400, "malformed_body", "next.spek"),
+    ({"mcp_only": "yes"}, 400, "malformed_body", "next.mcp_only"),
+    ({"episode_id": 7}, 400, "malformed_body", "next.episode_id"),
+    ({"episode_id": "../etc"}, 400, "invalid_episode_id", "next.episode_id"),
+    ({"spec": "a.yaml", "spec_document": {}}, 400, "malformed_body", "next.spec"),
+    ({"spec_document": {"id": 5}}, 400, "bad_environment", "spec_document"),
+    ({"reveal_score": True}, 400, "malformed_body", "reveal_score"),
+    ({"spec": "/etc/passwd"}, 403, "spec_outside_roots", "--spec-root"),
+    ({"episode_id": "taken-1"}, 409, "episode_exists", "taken-1"),
+])
+def test_a_bad_next_is_refused_before_the_episode_ends(server: HttpServer, conn: ServerConnection, nxt: dict[str, Any],
+                                                       status: int, code: str, names: str) -> None:
+    if nxt.get("episode_id") == "taken-1" and server.admin("GET", "/admin/episodes/taken-1").status_code != 200:
+        conn.create(episode_id="taken-1")
+    ep = conn.create()
+    r = server.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", json={"next": nxt})
+    assert r.status_code == status, r.text
+    err = r.json()["error"]
+    assert err["code"] == code and names in err["message"], err
+    assert server.admin("GET", f"/admin/episodes/{ep['episode_id']}").status_code == 200  # still live
+    with pytest.raises(HarnessError) as e:
+        conn.end(ep["episode_id"], next=nxt)
+    assert e.value.status == status and e.value.code == code
+    conn.end(ep["episode_id"])
+
+
+def test_next_must_be_an_object(server: HttpServer, conn: ServerConnection) -> None:
+    ep = conn.create()
+    r = server.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", json={"next": [1]})
+    assert r.status_code == 400 and "field next must be dict" in r.json()["error"]["message"]
+    conn.end(ep["episode_id"])
