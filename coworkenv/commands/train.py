@@ -256,7 +256,8 @@ def register(app: typer.Typer) -> None:
 
     @train.command("rl")
     def rl(
-        model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM."),
+        model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM, or of a "
+                                                        "vision-language model (its rollouts see the images)."),
         envs: str = typer.Option(..., "--envs", "-e", help="Folder of environment specs, or toy:N."),
         out: Path = typer.Option(Path("rl-model"), "--out", "-o", help="Folder for the trained model."),
         steps: int = typer.Option(1, "--steps", min=1, help="GRPO steps (one update each)."),
@@ -279,7 +280,7 @@ def register(app: typer.Typer) -> None:
                                                          "fewer, else torch's default)."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON line per step instead of the table."),
     ) -> None:
-        """GRPO with environment rollouts and the chosen credit assignment."""
+        """GRPO with environment rollouts and the chosen credit assignment (text or vision-language students)."""
         from pydantic import ValidationError
 
         _prepare(threads)
@@ -290,11 +291,6 @@ def register(app: typer.Typer) -> None:
 
         if rollout not in ("generate", "choice"):
             _fail(f"--rollout must be generate or choice, got {rollout!r}")
-        from trainers.training.tiny_vl import is_vision_model
-
-        if is_vision_model(model):
-            _fail(f"--model {model} is a vision-language folder: train rl updates text students only (its rollouts "
-                  "would not feed the images' pixels to the update); train it with `train sft --vision`")
         try:
             settings = GRPOSettings(
                 steps=steps, group_size=group_size, envs_per_step=envs_per_step, learning_rate=lr, seed=seed,

@@ -5,6 +5,11 @@ from predicates (`trainers.rewards`), turns rewards into per-turn advantages wit
 credit assignment (`trainers.credit`: GRPO, Dr.GRPO or RLOO; episode, MT-GRPO turn or GiGPO step
 level) and applies the clipped policy-gradient update to every token the policy produced in a
 turn, weighted by that turn's advantage. Loss is the token mean over the batch.
+
+A vision-language folder (`tiny_vl.is_vision_model`) trains the same way with its processor: each segment's
+log-probabilities, old and new, are computed with the prompt's pixel values, image grids and token types
+(`Segment.vision`), so the gradient reaches what the image tokens condition. Its vision tower (patch embedding
+and blocks) stays frozen; the language model, its head and the merger that projects image features into it train.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ def token_logprobs(model: Any, seg: Segment) -> Any:
     import torch
 
     ids = torch.tensor([seg.prompt_ids + seg.completion_ids])
-    logits = model(input_ids=ids).logits[0, len(seg.prompt_ids) - 1:-1].float()
+    logits = model(input_ids=ids, **seg.model_kwargs()).logits[0, len(seg.prompt_ids) - 1:-1].float()
     return torch.log_softmax(logits, -1).gather(-1, torch.tensor(seg.completion_ids).unsqueeze(-1)).squeeze(-1)
 
 
@@ -111,17 +116,28 @@ def grpo_step(model: Any, tokenizer: Any, optimizer: Any, envs: Sequence[Trainin
 def train_grpo(model_path: str | Path, envs: Sequence[TrainingEnvironment], output_dir: str | Path,
                settings: GRPOSettings = GRPOSettings(), rollout_fn: RolloutFn = generate_rollout,
                records_path: str | Path | None = None) -> list[StepStats]:
-    """Run `settings.steps` GRPO steps over the environments, save the model, optionally write the rollouts."""
+    """Run `settings.steps` GRPO steps over the environments, save the model, optionally write the rollouts.
+
+    A vision-language folder loads with its processor (`tiny_vl.load_vl`), which the rollouts get as `tokenizer`
+    and the output folder gets saved beside the model; its vision tower is frozen (`freeze_vision_tower`).
+    """
     import torch
 
     from ..record import write_records
     from .tiny import load
+    from .tiny_vl import is_vision_model, load_vl
+    from .vision_inputs import freeze_vision_tower
 
     if not envs:
         raise ValueError("no environments to train on")
     torch.manual_seed(settings.seed)
-    model, tokenizer = load(model_path)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.0)
+    if is_vision_model(model_path):
+        model, tokenizer = load_vl(model_path)
+        params = freeze_vision_tower(model)
+    else:
+        model, tokenizer = load(model_path)
+        params = model.parameters()
+    optimizer = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=0.0)
     rng = random.Random(settings.seed)
     history: list[StepStats] = []
     all_records = []

@@ -18,6 +18,11 @@ satisfied, lets it close the working day (the next day's instructions and world 
 the user's next message) or end the episode; the toy environments end at the first turn without
 calls. The rollout's reward is `trainers.rewards.episode_reward` under `settings.rewards` (with
 `per_stage`, the per-turn rewards the credit assignment sees pay each day in the turn that closed it).
+
+A vision-language student (its `tokenizer` is the processor, as `tiny_vl.load_vl` gives it) is shown the images the
+episode has shown so far (`vision_inputs.turn_prompt`): its prompts are rendered by the processor with their image
+tokens, and generation, the candidates' scores and each `Segment` (for the update) carry the pixel values, image
+grids and token types (`VisionInputs`); the rollout's `info["images"]` names the images it was shown.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ..episodes.runner import EpisodeLimits
 from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
+from .vision_inputs import VisionInputs, reset_rope, text_tokenizer, turn_prompt
 
 
 SPEC_PROMPT = "spec"
@@ -75,12 +81,21 @@ class RolloutSettings(BaseModel):
 
 @dataclass
 class Segment:
-    """Tokens the policy produced in one turn, after `prompt_ids` (everything it saw before)."""
+    """Tokens the policy produced in one turn, after `prompt_ids` (everything it saw before); `vision` holds a vision
+    student's images of the prompt (None for a text student)."""
 
     turn: int
     prompt_ids: list[int]
     completion_ids: list[int]
     old_logprobs: list[float] | None = None
+    vision: VisionInputs | None = None
+
+    def model_kwargs(self) -> dict[str, Any]:
+        """What a forward pass over prompt and completion feeds the model besides the ids (a vision student's
+        pixels, grids and token types; nothing for a text student)."""
+        if self.vision is None:
+            return {}
+        return self.vision.model_kwargs(len(self.prompt_ids) + len(self.completion_ids))
 
 
 @dataclass
@@ -122,10 +137,10 @@ def parse_tool_calls(text: str) -> tuple[str | None, list[tuple[str, dict[str, A
     return content, calls, problem
 
 
-def _prompt_ids(tokenizer: Any, rec: EpisodeRecorder) -> list[int]:
-    out = tokenizer.apply_chat_template(rec.messages, tools=rec.tools or None, add_generation_prompt=True,
-                                        tokenize=True, return_dict=True)
-    return list(out["input_ids"])
+def _shown(images: list[str], vision: VisionInputs | None) -> None:
+    for name in vision.images if vision is not None else ():
+        if name not in images:
+            images.append(name)
 
 
 def _finish(rec: EpisodeRecorder, stop: StopReason, settings: RolloutSettings) -> tuple[EpisodeRecord, float]:
@@ -144,26 +159,30 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
     """
     import torch
 
+    tok = text_tokenizer(tokenizer)
     rec = settings.recorder(env, episode_id, "student")
     segments: list[Segment] = []
+    images: list[str] = []
     stop: StopReason = "max_turns"
     problems = 0
     try:
         for turn in range(settings.max_turns):
-            prompt = _prompt_ids(tokenizer, rec)
+            prompt, vision = turn_prompt(tokenizer, rec, episode_id, turn)
+            _shown(images, vision)
             sampling: dict[str, Any] = {"do_sample": False} if settings.greedy else {
                 "do_sample": True, "temperature": settings.temperature}
+            pixels = vision.model_kwargs(len(prompt)) if vision is not None else {}
             with torch.no_grad():
                 out = model.generate(torch.tensor([prompt]),
                                      attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                                     max_new_tokens=settings.max_new_tokens, eos_token_id=tokenizer.eos_token_id,
-                                     pad_token_id=tokenizer.pad_token_id, **sampling)
+                                     max_new_tokens=settings.max_new_tokens, eos_token_id=tok.eos_token_id,
+                                     pad_token_id=tok.pad_token_id, **sampling, **pixels)
             completion = out[0, len(prompt):].tolist()
-            text = tokenizer.decode(completion, skip_special_tokens=False)
+            text = tok.decode(completion, skip_special_tokens=False)
             content, calls, problem = parse_tool_calls(text)
             problems += problem is not None
-            finished = tokenizer.eos_token_id in completion
-            segments.append(Segment(turn, prompt, completion))
+            finished = tok.eos_token_id in completion
+            segments.append(Segment(turn, prompt, completion, vision=vision))
             rec.turn(content if (content or not calls) else None, calls,
                      TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=completion),
                      truncated=not finished and (not calls or rec.session is not None))
@@ -175,7 +194,10 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
         rec.close()
         raise
     record, reward = _finish(rec, stop, settings)
-    return Rollout(record, segments, reward, {"malformed_calls": problems})
+    info: dict[str, Any] = {"malformed_calls": problems}
+    if segments and segments[0].vision is not None:
+        info["images"] = images
+    return Rollout(record, segments, reward, info)
 
 
 def _call_text(name: str, args: dict[str, Any]) -> str:
@@ -208,12 +230,15 @@ def candidate_turns(env: Any, rec: EpisodeRecorder) -> list[tuple[str | None, li
     return out
 
 
-def sequence_logprob(model: Any, prompt: Sequence[int], completion: Sequence[int]) -> Any:
-    """Sum of log-probabilities of `completion` after `prompt` under the model (a differentiable tensor)."""
+def sequence_logprob(model: Any, prompt: Sequence[int], completion: Sequence[int],
+                     vision: VisionInputs | None = None) -> Any:
+    """Sum of log-probabilities of `completion` after `prompt` under the model (a differentiable tensor); `vision`:
+    the prompt's images, fed to a vision student with the ids."""
     import torch
 
     ids = torch.tensor([list(prompt) + list(completion)])
-    logits = model(input_ids=ids).logits[0, len(prompt) - 1:-1]
+    extra = vision.model_kwargs(ids.shape[1]) if vision is not None else {}
+    logits = model(input_ids=ids, **extra).logits[0, len(prompt) - 1:-1]
     logp = torch.log_softmax(logits.float(), dim=-1)
     return logp.gather(-1, torch.tensor(list(completion)).unsqueeze(-1)).sum()
 
@@ -275,18 +300,24 @@ def _cache_arg() -> str:
 
 
 
-def candidate_logprobs(model: Any, prompt: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
+def candidate_logprobs(model: Any, prompt: Sequence[int], candidates: Sequence[Sequence[int]],
+                       vision: VisionInputs | None = None) -> list[float]:
     """Mean per-token log-probability of each candidate completion after `prompt` (no gradient).
 
     The prompt is run once and its key/value cache reused for every candidate (cropped back after each),
     so scoring k candidates costs one pass over the prompt, not k; the figures equal `sequence_logprob`'s
-    divided by the candidate's length, up to float rounding.
+    divided by the candidate's length, up to float rounding. A vision student's prompt pass gets its images
+    (`vision`); the candidates continue from the cache with the rope offsets that pass computed.
     """
     import torch
 
     arg = _cache_arg()
     with torch.no_grad():
-        out = model(input_ids=torch.tensor([list(prompt)]), use_cache=True)
+        if vision is None:
+            out = model(input_ids=torch.tensor([list(prompt)]), use_cache=True)
+        else:
+            reset_rope(model)
+            out = model(input_ids=torch.tensor([list(prompt)]), use_cache=True, **vision.model_kwargs(len(prompt)))
         cache, last = _cache_of(out), out.logits[0, -1:].float()
         scores = []
         for cand in candidates:
@@ -302,12 +333,13 @@ def candidate_logprobs(model: Any, prompt: Sequence[int], candidates: Sequence[S
 
 
 def _pick(model: Any, tokenizer: Any, prompt: list[int], texts: Sequence[str], settings: RolloutSettings,
-          gen: Any) -> tuple[int, list[list[int]]]:
+          gen: Any, vision: VisionInputs | None = None) -> tuple[int, list[list[int]]]:
     import torch
 
-    encoded = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+    tok = text_tokenizer(tokenizer)
+    encoded = [tok(t, add_special_tokens=False)["input_ids"] for t in texts]
     # Mean per-token log-probability, so a long tool call is not out-scored by a short answer just for its length.
-    scores = torch.tensor(candidate_logprobs(model, prompt, encoded))
+    scores = torch.tensor(candidate_logprobs(model, prompt, encoded, vision))
     if settings.greedy:
         return int(torch.argmax(scores)), encoded
     return int(torch.multinomial(torch.softmax(scores / settings.temperature, 0), 1, generator=gen)), encoded
@@ -326,18 +358,20 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
     digest = hashlib.blake2b(f"{settings.seed}:{episode_id}".encode(), digest_size=4).digest()
     gen = torch.Generator().manual_seed(int.from_bytes(digest, "big"))
     segments: list[Segment] = []
+    images: list[str] = []
     cursor = 0
     try:
         for turn in range(settings.max_turns):
-            prompt = _prompt_ids(tokenizer, rec)
+            prompt, vision = turn_prompt(tokenizer, rec, episode_id, turn)
+            _shown(images, vision)
             if rec.session is not None:
                 spec = rec.session.spec
                 cands = scenario_candidates(spec, cursor, rec.session.driver.fill)
             else:
                 cands = [Candidate(c, calls) for c, calls in candidate_turns(env, rec)]
-            pick, encoded = _pick(model, tokenizer, prompt, [c.text() for c in cands], settings, gen)
+            pick, encoded = _pick(model, tokenizer, prompt, [c.text() for c in cands], settings, gen, vision)
             chosen = cands[pick]
-            segments.append(Segment(turn, prompt, encoded[pick]))
+            segments.append(Segment(turn, prompt, encoded[pick], vision=vision))
             day = rec.session.driver.stage if rec.session is not None else 0
             tokens = TurnTokens(turn=turn, prompt_ids=prompt, completion_ids=encoded[pick])
             rec.turn(chosen.content, chosen.calls, tokens, expects_reply=chosen.expects_reply)
@@ -351,4 +385,5 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
         rec.close()
         raise
     record, reward = _finish(rec, "answered" if rec.done else "max_turns", settings)
-    return Rollout(record, segments, reward)
+    vision_student = bool(segments) and segments[0].vision is not None
+    return Rollout(record, segments, reward, {"images": images} if vision_student else {})

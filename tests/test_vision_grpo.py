@@ -1,0 +1,221 @@
+"""GRPO for vision students: a tiny Qwen2-VL built from a config plays `media_evidence` episodes, is shown the images
+its tool results returned (pixels in generation, in the log-probabilities and in the update), and `train rl` trains
+and saves it; a text student's path is unchanged; an image that does not decode is refused naming episode and turn."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import need
+from typer.testing import CliRunner
+
+need(all(importlib.util.find_spec(m) for m in ("torch", "transformers", "trl")),
+     "the train extra (torch, transformers, trl) is not installed")
+os.environ["HF_HUB_OFFLINE"] = "1"
+import torch  # noqa: E402
+
+from coworkenv.cli import app  # noqa: E402
+from synth.procedural import generate  # noqa: E402
+from synth.spec import EnvironmentSpec  # noqa: E402
+from trainers.episodes.policies import make_policy  # noqa: E402
+from trainers.episodes.runner import run_episode  # noqa: E402
+from trainers.export.sft import to_hf  # noqa: E402
+from trainers.record import read_records  # noqa: E402
+from trainers.training.grpo import token_logprobs  # noqa: E402
+from trainers.training.rollout import (  # noqa: E402
+    RolloutSettings,
+    Segment,
+    candidate_logprobs,
+    generate_rollout,
+    sequence_logprob,
+)
+from trainers.training.vision_inputs import MediaInputError, render_prompt, turn_prompt  # noqa: E402
+
+torch.set_num_threads(1)
+TEMPLATE = "receipts_into_expenses"
+
+
+def receipts(seed: int) -> EnvironmentSpec:
+    return generate("media_evidence", seed, template=TEMPLATE)
+
+
+def chart(seed: int) -> EnvironmentSpec:
+    """A report whose chart page is a scan: the answer is read off the page image (two reference calls)."""
+    return generate("media_evidence", seed, template="chart_answer_from_report")
+
+
+@pytest.fixture(scope="module")
+def vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Qwen2-VL student whose tokenizer is trained on three teacher episodes of two media templates."""
+    from trainers.training.tiny_vl import build_tiny_vl
+
+    examples = [to_hf(run_episode(s, make_policy("teacher"))) for s in (receipts(0), receipts(1), chart(0))]
+    return build_tiny_vl(tmp_path_factory.mktemp("vl"), examples, vocab_size=600, hidden=32, layers=1,
+                         compact_tools=True)
+
+
+def first_image(s: EnvironmentSpec) -> str:
+    return next(c.args["path"] for c in s.reference.calls() if c.tool == "read_media_file")
+
+
+def _recorder_after_reading(s: EnvironmentSpec, episode_id: str) -> Any:
+    rec = RolloutSettings().recorder(s, episode_id, "student")
+    rec.turn(None, [("read_media_file", {"path": first_image(s)})])
+    return rec
+
+
+def _png_url(img: Any) -> str:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
+    from PIL import Image, ImageOps
+
+    from trainers.training.tiny_vl import load_vl
+
+    model, processor = load_vl(vl)
+    model.eval()
+    s = receipts(0)
+    rec = _recorder_after_reading(s, "vision-logprob")
+    prompt, vision = turn_prompt(processor, rec, "vision-logprob", 1)
+    assert vision is not None and vision.pixel_values is not None
+    (name,) = vision.images  # named as the record's tool message shows it
+    assert name.startswith("[image: IMG_") and name in json.dumps(rec.messages)
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    assert prompt.count(pad) == sum(vision.mm_token_type_ids) == int(vision.image_grid_thw.prod()) // 4 > 0
+    completion = processor.tokenizer("<tool_call>\n{\"name\": \"list_directory\"}", add_special_tokens=False)["input_ids"]
+    with torch.no_grad():
+        seen = float(sequence_logprob(model, prompt, completion, vision))
+        # the prompt's key/value cache path (choice rollouts) feeds the same pixels
+        assert candidate_logprobs(model, prompt, [completion], vision)[0] == pytest.approx(seen / len(completion),
+                                                                                            abs=1e-4)
+        seg = Segment(1, prompt, completion, vision=vision)
+        assert float(token_logprobs(model, seg).sum()) == pytest.approx(seen, abs=1e-4)
+
+    # two different images of one size in a user message: the same ids, other pixels, other log-probs
+    receipt = Image.open(io.BytesIO(base64.b64decode(next(
+        f["content"] for f in s.initial["files"]["files"] if f["path"] == first_image(s))))).convert("RGB")
+    logps, ids = [], []
+    for img in (receipt, ImageOps.invert(receipt)):
+        msgs = [{"role": "user", "content": [{"type": "text", "text": "What is the total?"},
+                                             {"type": "image", "image": _png_url(img)}]}]
+        p, v = render_prompt(processor, msgs, None)
+        assert v.pixel_values is not None and v.images[0].startswith("[image: sha256:")
+        ids.append(p)
+        with torch.no_grad():
+            logps.append(float(sequence_logprob(model, p, completion, v)))
+    assert ids[0] == ids[1] and abs(logps[0] - logps[1]) > 1e-3, logps
+
+
+def test_a_text_students_rollout_and_log_probs_are_unchanged(tmp_path: Path) -> None:
+    from test_train_sft import teacher_examples
+
+    from trainers.training.tiny import build_tiny, load
+    from trainers.training.toy import archive_environments
+
+    model, tok = load(build_tiny(tmp_path / "tiny", teacher_examples(2), vocab_size=600))
+    env = archive_environments(1)[0]
+    rec = RolloutSettings().recorder(env, "text", "student")
+    prompt, vision = turn_prompt(tok, rec, "text", 0)
+    assert vision is None and prompt == list(tok.apply_chat_template(rec.messages, tools=rec.tools or None,
+                                                                       add_generation_prompt=True, tokenize=True,
+                                                                       return_dict=True)["input_ids"])
+    r = generate_rollout(model, tok, env, RolloutSettings(max_turns=2, max_new_tokens=6), "text-1")
+    assert "images" not in r.info and all(seg.vision is None and seg.model_kwargs() == {} for seg in r.segments)
+    seg = r.segments[0]
+    with torch.no_grad():
+        ids = torch.tensor([seg.prompt_ids + seg.completion_ids])
+        plain = torch.log_softmax(model(input_ids=ids).logits[0, len(seg.prompt_ids) - 1:-1].float(), -1)
+        plain = plain.gather(-1, torch.tensor(seg.completion_ids).unsqueeze(-1)).squeeze(-1)
+        assert torch.equal(token_logprobs(model, seg), plain)
+
+
+def _spec_folder(folder: Path, specs: list[EnvironmentSpec]) -> Path:
+    folder.mkdir()
+    for s in specs:
+        s.save(folder / f"{s.id}.json")
+    return folder
+
+
+def test_train_rl_on_a_vision_folder_trains_the_language_model_and_merger_and_records_the_images(
+        vl: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    from trainers.training.tiny_vl import load_vl
+
+    envs = _spec_folder(tmp_path / "envs", [chart(0)])
+    out, records = tmp_path / "rl", tmp_path / "rollouts.jsonl"
+    r = CliRunner().invoke(app, ["train", "rl", "--model", str(vl), "--envs", str(envs), "--out", str(out),
+                                 "--rollout", "choice", "--group-size", "8", "--envs-per-step", "1", "--max-turns", "4",
+                                 "--records", str(records), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    assert "GRPO: 1 step(s), grpo, episode level" in r.output and "nonzero_advantages" in r.output
+    before, after = load_vl(vl)[0].state_dict(), load_vl(out)[0].state_dict()  # it loads back as a vision student
+    moved = {k for k in before if not torch.equal(before[k], after[k])}
+    assert any("language_model" in k for k in moved), sorted(moved)[:5]
+    assert any(".visual.merger." in k for k in moved), sorted(moved)  # the gradient reached the image tokens
+    assert not any(".visual." in k and ".merger." not in k for k in moved)  # the vision tower stays frozen
+    history = json.loads((out / "grpo_history.json").read_text())
+    assert history[0]["nonzero_advantages"] > 0
+    recs = read_records(records)
+    assert len(recs) == 8
+    shown = [r for r in recs if "[image: " in json.dumps([m.to_hf() for m in r.final.messages])]
+    assert shown and any(r.passed for r in shown), "no rollout read the chart"  # the one that passed saw it
+    for rec in shown:  # the record names the image and its call event keeps the bytes
+        assert any(e.kind == "call" and "media" in json.dumps(e.result) for e in rec.events)
+
+
+def test_train_rl_on_a_vision_folder_with_text_only_environments_trains(vl: Path, tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["train", "rl", "--model", str(vl), "--envs", "toy:2", "--out", str(tmp_path / "o"),
+                                 "--rollout", "choice", "--group-size", "2", "--max-turns", "2", "--threads", "1",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line[line.index('{"step"'):]) for line in r.output.splitlines() if '{"step"' in line]
+    assert len(rows) == 1 and rows[0]["tokens"] > 0, r.output
+    assert (tmp_path / "o" / "processor_config.json").is_file()
+
+
+def _corrupt_receipts(monkeypatch: pytest.MonkeyPatch) -> EnvironmentSpec:
+    """The receipts task with its receipts' bytes broken, read by a tool that does not check its images (the
+    workspace's own `read_media_file` refuses a corrupt image)."""
+    import workspace_sim.media.images as images
+
+    monkeypatch.setattr(images, "inspect_image", lambda raw, path, limits=None: ("image/png", 40, 40))
+    doc = receipts(0).model_dump(mode="json")
+    for f in doc["initial"]["files"]["files"]:
+        if f["path"].endswith(".png"):
+            f["content"] = base64.b64encode(b"\x89PNG\r\n\x1a\n not a png at all").decode()
+    return EnvironmentSpec.model_validate(doc)
+
+
+def test_a_corrupt_image_in_a_tool_result_is_refused_naming_the_episode_and_turn(
+        vl: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from trainers.training.tiny_vl import load_vl
+
+    bad = _corrupt_receipts(monkeypatch)
+    envs = _spec_folder(tmp_path / "envs", [bad])
+    r = CliRunner().invoke(app, ["train", "rl", "--model", str(vl), "--envs", str(envs), "--out", str(tmp_path / "o"),
+                                 "--rollout", "choice", "--group-size", "8", "--envs-per-step", "1", "--max-turns",
+                                 "4", "--threads", "1"])
+    assert r.exit_code == 2, r.output
+    assert re.search(r"error: episode step0-\S+-\d+, turn \d+: tool message \d+, \[image: IMG_\d+\.png .*\]: "
+                     r"the image does not decode", r.output), r.output
+    assert not (tmp_path / "o").exists()  # nothing written
+    _, processor = load_vl(vl)
+    rec = _recorder_after_reading(bad, "bad-1")
+    try:
+        with pytest.raises(MediaInputError, match=r"episode bad-1, turn 1: tool message \d+, \[image: IMG_\d+\.png "
+                                                  r".*the image does not decode"):
+            turn_prompt(processor, rec, "bad-1", 1)
+    finally:
+        rec.close()

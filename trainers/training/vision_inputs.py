@@ -1,0 +1,148 @@
+"""What a vision-language student reads in a rollout turn: the transcript rendered by its processor, images and all.
+
+A rollout in a spec shows the policy the images the episode has shown so far: each tool result that returned
+image content as a list of parts holding the image's data URL (`EpisodeSession.messages_with_images`, the view
+the `hf` policy gets), and any user message whose content is a list of parts with images. `turn_prompt`
+decodes those images, renders the transcript with the processor's chat template (each image part expands to
+the image's tokens) and returns the prompt ids with `VisionInputs`: the pixel values, the image grids and the
+token types (image tokens 1) that generation, the log-probabilities and the GRPO update all feed the model,
+and the names of the images (the placeholder the record's transcript shows in their place). A text
+tokenizer gets the text path unchanged (`turn_prompt` returns no `VisionInputs`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .episode import EpisodeRecorder
+
+
+class MediaInputError(ValueError):
+    """An image the episode showed cannot be read by the student; the message names the episode and turn."""
+
+
+@dataclass
+class VisionInputs:
+    """A vision student's turn prompt beyond its ids: pixel values and grids of its images (None without images),
+    the prompt's token types (1 on image tokens) and the images' names, in order."""
+
+    mm_token_type_ids: list[int]
+    pixel_values: Any = None
+    image_grid_thw: Any = None
+    images: list[str] = field(default_factory=list)
+
+    def model_kwargs(self, length: int, device: Any = None) -> dict[str, Any]:
+        """The keyword arguments of a forward pass (or `generate`) over the prompt followed by completion tokens,
+        `length` tokens in all (the completion's token types are text, 0)."""
+        import torch
+
+        types = self.mm_token_type_ids + [0] * (length - len(self.mm_token_type_ids))
+        out: dict[str, Any] = {"mm_token_type_ids": torch.tensor([types], device=device)}
+        if self.pixel_values is not None:
+            out.update(pixel_values=self.pixel_values.to(device), image_grid_thw=self.image_grid_thw.to(device))
+        return out
+
+
+def is_processor(obj: Any) -> bool:
+    """Whether `obj` is a vision-language processor (it has an image processor) rather than a text tokenizer."""
+    return getattr(obj, "image_processor", None) is not None
+
+
+def text_tokenizer(obj: Any) -> Any:
+    """The text tokenizer of a processor, or the tokenizer itself."""
+    return obj.tokenizer if is_processor(obj) else obj
+
+
+def _url_name(url: str) -> str:
+    data = url.partition(",")[2]
+    try:
+        raw = base64.b64decode(data)
+    except ValueError:
+        raw = data.encode()
+    return f"[image: sha256:{hashlib.sha256(raw).hexdigest()[:16]}]"
+
+
+def shown_messages(rec: EpisodeRecorder) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The transcript as a vision student is shown it (image parts holding data URLs), and the name of each
+    image by its data URL: the placeholder the record's tool message shows (file name, MIME type, size, hash)."""
+    if rec.session is None:
+        return rec.messages, {}
+    from ..media_parts import call_images
+
+    names = {f"data:{p.mime_type};base64,{p.data}": key for key, p in call_images(rec.session.run.record.events).items()}
+    return rec.session.messages_with_images(), names
+
+
+def _decoded(messages: list[dict[str, Any]], names: dict[str, str], where: str
+             ) -> tuple[list[dict[str, Any]], list[str]]:
+    from .sft import SFTDataError
+    from .vision_sft import decode_image
+
+    out, shown = [], []
+    for i, m in enumerate(messages):
+        if isinstance(m.get("content"), list):
+            parts = []
+            for p in m["content"]:
+                if isinstance(p, dict) and p.get("type") == "image":
+                    url = p.get("image")
+                    if isinstance(url, str):
+                        name = names.get(url) or _url_name(url)
+                        try:
+                            p = {"type": "image", "image": decode_image(url, f"{where}: {m.get('role')} message {i}, "
+                                                                             f"{name}")}
+                        except SFTDataError as e:
+                            raise MediaInputError(str(e)) from None
+                    else:
+                        name = "[image]"
+                    shown.append(name)
+                parts.append(p)
+            m = {**m, "content": parts}
+        out.append(m)
+    return out, shown
+
+
+def render_prompt(processor: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                  names: dict[str, str] | None = None, where: str = "prompt") -> tuple[list[int], VisionInputs]:
+    """The generation prompt of `messages` (image parts holding data URLs or PIL images) rendered and tokenised
+    by the processor, with its `VisionInputs`; an image that does not decode is a MediaInputError naming `where`,
+    the message and the image."""
+    decoded, shown = _decoded(messages, names or {}, where)
+    enc = processor.apply_chat_template(decoded, tools=tools or None, add_generation_prompt=True, tokenize=True,
+                                        return_dict=True, return_tensors="pt")
+    ids = enc["input_ids"][0].tolist()
+    types = enc["mm_token_type_ids"][0].tolist() if "mm_token_type_ids" in enc else [0] * len(ids)
+    if not shown:
+        return ids, VisionInputs(types)
+    return ids, VisionInputs(types, enc["pixel_values"], enc["image_grid_thw"], shown)
+
+
+def turn_prompt(tokenizer: Any, rec: EpisodeRecorder, episode_id: str, turn: int
+                ) -> tuple[list[int], VisionInputs | None]:
+    """The prompt ids of a rollout's next turn, and, for a processor, its `VisionInputs` (the images shown so far;
+    None for a text tokenizer, whose prompt is the transcript's chat template as before)."""
+    if not is_processor(tokenizer):
+        out = tokenizer.apply_chat_template(rec.messages, tools=rec.tools or None, add_generation_prompt=True,
+                                            tokenize=True, return_dict=True)
+        return list(out["input_ids"]), None
+    messages, names = shown_messages(rec)
+    return render_prompt(tokenizer, messages, rec.tools, names, f"episode {episode_id}, turn {turn}")
+
+
+def reset_rope(model: Any) -> None:
+    """Forget the multimodal rope offsets a Qwen2-VL-style model cached from its previous prompt, so a forward over
+    a new prompt (with a key/value cache continued after it) never reuses another prompt's offsets."""
+    inner = getattr(model, "model", None)
+    if inner is not None and hasattr(inner, "rope_deltas"):
+        inner.rope_deltas = None
+
+
+def freeze_vision_tower(model: Any) -> list[Any]:
+    """Freeze a Qwen2-VL-style model's vision tower (patch embedding and blocks) and return the parameters that
+    still train: the language model, its head and the merger that projects image features into it."""
+    for name, p in model.named_parameters():
+        if ".visual." in f".{name}" and ".merger." not in name:
+            p.requires_grad_(False)
+    return [p for p in model.parameters() if p.requires_grad]
