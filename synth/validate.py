@@ -96,6 +96,7 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
         report.add("references", getattr(e, "path", "initial"), getattr(e, "problem", str(e)),
                    "fix the initial data so every service can load it")
         return report
+    base.defer_reads = True  # every run below is a fork of it, judged and dropped: most read sets are never asked for
     solved: list[_Solved] = []
     for root, solution in spec.solutions():
         try:

@@ -85,7 +85,13 @@ def load_tables(services: Iterable[Service], data: Mapping[str, Any]) -> dict[st
 
 
 class Workspace:
-    """A simulated workspace. `call` never raises; every call is logged with the diff it caused."""
+    """A simulated workspace. `call` never raises; every call is logged with the diff it caused.
+
+    `defer_reads` (False unless set; forks inherit it): a writing call's read set (`Event.read`) is worked out
+    when first asked, like a read-only call's, instead of at once. The answer is the same; the event then keeps
+    the tables from before the call alive, so it suits short-lived runs that rarely ask (validation's replays),
+    not long sessions.
+    """
 
     def __init__(self, config: WorkspaceConfig, state: State) -> None:
         services = services_named(config.services)
@@ -107,6 +113,7 @@ class Workspace:
         self._state = state
         self.initial = state
         self._tick = timedelta(seconds=config.tick_seconds)
+        self.defer_reads = False
         self._own_resources()
 
     def _total_chars(self, state: State) -> int:
@@ -185,6 +192,7 @@ class Workspace:
         other._state = self._state
         other.initial = self.initial
         other._tick = self._tick
+        other.defer_reads = self.defer_reads
         other._own_resources()  # a fork never shares live resources (containers) with its origin
         return other
 
@@ -265,8 +273,8 @@ class Workspace:
                               None if blocking else limits.call_seconds)
             data = _to_jsonable(t.fn(ctx, **validated.__dict__))
             reads = ctx.read_trace()
-            if reads is not None and ctx.writes:  # resolve now: a trace would keep the pre-call tables alive
-                reads = reads.resolve(data)
+            if reads is not None and ctx.writes and not self.defer_reads:
+                reads = reads.resolve(data)  # resolve now: a trace would keep the pre-call tables alive
             counters.update(ctx.counters)
             if ctx.writes:
                 diff = diff_from_writes(state, ctx.writes.items())

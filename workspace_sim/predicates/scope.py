@@ -27,8 +27,14 @@ def _parsed(scope: str) -> tuple[str, str, Callable[[str], Any] | None]:
     hit = _PARSED.get(scope)
     if hit is None:
         target, _, glob = scope.partition(":")
-        # fnmatchcase(name, glob) is exactly this compiled pattern's match (fnmatch caches it the same way)
-        match = re.compile(fnmatch.translate(glob)).match if glob else None
+        # fnmatchcase(name, glob) is exactly this compiled pattern's match (fnmatch caches it the same way); a
+        # glob without a wildcard or a set matches its own text alone, so it is compared, not compiled
+        if not glob:
+            match = None
+        elif "*" in glob or "?" in glob or "[" in glob:
+            match = re.compile(fnmatch.translate(glob)).match
+        else:
+            match = _literal(glob)
         if target == "files" and glob:
             hit = ("service", "files", match)
         else:
@@ -37,12 +43,52 @@ def _parsed(scope: str) -> tuple[str, str, Callable[[str], Any] | None]:
     return hit
 
 
+def _literal(glob: str) -> Callable[[str], Any]:
+    """The matcher of a glob with no wildcard: True for its own text, None (no match) for any other key."""
+    return lambda key: True if key == glob else None
+
+
 def in_scope(change: RecordChange, scope: str) -> bool:
     """Whether a record change falls inside a scope string."""
     field, target, match = _PARSED.get(scope) or _parsed(scope)
     if (change.table if field == "table" else change.service) != target:
         return False
     return match is None or match(change.key) is not None
+
+
+# scopes -> whether a change falls inside any of them; only_changed tests every change of every run judged
+# against all its scopes, so they are grouped once by the table or service they name
+_COVERS: dict[tuple[str, ...], Callable[[RecordChange], bool]] = {}
+
+
+def covered_by(scopes: tuple[str, ...]) -> Callable[[RecordChange], bool]:
+    """A test of whether a change falls inside any of `scopes`: `any(in_scope(change, s) for s in scopes)`."""
+    hit = _COVERS.get(scopes)
+    if hit is not None:
+        return hit
+    by_table: dict[str, list[Callable[[str], Any]] | None] = {}
+    by_service: dict[str, list[Callable[[str], Any]] | None] = {}
+    for scope in scopes:
+        field, target, match = _parsed(scope)
+        group = by_table if field == "table" else by_service
+        if match is None:
+            group[target] = None  # the whole table or service
+        elif group.get(target, []) is not None:
+            group.setdefault(target, []).append(match)
+
+    def covers(change: RecordChange) -> bool:
+        for group, name in ((by_table, change.table), (by_service, change.service)):
+            if name in group:
+                matches = group[name]
+                if matches is None:
+                    return True
+                key = change.key
+                for match in matches:
+                    if match(key) is not None:
+                        return True
+        return False
+
+    return remember(_COVERS, scopes, covers, 1024)
 
 
 def _check_scope(v: str) -> str:
@@ -82,6 +128,7 @@ class OnlyChanged(PredicateBase):
         return [_check_scope(s) for s in v]
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        outside = [c for c in ctx.diff if not any(in_scope(c, s) for s in self.scopes)]
+        covers = covered_by(tuple(self.scopes))
+        outside = [c for c in ctx.diff if not covers(c)]
         return self.result(not outside, f"changes only in {', '.join(self.scopes)}",
                            f"also changed: {_listing(outside)}" if outside else "no change outside")
