@@ -8,8 +8,10 @@ stdio server's first answer before the SDK is loaded. Both must say the same, by
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from .control import STATUS_URI, how_to_finish
@@ -26,10 +28,72 @@ SERVER_NAME = "coworkenv"
 @lru_cache(maxsize=1)
 def server_version() -> str:
     """The version the server reports (`serverInfo.version`): the installed coworkenv's, "0" when not installed."""
+    found = dist_info_version(SERVER_NAME)
+    if found is not None:
+        return found
+    from importlib.metadata import PackageNotFoundError, version  # 15-20 ms of a cold start: only when needed
+
     try:
-        return version("coworkenv")
+        return version(SERVER_NAME)
     except PackageNotFoundError:
         return "0"
+
+
+def dist_info_version(name: str) -> str | None:
+    """The version `importlib.metadata.version(name)` reports, found the way it finds it (the first `NAME-*.dist-info`
+    or `NAME*.egg-info` folder in `sys.path` order, names compared normalised; its METADATA, else PKG-INFO), without
+    importing importlib.metadata and the email parser (15-20 ms of a cold start). None where the two lookups could
+    differ (a zip or an egg on the path, another distribution finder, no metadata file or Version line); the caller
+    then asks importlib.metadata."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return None
+    wanted = _normalise(name)
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder) or folder.lower().endswith(".egg"):
+            return None  # a zip archive or an egg: importlib.metadata reads them, this does not
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            continue
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) and _normalise(low.rpartition(".")[0].partition("-")[0]) == wanted:
+                base = os.path.join(folder, child)
+                return _metadata_version(os.path.join(base, "METADATA"), os.path.join(base, "PKG-INFO"))
+    return None
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower().replace("-", "_")
+
+
+def _metadata_version(*paths: str) -> str | None:
+    """The `Version:` header of the first of these metadata files that is there and not empty (headers end at the
+    first blank line); None when there is none, or a header this simple reading might misread."""
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not text:
+            continue
+        found = None
+        for line in text.splitlines():
+            if not line.strip():
+                break
+            key, colon, value = line.partition(":")
+            if colon and key.strip().lower() == "version" and not key[:1].isspace():
+                if found is not None:
+                    return None  # two Version headers: leave it to importlib.metadata
+                found = value.strip()
+        return found or None
+    return None
 
 
 def server_title(episode: Episode) -> str:

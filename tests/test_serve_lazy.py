@@ -36,9 +36,10 @@ SPEC = ROOT / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
 SDK_PREFIXES = ("mcp", "mcp_types")
 # What the first answer must not load either: the predicate kinds the served environment does not use (the demo's
 # are file, unchanged and only_changed), the files service's media readers and libraries, yaml (tool output), and
-# typer (an ordinary serve line is read by coworkenv.commands.serve_lean), and any WebSocket library (uvicorn runs
-# with ws="none").
-LAZY = ("yaml", "typer", "websockets", "wsproto", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
+# typer (an ordinary serve line is read by coworkenv.commands.serve_lean), any WebSocket library (uvicorn runs
+# with ws="none"), and importlib.metadata (the version comes from the dist-info folder, pydantic's plugin lookup is
+# skipped when none is installed: workspace_sim.pydantic_plugins).
+LAZY = ("yaml", "typer", "websockets", "wsproto", "importlib.metadata", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
         *(f"workspace_sim.predicates.{m}" for m in ("combinators", "evaluation", "judged", "mail", "calendar",
                                                     "records", "reads", "secrets", "calls")),
         *(f"workspace_sim.media.{m}" for m in ("images", "audio", "pdf", "documents")))

@@ -2,6 +2,10 @@
 notes, to-dos, CRM, knowledge base, finance, inventory, scheduler, integrations, feeds, an offline web, typed
 databases and sandboxes; stages of a multi-day scenario are checkpoints in its log."""
 
+from .pydantic_plugins import skip_if_none_installed
+
+skip_if_none_installed()  # before the first model: pydantic's plugin lookup costs ~20 ms when none is installed
+
 from .config import WorkspaceConfig
 from .diff import Diff, RecordChange
 from .errors import SpecError, ToolError
