@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import need
 from typer.testing import CliRunner
 
@@ -105,7 +107,7 @@ def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
     # two different images of one size in a user message: the same ids, other pixels, other log-probs
     receipt = Image.open(io.BytesIO(base64.b64decode(next(
         f["content"] for f in s.initial["files"]["files"] if f["path"] == first_image(s))))).convert("RGB")
-    logps, ids = [], []
+    logps, ids, first = [], [], []
     for img in (receipt, ImageOps.invert(receipt)):
         msgs = [{"role": "user", "content": [{"type": "text", "text": "What is the total?"},
                                              {"type": "image", "image": _png_url(img)}]}]
@@ -114,7 +116,12 @@ def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
         ids.append(p)
         with torch.no_grad():
             logps.append(float(sequence_logprob(model, p, completion, v)))
+            out = model.generate(torch.tensor([p]), attention_mask=torch.ones(1, len(p), dtype=torch.long),
+                                 max_new_tokens=2, do_sample=False, return_dict_in_generate=True, output_logits=True,
+                                 pad_token_id=processor.tokenizer.pad_token_id, **v.model_kwargs(len(p)))
+            first.append(out.logits[0][0])  # generation sees the pixels too
     assert ids[0] == ids[1] and abs(logps[0] - logps[1]) > 1e-3, logps
+    assert not torch.allclose(first[0], first[1])
 
 
 def test_a_text_students_rollout_and_log_probs_are_unchanged(tmp_path: Path) -> None:
@@ -219,3 +226,39 @@ def test_a_corrupt_image_in_a_tool_result_is_refused_naming_the_episode_and_turn
             turn_prompt(processor, rec, "bad-1", 1)
     finally:
         rec.close()
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.tuples(st.integers(20, 140), st.integers(20, 140), st.integers(0, 255), st.booleans()),
+                min_size=0, max_size=3))
+def test_the_prompts_image_tokens_match_the_images_grids(vl: Path, images: list[tuple[int, int, int, bool]]) -> None:
+    """Any images in user and tool messages: one name each, in order, and as many image tokens (token type 1) as
+    their grids hold, with the pixel rows to match; no image, no pixels."""
+    from PIL import Image
+
+    processor = _processor(vl)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Look."}]
+    for i, (w, h, shade, in_tool) in enumerate(images):
+        part = {"type": "image", "image": _png_url(Image.new("RGB", (w, h), (shade, 255 - shade, i * 40)))}
+        messages.append({"role": "tool" if in_tool else "user", "content": [{"type": "text", "text": f"#{i}"}, part]})
+    ids, v = render_prompt(processor, messages, None)
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    assert len(v.images) == len(images) and len(v.mm_token_type_ids) == len(ids)
+    if not images:
+        assert v.pixel_values is None and pad not in ids
+        return
+    grids = v.image_grid_thw
+    assert ids.count(pad) == sum(v.mm_token_type_ids) == sum(int(g.prod()) // 4 for g in grids)
+    assert v.pixel_values.shape[0] == sum(int(g.prod()) for g in grids)
+    assert v.model_kwargs(len(ids) + 5)["mm_token_type_ids"].shape == (1, len(ids) + 5)
+
+
+_PROCESSORS: dict[Path, Any] = {}
+
+
+def _processor(path: Path) -> Any:
+    from trainers.training.tiny_vl import load_vl
+
+    if path not in _PROCESSORS:
+        _PROCESSORS[path] = load_vl(path)[1]
+    return _PROCESSORS[path]
