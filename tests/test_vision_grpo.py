@@ -95,7 +95,7 @@ def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
     assert name.startswith("[image: IMG_") and name in json.dumps(rec.messages)
     pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
     assert prompt.count(pad) == sum(vision.mm_token_type_ids) == int(vision.image_grid_thw.prod()) // 4 > 0
-    completion = processor.tokenizer("<tool_call>\n{\"name\": \"list_directory\"}", add_special_tokens=False)["input_ids"]
+    completion = processor.tokenizer('<tool_call>\n{"name": "list_directory"}', add_special_tokens=False)["input_ids"]
     with torch.no_grad():
         seen = float(sequence_logprob(model, prompt, completion, vision))
         # the prompt's key/value cache path (choice rollouts) feeds the same pixels
@@ -262,3 +262,27 @@ def _processor(path: Path) -> Any:
     if path not in _PROCESSORS:
         _PROCESSORS[path] = load_vl(path)[1]
     return _PROCESSORS[path]
+
+
+def test_an_image_over_pillows_bomb_limit_is_refused_by_name(vl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import Image
+
+    processor = _processor(vl)
+    url = _png_url(Image.new("RGB", (60, 60), (9, 9, 9)))
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # 3,600 pixels is over twice the limit: a bomb
+    msgs = [{"role": "user", "content": [{"type": "image", "image": url}]}]
+    with pytest.raises(MediaInputError, match=r"episode e, turn 0: user message 0, \[image: sha256:[0-9a-f]{16}\]: "
+                                              r"the image is too large to decode"):
+        render_prompt(processor, msgs, None, where="episode e, turn 0")
+
+
+def test_vision_grpo_is_deterministic_for_a_seed(vl: Path, tmp_path: Path) -> None:
+    from trainers.training.grpo import GRPOSettings, train_grpo
+    from trainers.training.rollout import choice_rollout
+
+    settings = GRPOSettings(group_size=4, envs_per_step=1, rollout=RolloutSettings(max_turns=3))
+    runs = []
+    for name in ("a", "b"):
+        history = train_grpo(vl, [chart(0)], tmp_path / name, settings, choice_rollout)
+        runs.append(([h.to_json() for h in history], (tmp_path / name / "model.safetensors").read_bytes()))
+    assert runs[0] == runs[1]

@@ -72,7 +72,8 @@ def shown_messages(rec: EpisodeRecorder) -> tuple[list[dict[str, Any]], dict[str
         return rec.messages, {}
     from ..media_parts import call_images
 
-    names = {f"data:{p.mime_type};base64,{p.data}": key for key, p in call_images(rec.session.run.record.events).items()}
+    shown = call_images(rec.session.run.record.events)
+    names = {f"data:{p.mime_type};base64,{p.data}": key for key, p in shown.items()}
     return rec.session.messages_with_images(), names
 
 

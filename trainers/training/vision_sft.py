@@ -40,7 +40,11 @@ def decode_image(url: str, where: str) -> Any:
     try:
         img = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
         img.load()
-    except (binascii.Error, UnidentifiedImageError, OSError) as e:
+    except UnidentifiedImageError:  # its own message names a BytesIO object's address
+        raise SFTDataError(f"{where}: the image does not decode (not an image format Pillow recognises)") from None
+    except Image.DecompressionBombError as e:
+        raise SFTDataError(f"{where}: the image is too large to decode ({e})") from None
+    except (binascii.Error, OSError) as e:
         raise SFTDataError(f"{where}: the image does not decode ({e})") from None
     return img.convert("RGB")
 
