@@ -23,7 +23,7 @@ from workspace_sim.limits import check_arguments
 from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
     EpisodeControl, STATUS_URI, open_conversation, submit_reply
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .recording import RecordWriter, event_line, final_line, header_line, now_iso
+from .recording import DeferredRecords, RecordWriter, event_line, final_line, header_line, now_iso
 from .results import PAGER_TOOL, Answer, ResultPager
 
 EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -60,6 +60,7 @@ class Episode:
         control: ControlOptions | None = None,
         conversation: Conversation | None = None,
         fresh: Callable[[], Workspace] | None = None,
+        record_later: DeferredRecords | None = None,
     ) -> None:
         episode_id = episode_id or new_episode_id()
         if not EPISODE_ID.match(episode_id):
@@ -86,6 +87,7 @@ class Episode:
             self.control = EpisodeControl(control, conversation)
             if fresh and conversation is not None:
                 conversation.start()  # the request opens turn 0, as in the direct runner
+        self._record_later = record_later  # writes the record's lines after the answers (the HTTP hub's)
         self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
         self._segment = -1
         self._segment_events: list[dict[str, Any]] = []
@@ -96,7 +98,7 @@ class Episode:
     def _open_record(self, record_dir: Path) -> RecordWriter:
         path = record_dir / f"{self.id}.jsonl"
         try:
-            return RecordWriter(path, exclusive=True)
+            return RecordWriter(path, exclusive=True, later=self._record_later)
         except FileExistsError:
             self.workspace.close()
             raise RecordExistsError(f"episode id {self.id!r} already has a record ({path.name} in {record_dir}); "
@@ -354,7 +356,8 @@ class Episode:
         return Episode(self.env, new_id, source=self.source, record_dir=rd, transport=self.transport,
                        workspace=workspace, start={"kind": "fork", "from": self.segment_id},
                        env_hash=self.env_hash, control=control,
-                       conversation=conv.fork(workspace) if conv is not None else None, fresh=self._fresh)
+                       conversation=conv.fork(workspace) if conv is not None else None, fresh=self._fresh,
+                       record_later=self._record_later)
 
     def evaluate(self, final_answer: str | None = None) -> dict[str, Any]:
         """The evaluation of the current state (does not end the episode)."""
@@ -376,6 +379,16 @@ class Episode:
         finally:
             self.workspace.close()
         return self.evaluation
+
+    def flush_record(self) -> None:
+        """Write the record's queued lines now (a reader of the file sees every line recorded so far)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def holds_resources(self) -> bool:
+        """Whether the workspace holds live resources (a sandbox container) that `end` must release; they are
+        made on first use, so a workspace that never ran a sandboxed tool holds none."""
+        return getattr(self.workspace, "_resources", None) is not None
 
     def state_summary(self) -> dict[str, Any]:
         """The workspace's records and content hash (for harnesses; never served to the agent)."""

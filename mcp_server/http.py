@@ -49,6 +49,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -309,6 +310,7 @@ class AdminApi:
         path = live.episode.record_path
         if path is None:
             raise HubError(404, "no_record", f"episode {eid!r} is not recorded (the server runs without a record folder)")
+        live.episode.flush_record()
         try:
             rec = read_record_file(path)
         except RecordReadError as e:
@@ -430,6 +432,21 @@ async def _json_http_error(request: Request, exc: Exception) -> Response:
     return error(exc.status_code, "http_error", str(exc.detail))
 
 
+class FlushRecords:
+    """ASGI middleware: once a request has been answered, the record lines it queued are written
+    (`recording.DeferredRecords`), so no answer waits for its own record lines."""
+
+    def __init__(self, app: Any, hub: EpisodeHub) -> None:
+        self.app, self.hub = app, hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if self.hub.records is not None:
+                self.hub.records.flush_due()
+
+
 def build_app(hub: EpisodeHub, token: str, default_episode: str | None = None) -> Starlette:
     """The Starlette app: episodes' MCP endpoints and the admin API; the hub runs for the app's lifetime."""
     admin = AdminApi(hub, token)
@@ -442,5 +459,5 @@ def build_app(hub: EpisodeHub, token: str, default_episode: str | None = None) -
             yield
 
     routes = [Route("/episodes/{eid}/mcp", McpEndpoint(hub)), *admin.routes()]
-    return Starlette(routes=routes, lifespan=lifespan,
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(FlushRecords, hub=hub)],
                      exception_handlers={404: _json_http_error, 405: _json_http_error})

@@ -13,8 +13,9 @@ Episodes are addressed explicitly (by id in the URL path), so one MCP request ca
 the episode it names. Sessionless tool calls and listings go to the fast path
 (`mcp_server.fastpath`); anything else goes to the episode's own streamable-HTTP session manager,
 started in the hub's task group on first use and stopped when the episode ends. Ending an episode
-evaluates it and closes its record; the record's fsync follows in the background, and the hub
-waits for every one before it stops.
+evaluates it (on the event loop, unless its workspace holds a sandbox to release) and closes its
+record; the record's fsync follows in the background, and the hub waits for every one before it
+stops. Record lines are written right after the answers (`recording.DeferredRecords`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .identity import server_title
 from .inflight import InFlight, session_request
 from .jsoncheck import refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
-from .recording import sync_file
+from .recording import DeferredRecords, record_after_answer, sync_file
 from .pool import EpisodePool
 from .sdklog import apply as apply_sdk_logging
 from .settings import fast_path_enabled
@@ -180,6 +181,7 @@ class EpisodeHub:
         self._tg: TaskGroup | None = None
         self._hashes: dict[int, tuple[ServedEnvironment, str]] = {}
         self.pool = EpisodePool()  # environments parsed once, workspaces forked from a template
+        self.records = DeferredRecords() if record_after_answer() else None  # records written after the answers
 
     @property
     def security(self) -> TransportSecuritySettings:
@@ -207,8 +209,13 @@ class EpisodeHub:
                 yield self
             finally:
                 with anyio.CancelScope(shield=True):
-                    for eid in list(self.live):
-                        await self.end(eid, None, "user_ended")
+                    try:
+                        for eid in list(self.live):
+                            await self.end(eid, None, "user_ended")
+                    finally:
+                        if self.records is not None:  # every queued line written, every fsync done
+                            self.records.flush_due()
+                            await anyio.to_thread.run_sync(self.records.close)
                 self._tg = None
 
     def spec_source(self, ref: str) -> EnvironmentSource:
@@ -244,7 +251,7 @@ class EpisodeHub:
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
                               env_hash=self._env_hash(env), control=control or self.control,
-                              fresh=self.pool.factory(env))
+                              fresh=self.pool.factory(env), record_later=self.records)
         except RecordExistsError as e:
             raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:
@@ -270,12 +277,17 @@ class EpisodeHub:
         live = self.get(episode_id)
         del self.live[episode_id]
         try:
-            async with live.lock:  # after any call in flight; predicates may take a while: off the loop
-                evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason, False)
+            async with live.lock:  # after any call in flight
+                if live.episode.holds_resources():  # releasing a sandbox container takes a while: off the loop
+                    evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason, False)
+                else:  # judged on the loop, as a step's sync is (a hop to a thread costs more than most ends)
+                    evaluation = live.episode.end(final_answer, reason, False)
         finally:
             live.stop.set()
             path = live.episode.record_path
-            if path is not None and self._tg is not None:  # written and flushed; on disk shortly after
+            if path is not None and self.records is not None:  # written and flushed; on disk shortly after
+                self.records.sync_later(path)
+            elif path is not None and self._tg is not None:
                 self._tg.start_soon(_sync_record, path)
         if live.sessions_started:
             await live.stopped.wait()

@@ -2,7 +2,9 @@
 
 Lines follow docs/episode-record.md (`header`, `event`, `final`; the MCP server writes no `step`
 lines, since it never sees assistant turns): every tool call is one `event` line, written and
-flushed the moment it is answered, so a killed client or server loses nothing already answered.
+flushed the moment it is answered (stdio), or right after the answer by the HTTP server
+(`DeferredRecords`: in order, and complete before an episode's end is answered), so a killed client
+loses nothing already answered, nor does a server stopped by SIGINT or SIGTERM.
 An episode's record file may hold several segments (each a complete episode in the format): a
 reset or a restore ends the current segment and starts the next, named `<episode>.<n>`. Each
 segment is replayable on its own from a fresh workspace: a restored segment begins with the events
@@ -15,8 +17,11 @@ reported) and strict elsewhere (a malformed line in the middle is an error namin
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
+import queue
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -56,77 +61,219 @@ def _plain(text: str) -> bool:
 
 _TOOLS_KEPT = 64
 _TOOLS_TEXT: dict[tuple[str, ...], tuple[list[Any], str, bool]] = {}  # tool names -> (tools, their dump, plain)
+_TOOLS_LOCK = threading.Lock()
+
+
+RECORD_LATER_ENV = "COWORKENV_RECORD_AFTER_ANSWER"
+FALLBACK_S = 0.05
+log = logging.getLogger("coworkenv.mcp.recording")
+
+
+def record_after_answer() -> bool:
+    """Whether an HTTP server writes its records' lines after the answers (`COWORKENV_RECORD_AFTER_ANSWER`, on
+    unless 0/false/no; off, every line is written and flushed before its request is answered)."""
+    return os.environ.get(RECORD_LATER_ENV, "1").strip().lower() not in ("0", "false", "no")
+
+
+class DeferredRecords:
+    """The records of one server, written after the answers: a request's answer does not wait for its lines.
+
+    A `RecordWriter` given this queues its lines. Those queued on the event loop are written by `flush_due`,
+    which the HTTP app calls when a request's answer has gone to the socket (`http.FlushRecords`), before
+    the loop reads the next request (and a timer `FALLBACK_S` later, for lines queued outside a request);
+    a line queued on a worker thread (a tool call run off the loop) is written by that thread at once,
+    queued ones first. A writer's queue is only
+    emptied under its lock, so each record's lines stay in order, and an episode's end (`RecordWriter.close`)
+    and the record readers flush it first: an end is answered only once its record is complete with the
+    operating system. The fsync of an ended episode's record runs on a thread of its own (`sync_later`).
+    `close` writes whatever is still queued, does every fsync owed and stops that thread; a server stopped
+    by SIGINT or SIGTERM gets there (its hub ends every episode, then closes this). A process killed
+    outright (SIGKILL) can lose only the lines of an answer sent and not yet followed by its flush
+    (microseconds); `COWORKENV_RECORD_AFTER_ANSWER=0` writes every line before its request is answered.
+    """
+
+    def __init__(self) -> None:
+        self._syncs: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
+        self._syncer: threading.Thread | None = None
+        self._start = threading.Lock()
+        self._due: dict[RecordWriter, bool] = {}  # writers with lines queued on the loop, in order of waking
+
+    def wake(self, writer: "RecordWriter") -> None:
+        """Have `writer`'s queued lines written: after the current answer on the event loop, at once elsewhere."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread (or no loop at all): it may write now
+            writer.flush()
+            return
+        if not self._due:  # a line queued outside any request is written shortly all the same
+            loop.call_later(FALLBACK_S, self.flush_due)
+        self._due[writer] = True
+
+    def flush_due(self) -> None:
+        """Write the lines queued on the event loop (the HTTP app calls this once each answer has been sent)."""
+        while self._due:
+            try:
+                writer = next(iter(self._due))
+            except (StopIteration, RuntimeError):  # emptied or changed meanwhile (a close off the loop)
+                continue
+            if self._due.pop(writer, False):
+                self._flush(writer)
+
+    @staticmethod
+    def _flush(writer: "RecordWriter") -> None:
+        try:
+            writer.flush()
+        except Exception as e:  # kept on the writer: its next write or its close raises it
+            log.error("could not write the record %s: %s", writer.path, e)
+
+    def sync_later(self, path: Path) -> None:
+        """fsync a closed record on the sync thread (started on first use; a failure is logged)."""
+        if self._syncer is None:
+            with self._start:
+                if self._syncer is None:
+                    self._syncer = threading.Thread(target=self._run, name="coworkenv-record-sync", daemon=True)
+                    self._syncer.start()
+        self._syncs.put(path)
+
+    def _run(self) -> None:
+        while True:
+            path = self._syncs.get()
+            if path is None:
+                return
+            try:
+                sync_file(path)
+            except OSError as e:
+                log.warning("could not sync the record %s to disk: %s", path, e)
+
+    def close(self) -> None:
+        """Write every queued line, do every fsync owed and stop the sync thread (idempotent; blocks)."""
+        self.flush_due()
+        thread = self._syncer
+        if thread is not None:
+            self._syncs.put(None)
+            thread.join()
+            self._syncer = None
 
 
 class RecordWriter:
-    """One record file, opened for appending; every line is written whole and flushed at once.
+    """One record file, opened for appending; every line is written whole and flushed.
 
     With `exclusive`, the file must not exist yet (FileExistsError otherwise): one episode id, one
-    record, so a second episode can never add a second header to another's file.
+    record, so a second episode can never add a second header to another's file. With `later` (a
+    `DeferredRecords`), lines are queued and written soon after, in order (see there); `flush` writes the
+    queued ones now, and `close` does so first. Without it, each line is written before `write` returns.
     """
 
-    def __init__(self, path: str | Path, exclusive: bool = False) -> None:
+    def __init__(self, path: str | Path, exclusive: bool = False, later: DeferredRecords | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = self.path.open("x" if exclusive else "a", encoding="utf-8")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the file's: lines are written under it only
         self._blobs = BlobStore()  # the blobs this writer has put in the file
+        self._later = later
+        self._queued: list[tuple[bool, dict[str, Any]]] = []  # (is a header, line) not yet written
+        self._queue_lock = threading.Lock()
+        self._closing = False
+        self._error: BaseException | None = None  # a failed deferred write, raised by the next call
 
     def write(self, line: dict[str, Any]) -> None:
-        """Append one line and flush it to the operating system; large strings go once into blob lines."""
-        with self._lock:
-            text = _dump(line)
-            if _plain(text):
-                text += "\n"
-            else:
-                obj, new = self._blobs.externalize(line)
-                text = "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
-            if self._fh.closed:
-                raise RecordReadError(f"{self.path}: record already closed")
-            self._fh.write(text)
-            self._fh.flush()
+        """Append one line (large strings go once into blob lines); flushed to the operating system at once, or
+        queued (`later`)."""
+        self._put(False, line)
 
     def write_header(self, header: dict[str, Any]) -> None:
         """Append a `header` line, the same bytes as `write(header)`: its `tools` list, the largest part and the
         same for every episode of an environment, is dumped once per tool set (compared in full, so an edited
         tool is dumped anew); the rest is dumped as usual. Nothing is fsynced (see `close`)."""
-        tools = header.get("tools")
-        if list(header)[-1:] != ["tools"] or len(header) < 2 or not isinstance(tools, list):
-            self.write(header)
+        self._put(True, header)
+
+    def _put(self, is_header: bool, line: dict[str, Any]) -> None:
+        if self._later is None:
+            with self._lock:
+                self._check_open()
+                self._fh.write(self._text(is_header, line))
+                self._fh.flush()
             return
-        key = tuple(str((t.get("function") or {}).get("name")) if isinstance(t, dict) else "" for t in tools)
-        known = _TOOLS_TEXT.get(key)
-        if known is None or known[0] != tools:
-            text = _dump(tools)
-            known = (tools, text, _plain(text))
-            if key not in _TOOLS_TEXT and len(_TOOLS_TEXT) >= _TOOLS_KEPT:
-                _TOOLS_TEXT.pop(next(iter(_TOOLS_TEXT)))
-            _TOOLS_TEXT[key] = known
-        head = _dump({k: v for k, v in header.items() if k != "tools"})
-        if not (known[2] and _plain(head)):  # a long string to put in a blob line: the general way
-            self.write(header)
-            return
-        text = f'{head[:-1]},"tools":{known[1]}}}\n'  # the dump of the whole object: "tools" is its last key
+        with self._queue_lock:
+            self._check_open()
+            self._queued.append((is_header, line))
+            first = len(self._queued) == 1
+        if first:
+            self._later.wake(self)
+
+    def _check_open(self) -> None:
+        if self._error is not None:
+            raise RecordReadError(f"{self.path}: an earlier line could not be written: {self._error}")
+        if self._closing or self._fh.closed:
+            raise RecordReadError(f"{self.path}: record already closed")
+
+    def flush(self) -> None:
+        """Write and flush the queued lines now (nothing to do when lines are not deferred)."""
         with self._lock:
-            if self._fh.closed:
-                raise RecordReadError(f"{self.path}: record already closed")
-            self._fh.write(text)
-            self._fh.flush()
+            with self._queue_lock:
+                batch, self._queued = self._queued, []
+            if not batch or self._fh.closed:
+                return
+            try:
+                self._fh.write("".join(self._text(h, line) for h, line in batch))
+                self._fh.flush()
+            except Exception as e:
+                self._error = e
+                raise
+
+    def _text(self, is_header: bool, line: dict[str, Any]) -> str:
+        """The file text of one line (blob lines first where it needs them)."""
+        if is_header:
+            text = _header_text(line)
+            if text is not None:
+                return text
+        text = _dump(line)
+        if _plain(text):
+            return text + "\n"
+        obj, new = self._blobs.externalize(line)
+        return "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
 
     def close(self, sync: bool = True) -> None:
-        """Close the file (idempotent); with `sync`, first make it durable (fsync). A caller that passes
-        False syncs later with `sync_file` (the lines are with the operating system either way)."""
+        """Write what is queued and close the file (idempotent); with `sync`, first make it durable (fsync). A
+        caller that passes False syncs later with `sync_file` (the lines are with the operating system either
+        way). A queued line that could not be written is raised here."""
+        with self._queue_lock:
+            self._closing = True
+        self.flush()
         with self._lock:
             if not self._fh.closed:
                 self._fh.flush()
                 if sync:
                     os.fsync(self._fh.fileno())
                 self._fh.close()
+        if self._error is not None:
+            raise RecordReadError(f"{self.path}: a line could not be written: {self._error}")
 
     @property
     def closed(self) -> bool:
         """Whether the file is closed."""
         return self._fh.closed
+
+
+def _header_text(header: dict[str, Any]) -> str | None:
+    """A header line's text with its `tools` dump reused (see `RecordWriter.write_header`); None where the general
+    way must write it (no trailing tools list, or a long string to put in a blob line)."""
+    tools = header.get("tools")
+    if list(header)[-1:] != ["tools"] or len(header) < 2 or not isinstance(tools, list):
+        return None
+    key = tuple(str((t.get("function") or {}).get("name")) if isinstance(t, dict) else "" for t in tools)
+    known = _TOOLS_TEXT.get(key)
+    if known is None or known[0] != tools:
+        text = _dump(tools)
+        known = (tools, text, _plain(text))
+        with _TOOLS_LOCK:  # record threads and the event loop share the cache
+            if key not in _TOOLS_TEXT and len(_TOOLS_TEXT) >= _TOOLS_KEPT:
+                _TOOLS_TEXT.pop(next(iter(_TOOLS_TEXT)), None)
+            _TOOLS_TEXT[key] = known
+    head = _dump({k: v for k, v in header.items() if k != "tools"})
+    if not (known[2] and _plain(head)):
+        return None
+    return f'{head[:-1]},"tools":{known[1]}}}\n'  # the dump of the whole object: "tools" is its last key
 
 
 def sync_file(path: str | Path) -> None:

@@ -249,7 +249,10 @@ def test_a_record_that_cannot_be_synced_is_logged_and_the_hub_keeps_serving(tmp_
     def broken(path: Any) -> None:
         raise OSError(5, "Input/output error")
 
+    import mcp_server.recording as recording_module
+
     monkeypatch.setattr(hub_module, "sync_file", broken)
+    monkeypatch.setattr(recording_module, "sync_file", broken)  # the deferred records' sync thread
     hub = EpisodeHub(environment(), None, tmp_path)
 
     async def main() -> None:

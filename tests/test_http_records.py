@@ -1,0 +1,142 @@
+"""Records written after the answers (`recording.DeferredRecords`): the same bytes, in order, nothing lost."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcp_server.recording import DeferredRecords, RecordReadError, RecordWriter, read_record_file
+from support import start_http_server
+from trainers.episodes.harness_client import EpisodeClient, ServerConnection
+
+TOKEN = "records-admin-token-0123456789"
+
+TOOLS = [{"type": "function", "function": {"name": f"tool_{i}", "description": "d" * 40, "parameters": {}}}
+         for i in range(3)]
+texts = st.one_of(st.text(max_size=30), st.sampled_from(["x" * 5000, 'a "quoted" ' * 500, "$blob", "\u00e9\u4e2d"]))
+lines = st.one_of(
+    st.builds(lambda t: {"type": "event", "episode_id": "e", "index": 0, "kind": "call", "args": {"text": t}}, texts),
+    st.builds(lambda t: {"type": "header", "episode_id": "e", "note": t, "tools": TOOLS}, texts),
+    st.builds(lambda k: {"type": "event", "episode_id": "e", "$blob": k, "kind": "call"}, st.text(max_size=5)),
+)
+# each step: (writer, line, where it is written from: the loop, a worker thread, or a flush point)
+steps = st.lists(st.tuples(st.integers(0, 2), lines, st.sampled_from(["loop", "loop", "thread", "flush"])),
+                 max_size=30)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=steps)
+def test_deferred_lines_are_the_same_bytes_in_the_same_order(tmp_path: Path, steps: list[tuple[int, dict, str]]) -> None:
+    for p in tmp_path.glob("*.jsonl"):
+        p.unlink()
+    later = DeferredRecords()
+    deferred = [RecordWriter(tmp_path / f"d{i}.jsonl", later=later) for i in range(3)]
+    direct = [RecordWriter(tmp_path / f"s{i}.jsonl") for i in range(3)]
+
+    async def run() -> None:
+        for n, line, where in steps:
+            direct[n].write_header(line) if line["type"] == "header" else direct[n].write(line)
+            if where == "flush":
+                later.flush_due()  # what the HTTP app does once an answer has been sent
+            put = deferred[n].write_header if line["type"] == "header" else deferred[n].write
+            if where == "thread":  # a tool call run off the loop writes at once, queued lines first
+                t = threading.Thread(target=put, args=(line,))
+                t.start()
+                t.join()
+            else:
+                put(line)
+        for w in deferred:
+            w.close(sync=False)
+
+    anyio.run(run)
+    later.close()
+    for d, s in zip(deferred, direct):
+        s.close(sync=False)
+        assert d.path.read_bytes() == s.path.read_bytes()
+
+
+def test_a_closed_writer_refuses_more_lines(tmp_path: Path) -> None:
+    later = DeferredRecords()
+    w = RecordWriter(tmp_path / "a.jsonl", later=later)
+
+    async def run() -> None:
+        w.write({"type": "event", "episode_id": "e"})
+        w.close(sync=False)
+        with pytest.raises(RecordReadError, match="already closed"):
+            w.write({"type": "event", "episode_id": "e"})
+
+    anyio.run(run)
+    assert (tmp_path / "a.jsonl").read_text().count("\n") == 1
+
+
+def _episodes(conn: ServerConnection, n: int, calls: int) -> list[str]:
+    eids = []
+    for i in range(n):
+        ep = conn.create(episode_id=f"rec-{i}")
+        client = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
+        for j in range(calls):
+            client.call_tool("write_file", {"path": f"/reports/r{j}.md", "content": "x" * (j * 3000)})
+        eids.append(ep["episode_id"])
+    return eids
+
+
+def test_every_answered_call_is_in_the_record_before_the_next_request(tmp_path: Path) -> None:
+    server = start_http_server(tmp_path, TOKEN)
+    conn = ServerConnection(server.base, TOKEN)
+    try:
+        ep = conn.create(episode_id="live-1")
+        client = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
+        for j in range(6):
+            client.call_tool("write_file", {"path": f"/reports/n{j}.md", "content": str(j)})
+            conn.admin("GET", "/admin/episodes")  # the next request: the answered call's line is written by now
+            (seg,) = read_record_file(tmp_path / "live-1.jsonl").segments
+            assert [e["args"]["path"] for e in seg.calls] == [f"/reports/n{k}.md" for k in range(j + 1)]
+        log = conn.admin_json("GET", "/admin/episodes/live-1/log")
+        assert len(log["segments"][0]["events"]) == 6
+    finally:
+        conn.close()
+        server.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_server_leaves_every_record_complete(tmp_path: Path, sig: signal.Signals) -> None:
+    server = start_http_server(tmp_path, TOKEN)
+    conn = ServerConnection(server.base, TOKEN)
+    try:
+        eids = _episodes(conn, 5, 4)
+    finally:
+        conn.close()
+    server.proc.send_signal(sig)
+    assert server.proc.wait(30) is not None
+    for eid in eids:
+        rec = read_record_file(tmp_path / f"{eid}.jsonl")
+        assert rec.ends_cleanly and not rec.skipped
+        (seg,) = rec.segments
+        assert [e["args"]["path"] for e in seg.calls] == [f"/reports/r{j}.md" for j in range(4)]
+        assert [len(e["args"]["content"]) for e in seg.calls] == [0, 3000, 6000, 9000]  # blobs resolved
+        assert seg.final is not None and seg.final["stop_reason"] == "user_ended"
+
+
+def test_records_match_with_lines_written_before_the_answers(tmp_path: Path, monkeypatch: Any) -> None:
+    texts: dict[str, str] = {}
+    for mode in ("0", "1"):
+        monkeypatch.setenv("COWORKENV_RECORD_AFTER_ANSWER", mode)
+        folder = tmp_path / mode
+        server = start_http_server(folder, TOKEN)
+        conn = ServerConnection(server.base, TOKEN)
+        try:
+            (eid,) = _episodes(conn, 1, 3)
+            conn.end(eid, "done", "answered")
+        finally:
+            conn.close()
+            server.stop()
+        (seg,) = read_record_file(folder / f"{eid}.jsonl").segments
+        texts[mode] = repr([e["args"] for e in seg.events]) + repr(seg.final["evaluation"])
+    assert texts["0"] == texts["1"]
