@@ -103,6 +103,17 @@ def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
                                                                                             abs=1e-4)
         seg = Segment(1, prompt, completion, vision=vision)
         assert float(token_logprobs(model, seg).sum()) == pytest.approx(seen, abs=1e-4)
+        # a prompt without images scored right after one with them: no rope offsets carried over
+        fresh = RolloutSettings().recorder(s, "vision-no-image", "student")
+        plain_prompt, plain = turn_prompt(processor, fresh, "vision-no-image", 0)
+        fresh.close()
+        assert plain is not None and plain.pixel_values is None and not any(plain.mm_token_type_ids)
+        alone = float(sequence_logprob(model, plain_prompt, completion, plain)) / len(completion)
+        candidate_logprobs(model, prompt, [completion], vision)  # leaves the image prompt's rope offsets behind
+        positions = _spy_positions(model)
+        assert candidate_logprobs(model, plain_prompt, [completion], plain)[0] == pytest.approx(alone, abs=1e-4)
+        # the candidate continues right after the prompt (None: the text model counts on from its cache)
+        assert positions[-1] in (None, len(plain_prompt)), positions
 
     # two different images of one size in a user message: the same ids, other pixels, other log-probs
     receipt = Image.open(io.BytesIO(base64.b64decode(next(
@@ -122,6 +133,21 @@ def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
             first.append(out.logits[0][0])  # generation sees the pixels too
     assert ids[0] == ids[1] and abs(logps[0] - logps[1]) > 1e-3, logps
     assert not torch.allclose(first[0], first[1])
+
+
+def _spy_positions(model: Any) -> list[int | None]:
+    """The first text position of each forward pass the model makes from now on (None: left to the text model)."""
+    seen: list[int | None] = []
+    inner = model.model
+    real = inner.compute_3d_position_ids
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        seen.append(None if out is None else int(out[0, 0, 0]))
+        return out
+
+    inner.compute_3d_position_ids = spy
+    return seen
 
 
 def test_a_text_students_rollout_and_log_probs_are_unchanged(tmp_path: Path) -> None:
