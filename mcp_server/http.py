@@ -122,8 +122,24 @@ def describe(live: LiveEpisode, request: Request | None = None) -> dict[str, Any
            "snapshots": list(ep.snapshots),
            "record": str(ep.record_path) if ep.record_path else None}
     if request is not None:
-        out["mcp_url"] = str(request.base_url).rstrip("/") + path
+        out["mcp_url"] = _base_url(request) + path
     return out
+
+
+_BASES: dict[tuple[Any, ...], str] = {}
+
+
+def _base_url(request: Request) -> str:
+    """`str(request.base_url)` without its trailing slash, kept per scheme, server, root path and Host header."""
+    scope = request.scope
+    key = (scope.get("scheme"), scope.get("server"), scope.get("root_path"), scope.get("app_root_path"),
+           tuple(v for k, v in scope["headers"] if k == b"host"))
+    base = _BASES.get(key)
+    if base is None:
+        if len(_BASES) >= 64:
+            _BASES.pop(next(iter(_BASES)))
+        base = _BASES[key] = str(request.base_url).rstrip("/")
+    return base
 
 
 CREATE_FIELDS: dict[str, type | tuple[type, ...]] = {"spec": str, "spec_document": dict, "episode_id": str,

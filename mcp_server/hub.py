@@ -130,10 +130,20 @@ class LiveEpisode:
         return out
 
     def info_stamp(self) -> dict[str, Any]:
-        """The `serverInfo` stamp of the episode's results, the same as its built server's."""
-        from .server import server_info
+        """The `serverInfo` stamp of the episode's results, the same as its built server's (shared, as the built
+        server's is: to be serialized, never changed)."""
+        title = self.title
+        stamp = _STAMPS.get(title)
+        if stamp is None:
+            from .server import server_info
 
-        return copy.deepcopy(server_info(self.title))
+            if len(_STAMPS) >= MAX_HASHES_KEPT:
+                _STAMPS.pop(next(iter(_STAMPS)))
+            stamp = _STAMPS[title] = copy.deepcopy(server_info(title))
+        return stamp
+
+
+_STAMPS: dict[Any, dict[str, Any]] = {}  # server title -> its `serverInfo` stamp
 
 
 SDK_MAX_BODY = 4 << 20  # the SDK answers a larger body with 413 before it parses anything
@@ -247,7 +257,7 @@ class EpisodeHub:
         elif env is None:
             raise HubError(400, "no_environment", "this server has no default environment; give a spec")
         eid = episode_id or new_episode_id()
-        self.check_free(eid)
+        self.check_free(eid, disk=episode_id is not None)  # a fresh random id has no record: the open makes sure
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
                               env_hash=self._env_hash(env), control=control or self.control,
@@ -313,12 +323,13 @@ class EpisodeHub:
             known = self._hashes[id(env)] = (env, environment_hash(env))
         return known[1]
 
-    def check_free(self, eid: str) -> None:
-        """Nothing if `eid` may name a new episode; else a 409 HubError (taken by a live or ended episode, or by a
-        record in the record folder)."""
+    def check_free(self, eid: str, disk: bool = True) -> None:
+        """Nothing if `eid` may name a new episode; else a 409 HubError (taken by a live or ended episode, or, with
+        `disk`, by a record in the record folder; the record's exclusive open refuses one in any case)."""
         if eid in self.live or eid in self.ended:
             raise HubError(409, "episode_exists", f"episode id {eid!r} is already taken; choose another or omit it")
-        if self.record_dir is not None and EPISODE_ID.match(eid) and (self.record_dir / f"{eid}.jsonl").exists():
+        if disk and self.record_dir is not None and EPISODE_ID.match(eid) \
+                and (self.record_dir / f"{eid}.jsonl").exists():
             raise HubError(409, "record_exists", f"episode id {eid!r} already has a record in {self.record_dir} "
                                                  "(episode ids are unique per record folder); choose another or omit it")
 

@@ -62,6 +62,7 @@ def _plain(text: str) -> bool:
 _TOOLS_KEPT = 64
 _TOOLS_TEXT: dict[tuple[str, ...], tuple[list[Any], str, bool]] = {}  # tool names -> (tools, their dump, plain)
 _TOOLS_LOCK = threading.Lock()
+_FOLDERS_MADE: set[Path] = set()  # record folders this process has made sure exist
 
 
 RECORD_LATER_ENV = "COWORKENV_RECORD_AFTER_ANSWER"
@@ -166,8 +167,15 @@ class RecordWriter:
 
     def __init__(self, path: str | Path, exclusive: bool = False, later: DeferredRecords | None = None) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = self.path.open("x" if exclusive else "a", encoding="utf-8")
+        mode = "x" if exclusive else "a"
+        if self.path.parent not in _FOLDERS_MADE:  # one mkdir per folder, not one per record
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _FOLDERS_MADE.add(self.path.parent)
+        try:
+            self._fh = self.path.open(mode, encoding="utf-8")
+        except FileNotFoundError:  # the folder went away meanwhile: make it again
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open(mode, encoding="utf-8")
         self._lock = threading.Lock()  # the file's: lines are written under it only
         self._blobs = BlobStore()  # the blobs this writer has put in the file
         self._later = later
