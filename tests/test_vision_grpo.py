@@ -312,3 +312,34 @@ def test_vision_grpo_is_deterministic_for_a_seed(vl: Path, tmp_path: Path) -> No
         history = train_grpo(vl, [chart(0)], tmp_path / name, settings, choice_rollout)
         runs.append(([h.to_json() for h in history], (tmp_path / name / "model.safetensors").read_bytes()))
     assert runs[0] == runs[1]
+
+
+def test_a_vision_grpo_step_makes_the_rewarded_turn_seen_with_the_chart_more_likely(vl: Path) -> None:
+    from trainers.credit import compute_advantages
+    from trainers.training.grpo import GRPOSettings, grpo_step
+    from trainers.training.rollout import choice_rollout
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_inputs import freeze_vision_tower
+
+    model, processor = load_vl(vl)
+    settings = GRPOSettings(group_size=8, rollout=RolloutSettings(max_turns=4))
+    opt = torch.optim.SGD(freeze_vision_tower(model), lr=0.05)
+    stats, rollouts = grpo_step(model, processor, opt, [chart(0)], choice_rollout, settings, step=0)
+    assert 0.0 < stats.pass_rate < 1.0 and stats.nonzero_advantages > 0
+    credit = compute_advantages([r.record for r in rollouts], settings.rollout.rewards, settings.credit)
+    shift: dict[int, list[float]] = {+1: [], -1: []}
+    with torch.no_grad():
+        for r in rollouts:
+            adv = credit[r.record.episode_id].turn_advantages
+            for seg in r.segments:
+                a = adv[min(seg.turn, len(adv) - 1)]
+                if a != 0:
+                    delta = float(token_logprobs(model, seg).sum()) - sum(seg.old_logprobs or [])
+                    shift[1 if a > 0 else -1].append(delta)
+    passing = [seg for r in rollouts if r.record.passed for seg in r.segments]
+    assert passing[-1].vision is not None and passing[-1].vision.images  # it answered with the chart's page shown
+    # turns of the passing rollout became more likely than those of failing ones (which share its first turns)
+    assert sum(shift[1]) / len(shift[1]) > sum(shift[-1]) / len(shift[-1]), shift
+    with torch.no_grad():  # and the answer read off the chart most of all: its pixels were in the update
+        answer = passing[-1]
+        assert float(token_logprobs(model, answer).sum()) > sum(answer.old_logprobs or []) + 0.5
