@@ -22,7 +22,7 @@ import time
 
 from synth.capabilities import CAPABILITIES
 from synth.parallel import WorkerPool, default_workers
-from synth.pipeline import plan, procedural_attempt, synthesize, warm_procedural
+from synth.pipeline import plan, procedural_attempt, synthesis_gc, synthesize, warm_procedural
 from synth.procedural import generate
 from synth.procedural.world import pools
 from synth.validate import validate_spec
@@ -32,6 +32,11 @@ PLAN_SEED = 1000
 
 def run(quick: bool) -> list[dict]:
     """Time a balanced mix of every capability; returns the figures for `coworkenv bench`."""
+    with synthesis_gc():  # the serial runs collect garbage as `coworkenv synth` and its workers do; put back after
+        return _run(quick)
+
+
+def _run(quick: bool) -> list[dict]:
     pools()  # the Faker pools and service modules load once per process; not per-environment costs
     warmup = plan(None, len(CAPABILITIES), seed=0)  # one of each: a capability's first environment pays its imports
     for cap, seed in warmup:

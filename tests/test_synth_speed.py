@@ -46,3 +46,33 @@ def test_deferred_read_sets_equal_eager_ones() -> None:
         assert reads[0] == reads[1], spec.id
         seen += sum(1 for _, r in reads[0] if r)
     assert seen > 20  # the runs do read records
+
+
+def test_serial_synthesis_tunes_the_collector_and_puts_it_back() -> None:
+    """A serial `synthesize` runs with the synthesis thresholds (as its workers do) and leaves the process's
+    garbage collector as it found it; the specs are those of plain producer calls."""
+    import gc
+
+    from synth.pipeline import GC_THRESHOLD, procedural_attempt, synthesize
+
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen: list[tuple[int, int, int]] = []
+    result = synthesize(None, 3, seed=5, on_attempt=lambda a: seen.append(gc.get_threshold()))
+    assert seen == [GC_THRESHOLD] * 3
+    assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
+    plain = [procedural_attempt(cap, seed).spec for cap, seed in plan(None, 3, seed=5)]
+    assert [s.canonical_json() for s in result.specs] == [s.canonical_json() for s in plain if s is not None]
+
+
+def test_a_worker_warm_up_tunes_the_collector() -> None:
+    import gc
+
+    from synth.pipeline import GC_THRESHOLD, restore_gc, warm_procedural
+
+    before = gc.get_threshold()
+    try:
+        warm_procedural()
+        assert gc.get_threshold() == GC_THRESHOLD and gc.get_freeze_count() > 0
+    finally:
+        restore_gc(before)
+    assert gc.get_threshold() == before
