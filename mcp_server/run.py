@@ -7,10 +7,9 @@ import logging
 import os
 import secrets
 import signal
-import socket
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Sequence
 
 import anyio
 
@@ -20,6 +19,9 @@ from .episode import Episode
 from .first_answer import PreRead, claim_stdin, first_answer, first_answer_enabled, write_answer
 from .sdklog import apply as apply_sdk_logging
 from .sdklog import own_sdk_logging  # noqa: F401 (callers import it from here)
+
+if TYPE_CHECKING:
+    import socket
 
 log = logging.getLogger("coworkenv.mcp")
 
@@ -87,22 +89,46 @@ def run_stdio(
 
     The client's first request is answered before the `mcp` SDK is loaded when `mcp_server.first_answer`
     can answer it exactly as the SDK would (a cold start's first answer without the SDK's import time).
-    With `control` enabled the episode is MCP-only: the agent asks the user and submits its answer itself."""
+    Without MCP-only control that answer needs only the environment and its start workspace, so it is written
+    before the episode opens its record (whose header builds every tool's argument model and schema); a stop
+    signal at any point still ends and records the episode. With `control` enabled the episode is MCP-only: the
+    agent asks the user and submits its answer itself."""
     accept_stop_signals()
-    episode = Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio", control=control)
-    log.info("episode %s of %s; record %s", episode.id, env.id, episode.record_path)
+    enabled = control is not None and control.enabled
+    ahead = first_answer_enabled() and not enabled and not _record_exists(record_dir, episode_id)
+    workspace = env.build_workspace() if ahead else None
+    made: list[Episode] = []
+
+    def episode_now() -> Episode:
+        if not made:  # signals are blocked while it is made (see below), so a handler never makes a second
+            made.append(Episode(env, episode_id, source=source, record_dir=record_dir, transport="stdio",
+                                control=control, workspace=workspace))
+            log.info("episode %s of %s; record %s", made[0].id, env.id, made[0].record_path)
+        return made[0]
+
+    def open_episode() -> Episode:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            return episode_now()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+    if not ahead:
+        open_episode()
     before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig in STOP_SIGNALS:  # until the server loop listens for them (anyio's receiver replaces these)
-        signal.signal(sig, lambda signum, frame: _end_and_exit(episode, signal.Signals(signum)))
+        signal.signal(sig, lambda signum, frame: _end_and_exit(episode_now(), signal.Signals(signum)))
     stdin, restore = claim_stdin()
     try:
         answered = None
         if first_answer_enabled():
             line = stdin.readline(MAX_FIRST_LINE)
-            answered = first_answer(line, episode) if line.endswith(b"\n") else None
+            if line.endswith(b"\n"):
+                answered = first_answer(line, _Ahead(env, workspace, None) if ahead else episode_now())
             if answered is not None:
                 write_answer(answered[1])
             stdin = PreRead(line, stdin)  # type: ignore[assignment]
+        episode = open_episode()
         own_sdk_logging()
         anyio.run(_serve_until_signal, episode, log_level, stdin, answered)
     except KeyboardInterrupt:
@@ -111,9 +137,24 @@ def run_stdio(
         restore()
         for sig, handler in before.items():
             signal.signal(sig, handler)
-        evaluation = episode.end()
-    log.info("episode %s ended: score %s", episode.id, evaluation.get("score"))
+        if made:  # (when the episode could not open, its error goes on up)
+            evaluation = made[0].end()
+    if not made:  # interrupted before it opened: open and end it, recorded as any other
+        evaluation = open_episode().end()
+    log.info("episode %s ended: score %s", made[0].id, evaluation.get("score"))
     return evaluation
+
+
+class _Ahead:
+    """What the first answer reads of an episode not opened yet: its environment, start workspace, no control."""
+
+    def __init__(self, env: ServedEnvironment, workspace: Any, control: None) -> None:
+        self.env, self.workspace, self.control = env, workspace, control
+
+
+def _record_exists(record_dir: str | Path | None, episode_id: str | None) -> bool:
+    """Whether the episode's record is already there (the episode would refuse to open: before any answer)."""
+    return record_dir is not None and episode_id is not None and (Path(record_dir) / f"{episode_id}.jsonl").exists()
 
 
 class ListenError(RuntimeError):
@@ -122,6 +163,8 @@ class ListenError(RuntimeError):
 
 def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on host:port (0: a free port), with TCP_NODELAY for the connections it accepts."""
+    import socket  # here: a stdio server never needs it
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:

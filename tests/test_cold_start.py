@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,117 @@ def test_an_installed_pydantic_plugin_is_still_loaded(tmp_path: Path) -> None:
     out = _probe(tmp_path, plugin=True)
     assert "skipped False metadata True plugins 1" in out
     assert "'M'" in out and "'WorkspaceConfig'" in out
+
+
+# --- the stdio server's first answer before its episode opens, tool models built on first use -------------------
+
+INIT = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}\n')
+SESSION = [INIT, b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+           b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n',
+           b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":'
+           b'{"path":"/reports/q1.csv"}}}\n',
+           b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_file","arguments":'
+           b'{"path":"/reports/summary.md","content":"Total: 1234\\n","bogus":1}}}\n']
+DEMO = ["serve", "--python", "mcp_server.demo:environment", "--episode-id", "cold-1"]
+
+# the serve entry point, after (eager) importing and building everything a cold start leaves for later
+EAGER = textwrap.dedent("""
+    import sys
+    import mcp_server.server, mcp_server.stdio, mcp, mcp_types  # the SDK and the server, loaded up front
+    from workspace_sim.services import all_services
+    for service in all_services().values():
+        for tool in service.tools.values():
+            tool.input_schema, tool.strict_input_schema  # every tool's model and schemas built before serving
+    import coworkenv.cli
+    sys.argv = ["coworkenv", *sys.argv[1:]]
+    coworkenv.cli.main()
+""")
+
+# notes, at the first answer, which of the files service's tools have built their arguments model
+LAZY_PROBE = textwrap.dedent("""
+    import sys
+    import mcp_server.first_answer as fa
+    write = fa.write_answer
+    def noting(answer):
+        from workspace_sim.services.files import SERVICE
+        built = sorted(n for n, t in SERVICE.tools.items() if "args_model" in vars(t))
+        print("BUILT AT FIRST ANSWER:", built, file=sys.stderr, flush=True)
+        write(answer)
+    fa.write_answer = noting
+    import coworkenv.cli
+    sys.argv = ["coworkenv", *sys.argv[1:]]
+    coworkenv.cli.main()
+""")
+
+
+def _stdio(args: list[str], record_dir: Path, lines: list[bytes], **env: str) -> tuple[bytes, str]:
+    done = subprocess.run([sys.executable, *args, *DEMO, "--record-dir", str(record_dir)], input=b"".join(lines),
+                          capture_output=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONWARNINGS": "ignore", **env})
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return done.stdout, done.stderr.decode()
+
+
+def test_the_lazy_start_answers_as_a_fully_imported_process(tmp_path: Path) -> None:
+    """initialize, tools/list, a read and a refused write: the same bytes whether the first answer came early
+    with every tool model still unbuilt, or from a process that had loaded the SDK and built every tool first."""
+    lazy, _ = _stdio(["-m", "coworkenv"], tmp_path / "lazy", SESSION)
+    eager, _ = _stdio(["-c", EAGER], tmp_path / "eager", SESSION)
+    sdk_only, _ = _stdio(["-c", EAGER], tmp_path / "sdk", SESSION, COWORKENV_STDIO_FIRST_ANSWER="0")
+    assert lazy.count(b"\n") == 4 and b'north,400' in lazy and b"bogus" in lazy
+    assert lazy == eager == sdk_only
+    from mcp_server.recording import read_record_file
+
+    records = [read_record_file(tmp_path / d / "cold-1.jsonl").segments[0] for d in ("lazy", "eager")]
+    assert [r.header["tools"] for r in records][0] == [r.header["tools"] for r in records][1]
+
+
+def test_the_first_answer_builds_no_tool_model(tmp_path: Path) -> None:
+    _, err = _stdio(["-c", LAZY_PROBE], tmp_path, SESSION[:1])
+    (line,) = [x for x in err.splitlines() if x.startswith("BUILT AT FIRST ANSWER:")]
+    assert line == "BUILT AT FIRST ANSWER: []"
+
+
+def test_a_stop_signal_before_the_first_line_still_records_the_episode(tmp_path: Path) -> None:
+    """The episode opens after the first answer; a SIGTERM while the server waits for that line opens and ends
+    it, judged and recorded, as before."""
+    import signal
+
+    from mcp_server.recording import read_record_file
+
+    proc = subprocess.Popen([sys.executable, "-m", "coworkenv", *DEMO, "--record-dir", str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while "pipe_read" not in Path(f"/proc/{proc.pid}/wchan").read_text():  # blocked reading its first line
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        proc.kill()
+    assert proc.stdout is not None and proc.stdout.read() == b""
+    (seg,) = read_record_file(tmp_path / "cold-1.jsonl").segments
+    assert seg.final is not None and seg.final["stop_reason"] == "user_ended" and seg.header["tools"]
+
+
+def test_every_tool_model_builds_and_a_bad_one_is_named_at_first_use() -> None:
+    """Tool models are built on first use, so their definition checks run then: every registered tool passes
+    them (this suite is where a bad definition shows), and a bad one raises TypeError naming tool and argument."""
+    from workspace_sim.registry import ToolHints, make_tool
+    from workspace_sim.services import all_services
+
+    for service in all_services().values():
+        for tool in service.tools.values():
+            assert tool.args_model.model_fields.keys() == tool.input_schema.get("properties", {}).keys()
+
+    def bad(ctx: object, limit: int | None = 5) -> None:
+        """A tool whose optional argument accepts None but defaults to something else.
+
+        Args:
+            limit: how many.
+        """
+
+    tool = make_tool(bad, "probe", ToolHints())
+    with pytest.raises(TypeError, match="tool bad: argument limit accepts None, so its default must be None"):
+        tool.args_model

@@ -16,6 +16,7 @@ ordinary form of a call mean the same thing.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
 from functools import cached_property
@@ -38,6 +39,16 @@ class ToolHints:
     idempotent: bool = False
 
 
+@functools.lru_cache(maxsize=None)
+def _bare_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON Schema without its titles (built once per model, shared: do not mutate)."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
 @dataclass
 class Tool:
     """A registered tool: its function, validator, schema and hints."""
@@ -47,19 +58,21 @@ class Tool:
     fn: Callable[..., Any]
     description: str
     hints: ToolHints
-    args_model: type[BaseModel]
+    build_args_model: Callable[[], type[BaseModel]]
     render: Callable[[Any], str] | None = None
     # arguments whose strings may be as long as a record (limits.max_record_chars), not just an argument
     large_arguments: frozenset[str] = frozenset()
 
     @cached_property
+    def args_model(self) -> type[BaseModel]:
+        """The validator of the tool's arguments (a pydantic model), built on first use: a server's cold start
+        registers every tool of its services and answers its first request before it needs one."""
+        return self.build_args_model()
+
+    @cached_property
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the tool's arguments (an object schema; built once, shared: do not mutate)."""
-        schema = self.args_model.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return schema
+        return _bare_schema(self.args_model)
 
     @cached_property
     def strict_input_schema(self) -> dict[str, Any]:
@@ -328,7 +341,8 @@ def make_tool(
     fn: Callable[..., Any], service: str, hints: ToolHints, render: Callable[[Any], str] | None = None,
     large: tuple[str, ...] = (),
 ) -> Tool:
-    """Build a Tool from a function `fn(ctx, ...)`; every argument must be typed and documented."""
+    """Build a Tool from a function `fn(ctx, ...)`; every argument must be typed and documented. Its arguments
+    model is built, and checked as a definition, on first use (`Tool.args_model`)."""
     sig = inspect.signature(fn)
     hints_map = typing.get_type_hints(fn, include_extras=True)
     description, arg_docs = parse_docstring(fn.__doc__ or "")
@@ -344,25 +358,29 @@ def make_tool(
             raise TypeError(f"tool {fn.__name__}: argument {p.name} is not documented in Args:")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints_map[p.name], Field(default, description=arg_docs[p.name]))
-    model = create_model(f"{fn.__name__}_args", __base__=ToolArgs, **fields)  # type: ignore[call-overload]
-    for name, info in model.model_fields.items():
-        if info.is_required():
-            continue
-        if not _accepts_none(info.annotation, info.metadata):
-            null_default.add(name)
-        elif info.default is not None:  # null must mean the default in the strict form, so it must be the default
-            raise TypeError(f"tool {fn.__name__}: argument {name} accepts None, so its default must be None "
-                            f"(got {info.default!r})")
-    model.null_means_default = frozenset(null_default)
     names = {p.name for p in params}
     unknown = set(large) - names
     if unknown:
         raise TypeError(f"tool {fn.__name__}: large names unknown argument(s) {sorted(unknown)}")
-    tool = Tool(fn.__name__, service, fn, description, hints, model, render,
+
+    def build_model() -> type[BaseModel]:
+        """The arguments model, checked as a definition (raises TypeError naming the tool and argument)."""
+        model = create_model(f"{fn.__name__}_args", __base__=ToolArgs, **fields)  # type: ignore[call-overload]
+        for name, info in model.model_fields.items():
+            if info.is_required():
+                continue
+            if not _accepts_none(info.annotation, info.metadata):
+                null_default.add(name)
+            elif info.default is not None:  # null must mean the default in the strict form, so it must be the default
+                raise TypeError(f"tool {fn.__name__}: argument {name} accepts None, so its default must be None "
+                                f"(got {info.default!r})")
+        model.null_means_default = frozenset(null_default)
+        for dname, d in _bare_schema(model).get("$defs", {}).items():  # nested models: null is None, not a default
+            for pname, prop in d.get("properties", {}).items():
+                if pname not in d.get("required", ()) and (prop.get("default") is not None or not _nullable(prop)):
+                    raise TypeError(f"tool {fn.__name__}: {dname}.{pname} is optional inside a nested model, so it "
+                                    "must accept None and default to None")
+        return model
+
+    return Tool(fn.__name__, service, fn, description, hints, build_model, render,
                 frozenset(names & (TEXT_ARGUMENTS | set(large))))
-    for dname, d in tool.input_schema.get("$defs", {}).items():  # nested models: null is None, not a default
-        for pname, prop in d.get("properties", {}).items():
-            if pname not in d.get("required", ()) and (prop.get("default") is not None or not _nullable(prop)):
-                raise TypeError(f"tool {fn.__name__}: {dname}.{pname} is optional inside a nested model, so it "
-                                "must accept None and default to None")
-    return tool

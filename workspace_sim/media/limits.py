@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import zipfile
 
 MediaClass = Literal["image", "audio", "pdf", "sheet", "document", "other"]
 
@@ -78,6 +80,8 @@ def check_size(path: str, mime_type: str, size: int, limits: Limits = LIMITS) ->
 
 def open_zip(raw: bytes, path: str, limits: Limits = LIMITS) -> zipfile.ZipFile:
     """An office file's zip archive, checked against zip bombs before any member is decompressed."""
+    import zipfile  # on use: the files service imports this module at every start
+
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
         infos = z.infolist()
@@ -102,6 +106,8 @@ _MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
 def repack_zip(raw: bytes) -> bytes:
     """The same archive with every member's timestamp fixed (1980-01-01) and the document's modified time set to
     2000-01-01, so a written file's bytes depend only on its content: office libraries stamp both with the clock."""
+    import zipfile  # on use: the files service imports this module at every start
+
     src = zipfile.ZipFile(io.BytesIO(raw))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:

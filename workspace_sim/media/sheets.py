@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import pickle
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
@@ -49,6 +48,8 @@ def _json(v: Any) -> Cell:
 def _load(raw: bytes, path: str, limits: Limits):  # noqa: ANN202 - an openpyxl workbook
     """A fresh openpyxl workbook of `raw`: parsed once per distinct bytes and kept pickled (unpickling is ~12x
     cheaper than parsing the styles again), so every caller gets its own copy to change."""
+    import pickle  # on first use: the files service imports this module at every start
+
     return pickle.loads(_LOADED.get(raw, limits, lambda: pickle.dumps(_parse(raw, path, limits))))
 
 

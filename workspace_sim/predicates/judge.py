@@ -128,8 +128,10 @@ _THOUSANDS = re.compile(r"(?<!\d)\d{1,3}(?:[, '_]\d{3})+(?!\d)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.(\d*?)0+(?!\d)")
 # scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK ideographs, Hangul
 # syllables with their particles): a fact next to one of these characters needs no word boundary
-_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff\u3100-\u312f\u3400-\u4dbf"
-                       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f]")
+# (compiled on first use: ~2 ms at import, and most processes that import this never judge key facts)
+_UNSPACED_CLASS = ("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff\u3100-\u312f\u3400-\u4dbf"
+                   "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f]")
+_UNSPACED: re.Pattern[str] | None = None
 _WORD = re.compile(r"(?<![^\W\d_])([^\W\d_]+)(?:['\u2019]s)?(?![^\W\d_])")
 _SUFFIXES = ("ings", "ing", "ions", "ion", "ments", "ment", "ed", "ies", "es", "s")
 _CLAUSE = re.compile(r"[,\uff0c\u3001:\uff1a]|\s[-\u2013\u2014]\s|\s(?:and|but|while|whereas)\s")
@@ -177,6 +179,9 @@ def _prepare(text: str) -> str:
 
 
 def _unspaced(c: str) -> bool:
+    global _UNSPACED
+    if _UNSPACED is None:
+        _UNSPACED = re.compile(_UNSPACED_CLASS)
     return _UNSPACED.match(c) is not None
 
 
@@ -452,16 +457,22 @@ def cache_key(model: str, rules: Sequence[Rule], text: str, scope: str = "") -> 
 
 # After NFKC (full-width and compatibility forms folded) and with invisible format characters removed, any
 # spelling of the fence tag (any case, spaces, look-alike brackets) has its bracket escaped.
-_FENCE_TAG = re.compile(r"[<\u2039\u3008\u27e8\u276e\u02c2\u2329]\s*/?\s*document", re.IGNORECASE)
-_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                        r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+# (both compiled on first use, as _UNSPACED)
+_FENCE_TAG = (r"[<\u2039\u3008\u27e8\u276e\u02c2\u2329]\s*/?\s*document", re.IGNORECASE)
+_INVISIBLE = (r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+              r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]", 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
 
 
 def fence(text: str) -> str:
     """The document as the model sees it inside its fence: NFKC, invisible characters dropped, and every
     spelling of the fence tag escaped, so the text can neither open nor close a fence of its own."""
-    body = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    return _FENCE_TAG.sub(lambda m: "&lt;" + m.group(0)[1:], body)
+    body = _compiled(*_INVISIBLE).sub("", unicodedata.normalize("NFKC", text))
+    return _compiled(*_FENCE_TAG).sub(lambda m: "&lt;" + m.group(0)[1:], body)
 
 
 def parts_of(text: str, size: int = MAX_DOCUMENT_CHARS, overlap: int = PART_OVERLAP) -> list[str]:
