@@ -31,6 +31,7 @@ PROTOCOL_VERSION = "2026-07-28"
 #: what the SDK's `mcp.Client` says about itself by default; sent as is so the bytes on the wire are the SDK's
 CLIENT_INFO = {"name": "mcp", "version": "0.1.0"}
 _ACCEPT = "application/json, text/event-stream"
+MAX_URLS_KEPT = 1024
 
 
 STEP_HEADER = "coworkenv-step-since"  # asks for the step's sync with a call's answer (see `call_tool`)
@@ -56,11 +57,23 @@ class ServerConnection:
         self.http = httpx2.Client(base_url=self.base, timeout=timeout)
         self._auth = {"Authorization": f"Bearer {token}"} if token else {}
         self.listings: dict[str, list[dict[str, Any]]] = {}  # environment key -> its tools, as listed
+        self._urls: dict[str, httpx2.URL] = {}  # path -> its absolute URL (parsed once, not once per request)
+
+    def url(self, path: str) -> httpx2.URL | str:
+        """The absolute URL of a path on the server (what the client's base URL merge gives), parsed once."""
+        url = self._urls.get(path)
+        if url is None:
+            if not path.startswith("/"):
+                return path
+            if len(self._urls) >= MAX_URLS_KEPT:  # a path per episode: keep the recent ones
+                self._urls.clear()
+            url = self._urls[path] = httpx2.URL(self.base + path)
+        return url
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None,
               params: dict[str, Any] | None = None) -> httpx2.Response:
         """Send one admin request with the bearer token and return the raw response (the caller reads it)."""
-        return self.http.request(method, path, json=body, params=params, headers=self._auth)
+        return self.http.request(method, self.url(path), json=body, params=params, headers=self._auth)
 
     def admin_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send one admin request and return its JSON object; an HTTP error or an answer that is not a JSON object
@@ -72,7 +85,7 @@ class ServerConnection:
             raise HarnessError(f"{what}: no answer within {self.timeout:g}s") from None
         except httpx2.HTTPError as e:
             raise HarnessError(f"{what}: cannot reach the server: {type(e).__name__}: {e}") from None
-        doc = _decode(r.text)
+        doc = _decode(r.content)
         if r.status_code >= 400:
             err = doc.get("error") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else {}
             raise HarnessError(f"{what}: HTTP {r.status_code} ({err.get('code', 'http_error')}): "
@@ -117,7 +130,7 @@ class ServerConnection:
         content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         what = f"{method} at {self.base}{path}"
         try:
-            r = self.http.post(path, content=content, headers=headers)
+            r = self.http.post(self.url(path), content=content, headers=headers)
         except httpx2.TimeoutException:
             raise HarnessError(f"{what}: no answer within {self.timeout:g}s") from None
         except httpx2.HTTPError as e:
@@ -156,12 +169,12 @@ def _answer(r: httpx2.Response, request_id: int) -> dict[str, Any] | None:
                 if isinstance(message, dict) and message.get("id") == request_id:
                     return message
         return None
-    message = _decode(r.text)
+    message = _decode(r.content)  # bytes: json detects UTF-8 (and -16/-32) itself, no text decoding first
     return message if isinstance(message, dict) and message.get("jsonrpc") == "2.0" \
         and ("result" in message or "error" in message) else None
 
 
-def _decode(text: str) -> Any:
+def _decode(text: str | bytes) -> Any:
     try:
         return json.loads(text)
     except ValueError:
