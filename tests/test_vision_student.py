@@ -305,8 +305,7 @@ def test_the_demos_vision_option_in_each_profile_and_its_refusals() -> None:
     assert DemoSettings.for_profile("quick", vision=True).capabilities == ("media_evidence",)
     with pytest.raises(ValueError, match="starts from random weights"):
         DemoSettings.for_profile("gpu", vision=True, base="rebuild")
-    with pytest.raises(ValueError, match="--rl is not supported with the vision student"):
-        DemoSettings.for_profile("cpu", vision=True, rl=True)
+    assert DemoSettings.for_profile("cpu", vision=True, rl=True).rl  # GRPO trains vision students too
 
 
 @pytest.mark.slow
@@ -317,9 +316,15 @@ def test_the_quick_demo_trains_a_vision_student_and_reports_its_figures(tmp_path
     from coworkenv.cli import app
 
     out = tmp_path / "demo"
-    r = CliRunner().invoke(app, ["demo", "--quick", "--vision", "--out", str(out), "--threads", "1"])
+    r = CliRunner().invoke(app, ["demo", "--quick", "--vision", "--rl", "--out", str(out), "--threads", "1"])
     assert r.exit_code == 0, r.output
     summary = json.loads((out / "summary.json").read_text())
+    # --rl: every credit assignment's GRPO runs from the SFT'd vision student and saves a vision folder
+    from trainers.training.tiny_vl import is_vision_model
+
+    assert [row["credit"] for row in summary["rl"]["rows"]] == ["outcome", "partial", "MT-GRPO turn",
+                                                                "GiGPO step groups"]
+    assert all(is_vision_model(folder) for folder in (out / "model" / "rl").iterdir())
     assert summary["student"]["architecture"] == "Qwen2VLForConditionalGeneration" and summary["student"]["vision"]
     assert any(ex.get("images") for ex in map(json.loads, (out / "sft" / "train.jsonl").read_text().splitlines()))
     for when in ("before", "after"):

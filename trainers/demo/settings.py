@@ -101,8 +101,6 @@ class DemoSettings(BaseModel):
         if self.vision and self.base != "scratch":
             raise ValueError(f"the vision student starts from random weights (--base scratch); there is no "
                              f"copy-pretrained vision base, got --base {self.base}")
-        if self.vision and self.rl:
-            raise ValueError("--rl is not supported with the vision student yet")
 
     @classmethod
     def quick(cls, **changes: object) -> DemoSettings:
