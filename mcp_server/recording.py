@@ -17,7 +17,6 @@ reported) and strict elsewhere (a malformed line in the middle is an error namin
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -101,6 +100,8 @@ class DeferredRecords:
 
     def wake(self, writer: "RecordWriter") -> None:
         """Have `writer`'s queued lines written: after the current answer on the event loop, at once elsewhere."""
+        import asyncio  # here: a stdio server's first answer comes before any event loop (~13 ms of imports)
+
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a worker thread (or no loop at all): it may write now

@@ -150,7 +150,10 @@ EAGER = textwrap.dedent("""
     coworkenv.cli.main()
 """)
 
-# notes, at the first answer, which of the files service's tools have built their arguments model
+# what a stdio server loads only after its first answer: the event loop and the HTTP side
+STDIO_LATER = ("asyncio", "socket", "uvicorn", "starlette", "h11", "importlib.metadata", "email")
+# notes, at the first answer, which of the files service's tools have built their arguments model (and which of
+# STDIO_LATER are loaded)
 LAZY_PROBE = textwrap.dedent("""
     import sys
     import mcp_server.first_answer as fa
@@ -159,12 +162,13 @@ LAZY_PROBE = textwrap.dedent("""
         from workspace_sim.services.files import SERVICE
         built = sorted(n for n, t in SERVICE.tools.items() if "args_model" in vars(t))
         print("BUILT AT FIRST ANSWER:", built, file=sys.stderr, flush=True)
+        print("LOADED AT FIRST ANSWER:", sorted(m for m in sys.modules if m in {loaded!r}), file=sys.stderr, flush=True)
         write(answer)
     fa.write_answer = noting
     import coworkenv.cli
     sys.argv = ["coworkenv", *sys.argv[1:]]
     coworkenv.cli.main()
-""")
+""").replace("{loaded!r}", repr(STDIO_LATER))
 
 
 def _stdio(args: list[str], record_dir: Path, lines: list[bytes], **env: str) -> tuple[bytes, str]:
@@ -188,10 +192,12 @@ def test_the_lazy_start_answers_as_a_fully_imported_process(tmp_path: Path) -> N
     assert [r.header["tools"] for r in records][0] == [r.header["tools"] for r in records][1]
 
 
-def test_the_first_answer_builds_no_tool_model(tmp_path: Path) -> None:
+def test_the_first_answer_builds_no_tool_model_and_loads_no_event_loop(tmp_path: Path) -> None:
     _, err = _stdio(["-c", LAZY_PROBE], tmp_path, SESSION[:1])
     (line,) = [x for x in err.splitlines() if x.startswith("BUILT AT FIRST ANSWER:")]
     assert line == "BUILT AT FIRST ANSWER: []"
+    (line,) = [x for x in err.splitlines() if x.startswith("LOADED AT FIRST ANSWER:")]
+    assert line == "LOADED AT FIRST ANSWER: []"
 
 
 def test_a_stop_signal_before_the_first_line_still_records_the_episode(tmp_path: Path) -> None:
