@@ -395,11 +395,13 @@ def blind_passes(spec: EnvironmentSpec, base: Any) -> list[str]:
     `play` gives: spray, first_pick and answer_only open with the same listings, made once and resumed from a
     checkpoint for each; spray without send_email offered is answer_only; blind_writer is skipped when the
     reference writes nothing (it is then the do-nothing agent, which validation judges already); a multi-day run
-    stops at the first day that closes failing (strictly, without a pass_threshold)."""
+    stops at the first day that closes failing (strictly, without a pass_threshold); blind_writer, which lists
+    nothing, is resumed from the episode's opening."""
     judge = StrictJudge(spec) if spec.pass_threshold is None else None
     driver = SpecDriver(spec, base.fork())
     tools = [t.openai_schema() for t in driver.ws.tools.values()]
     opened: list[dict[str, Any]] = [{"role": "user", "content": driver.start()}]
+    start = driver.checkpoint()
     listings = listing_calls(tools)
     if listings:
         opened.append({"role": "assistant", "content": None})
@@ -414,7 +416,12 @@ def blind_passes(spec: EnvironmentSpec, base: Any) -> list[str]:
             continue
         if name == "blind_writer":
             writes = any(isinstance(s, CallStep) and s.tool not in read_only_tools() for s in spec.reference.steps)
-            verdicts[name] = writes and play(spec, name, base)[0]
+            if not writes:
+                verdicts[name] = False
+                continue
+            driver.resume(start)  # what `play` would do from a fresh fork of `base`
+            answer, alive = _act_out(driver, BLIND_AGENTS[name](spec, driver.fill), list(opened[:1]), tools, judge)
+            verdicts[name] = alive and _passes(spec, judge, driver.ws, answer)
             continue
         driver.resume(after)
         agent = BLIND_AGENTS[name](spec, driver.fill)
