@@ -112,12 +112,35 @@ def _checks(value: str, checked: str) -> bool:
     v = value.lower()
     if _LINK.fullmatch(v):
         return v in checked
-    return _named(v, _LINK.sub(" ", checked))
+    unlinked = _UNLINKED.get(checked)
+    if unlinked is None:  # every value of a spec is tested against the same checks
+        _UNLINKED.clear()
+        unlinked = _UNLINKED[checked] = _LINK.sub(" ", checked)
+    return _named(v, unlinked)
+
+
+_UNLINKED: dict[str, str] = {}  # the latest checks text -> with its links blanked
 
 
 def _named(value: str, text: str) -> bool:
-    """Whether `value` occurs in `text` as a whole word (not inside a longer word or number)."""
-    return re.search(rf"(?<![\w@.-]){re.escape(value)}(?![\w@-]|\.\w)", text) is not None
+    """Whether `value` occurs in `text` as a whole word (not inside a longer word or number): the regex
+    `(?<![\\w@.-])VALUE(?![\\w@-]|\\.\\w)`, tested occurrence by occurrence (no pattern compiled per value)."""
+    if not value:
+        return re.search(r"(?<![\w@.-])(?![\w@-]|\.\w)", text) is not None
+    n, end = len(value), len(text)
+    at = text.find(value)
+    while at != -1:
+        j = at + n
+        if (at == 0 or not (_word(text[at - 1]) or text[at - 1] in "@.-")) and (j == end or not (
+                _word(text[j]) or text[j] in "@-" or (text[j] == "." and j + 1 < end and _word(text[j + 1])))):
+            return True
+        at = text.find(value, at + 1)
+    return False
+
+
+def _word(c: str) -> bool:
+    """Whether `c` is a regex word character (\\w: a letter, digit or other numeric, or _)."""
+    return c.isalnum() or c == "_"
 
 
 def _swap(text: str, old: str, new: str) -> str:

@@ -114,3 +114,17 @@ def test_blind_verdicts_equal_playing_each_agent_afresh() -> None:
             assert blind_passes(spec, base) == fresh, spec.id
             passing += "blind_writer" in fresh
     assert passing >= 2  # the loosened specs do let the blind writer through
+
+
+_TEXT = st.text(st.sampled_from(list("ab1_@.-/ :é٣²Ⅻ\n")), max_size=14)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(st.sampled_from(list("ab1_@.-é٣")), max_size=3), _TEXT)
+def test_whole_word_search_is_the_regex(value: str, text: str) -> None:
+    import re
+
+    from synth.answer_mutants import _named
+
+    regex = re.search(rf"(?<![\w@.-]){re.escape(value)}(?![\w@-]|\.\w)", text) is not None
+    assert _named(value, text) == regex
