@@ -225,8 +225,6 @@ def serve_socket(
     control: ControlOptions | None = None,
 ) -> None:
     """Serve the HTTP app on an already listening socket until interrupted (SIGINT or SIGTERM)."""
-    import uvicorn
-
     from .http import build_app
     from .hub import EpisodeHub
 
@@ -239,9 +237,13 @@ def serve_socket(
     # ends and records every live episode, so SIGINT always stops the server with every record whole
     # ws="none": nothing here speaks WebSocket (an upgrade request is answered as plain HTTP, by the routes'
     # 404/405), and uvicorn's default would import a WebSocket library at every start (~20-40 ms of a cold start)
-    config = uvicorn.Config(app, log_level=log_level.lower(), lifespan="on", access_log=False, ws="none",
-                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn without its command line (mcp_server.uvicorn_lean: click and the reload supervisors are ~30 ms)
+    from .uvicorn_lean import config_and_server
+
+    config_class, server_class = config_and_server()
+    config = config_class(app, log_level=log_level.lower(), lifespan="on", access_log=False, ws="none",
+                          timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    server_class(config).run(sockets=[sock])
 
 
 def run_http_workers(

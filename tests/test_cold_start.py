@@ -243,3 +243,33 @@ def test_every_tool_model_builds_and_a_bad_one_is_named_at_first_use() -> None:
     tool = make_tool(bad, "probe", ToolHints())
     with pytest.raises(TypeError, match="tool bad: argument limit accepts None, so its default must be None"):
         tool.args_model
+
+
+UVICORN_PROBE = textwrap.dedent("""
+    import importlib.metadata, sys
+    from mcp_server.uvicorn_lean import config_and_server, is_lean
+    Config, Server = config_and_server()
+    import uvicorn
+    lean = is_lean(uvicorn) and not any(m in sys.modules for m in ("click", "uvicorn.main", "watchfiles"))
+    from uvicorn.lifespan.on import LifespanOn  # what config.load() imports for lifespan="on": `from uvicorn import Config`
+    assert uvicorn.Config is Config and uvicorn.__version__ == importlib.metadata.version("uvicorn")
+    run = uvicorn.run  # any other name: the real __init__ runs, and the package is what `import uvicorn` makes
+    main = sys.modules["uvicorn.main"]
+    assert run is main.run and uvicorn.main is main.main and uvicorn.Server is Server is main.Server
+    assert not is_lean(uvicorn)
+    assert set(uvicorn.__all__) <= set(vars(uvicorn))
+    print("lean", lean)
+""")
+
+
+def test_uvicorn_without_its_command_line_then_whole_on_demand() -> None:
+    done = subprocess.run([sys.executable, "-c", UVICORN_PROBE], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "lean True"
+
+
+def test_uvicorn_already_imported_is_used_as_it_is() -> None:
+    probe = "import sys, uvicorn\nfrom mcp_server.uvicorn_lean import config_and_server\n" \
+            "assert config_and_server() == (uvicorn.Config, uvicorn.Server) and 'click' in sys.modules\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -38,8 +38,10 @@ SDK_PREFIXES = ("mcp", "mcp_types")
 # are file, unchanged and only_changed), the files service's media readers and libraries, yaml (tool output), and
 # typer (an ordinary serve line is read by coworkenv.commands.serve_lean), any WebSocket library (uvicorn runs
 # with ws="none"), and importlib.metadata (the version comes from the dist-info folder, pydantic's plugin lookup is
-# skipped when none is installed: workspace_sim.pydantic_plugins).
-LAZY = ("yaml", "typer", "websockets", "wsproto", "importlib.metadata", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
+# skipped when none is installed: workspace_sim.pydantic_plugins), and uvicorn's command line and reload
+# supervisors (mcp_server.uvicorn_lean).
+LAZY = ("yaml", "typer", "websockets", "wsproto", "importlib.metadata", "click", "watchfiles", "uvicorn.main",
+        "uvicorn.supervisors", "multiprocessing", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
         *(f"workspace_sim.predicates.{m}" for m in ("combinators", "evaluation", "judged", "mail", "calendar",
                                                     "records", "reads", "secrets", "calls")),
         *(f"workspace_sim.media.{m}" for m in ("images", "audio", "pdf", "documents")))
