@@ -39,9 +39,9 @@ SDK_PREFIXES = ("mcp", "mcp_types")
 # typer (an ordinary serve line is read by coworkenv.commands.serve_lean), any WebSocket library (uvicorn runs
 # with ws="none"), and importlib.metadata (the version comes from the dist-info folder, pydantic's plugin lookup is
 # skipped when none is installed: workspace_sim.pydantic_plugins), and uvicorn's command line and reload
-# supervisors (mcp_server.uvicorn_lean).
+# supervisors (mcp_server.uvicorn_lean), and RE2 (no pattern is compiled before a tool or a judge needs one).
 LAZY = ("yaml", "typer", "websockets", "wsproto", "importlib.metadata", "click", "watchfiles", "uvicorn.main",
-        "uvicorn.supervisors", "multiprocessing", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
+        "uvicorn.supervisors", "multiprocessing", "re2", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",
         *(f"workspace_sim.predicates.{m}" for m in ("combinators", "evaluation", "judged", "mail", "calendar",
                                                     "records", "reads", "secrets", "calls")),
         *(f"workspace_sim.media.{m}" for m in ("images", "audio", "pdf", "documents")))

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from threading import Lock
-from typing import Callable
-
-import re2
+from typing import TYPE_CHECKING, Callable
 
 from .errors import InvalidArgument
+
+if TYPE_CHECKING:
+    import re2  # imported where a pattern is compiled: a server's first answer compiles none
 
 MAX_PATTERN_CHARS = 1000  # a regular expression or glob from a tool argument
 RE2_MAX_MEM = 8 << 20  # bytes RE2 may use for one compiled program (its default); bigger is refused
@@ -52,6 +53,8 @@ _COMPILED = _Cache(_CACHE_SIZE)
 
 
 def _options(ignore_case: bool, literal: bool = False) -> "re2.Options":
+    import re2
+
     opts = re2.Options()
     opts.log_errors = False  # RE2 would print every refused pattern on stderr
     opts.max_mem = RE2_MAX_MEM
@@ -90,6 +93,8 @@ def compile_regex(pattern: str, argument: str = "pattern", ignore_case: bool = F
     _check_size(pattern, argument, limit)
 
     def make() -> object:
+        import re2
+
         try:
             return re2.compile(pattern, _options(ignore_case, literal))
         except re2.error as e:
@@ -107,6 +112,8 @@ def glob_to_regex(pattern: str, paths: bool = False) -> str:
     character classes as in `fnmatch`. With `paths`, `*` and `?` stay inside one path segment and
     `**` crosses segments (`a/**/b` also matches `a/b`).
     """
+    import re2
+
     out: list[str] = []
     i, n = 0, len(pattern)
     any_run, any_one = ("[^/]*", "[^/]") if paths else (".*", ".")
@@ -163,6 +170,8 @@ def compile_glob(pattern: str, argument: str = "pattern", paths: bool = False,
     _check_size(pattern, argument, limit)
 
     def make() -> object:
+        import re2
+
         try:
             return re2.compile(glob_to_regex(pattern, paths), _options(False)).fullmatch
         except re2.error as e:
