@@ -359,9 +359,19 @@ class Episode:
                        conversation=conv.fork(workspace) if conv is not None else None, fresh=self._fresh,
                        record_later=self._record_later)
 
-    def evaluate(self, final_answer: str | None = None) -> dict[str, Any]:
-        """The evaluation of the current state (does not end the episode)."""
-        return self.env.evaluate(self.workspace, final_answer).to_json()
+    def evaluate(self, final_answer: str | None = None, compact: bool = False) -> dict[str, Any]:
+        """The evaluation of the current state (does not end the episode). `compact` gives only what a harness
+        judging each step reads: `passed`, `score`, each result's `passed` and `weight`, the `stages` when there
+        are any, and `"compact": true` (the descriptions, expected and observed values are left out)."""
+        ev = self.env.evaluate(self.workspace, final_answer)
+        if not compact:
+            return ev.to_json()
+        out: dict[str, Any] = {"passed": ev.passed, "score": round(ev.score, 6),
+                               "results": [{"passed": r.passed, "weight": r.weight} for r in ev.results],
+                               "compact": True}
+        if getattr(ev, "stage_ids", None):
+            out["stages"] = [st.to_json() for st in ev.stages()]
+        return out
 
     def end(self, final_answer: str | None = None, reason: str | None = None, sync: bool = True) -> dict[str, Any]:
         """Evaluate, append the final line, close the record and release the workspace's live resources

@@ -21,7 +21,8 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
 - a tool call still runs on a worker thread under the episode's lock (`server.call_episode`);
 - a harness may ask, with the header `Coworkenv-Step-Since: N`, for its step's sync in the same answer:
   the result's `_meta["coworkenv/step"]` then holds what `POST /admin/episodes/{id}/step` answers (the
-  events from index N, count, clock, content hash, the evaluation). Nobody else ever sees that key.
+  events from index N, count, clock, content hash, the evaluation; with `Coworkenv-Step-Evaluation: compact`
+  the compact evaluation, `Episode.evaluate`). Nobody else ever sees that key.
 
 `tests/test_mcp_fastpath.py` sends the same requests down both paths and compares the bytes.
 `COWORKENV_MCP_FAST_PATH=0` turns it off (the SDK then answers everything).
@@ -128,7 +129,7 @@ class FastPath:
             rid, method, params, version = request
             if method == "tools/call":
                 self.answered += 1
-                await self._call(server, rid, params, version, send, _step_since(scope))
+                await self._call(server, rid, params, version, send, *_step_since(scope))
                 return
             cached = self._listings.get(self._listing_key(server, version))
             if cached is not None:
@@ -193,7 +194,7 @@ class FastPath:
         return verdict
 
     async def _call(self, server: EpisodeFace, rid: Any, params: dict[str, Any], version: str, send: Send,
-                    step_since: int | None = None) -> None:
+                    step_since: int | None = None, compact: bool = False) -> None:
         result = await server.call_tool(params["name"], params.get("arguments") or {})
         dumped = sdk_methods.serialize_server_result(
             "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
@@ -203,7 +204,7 @@ class FastPath:
             dumped["_meta"] = {"io.modelcontextprotocol/serverInfo": server.info_stamp()}
         step = getattr(server, "step_sync", None)
         if step_since is not None and step is not None:  # asked for by a harness (`Coworkenv-Step-Since`)
-            synced = await step(step_since)
+            synced = await step(step_since, compact)
             if synced is not None:
                 dumped["_meta"][STEP_META] = synced
         await _send_json(send, _response(rid, dumped))
@@ -235,15 +236,20 @@ class FastPath:
 
 
 STEP_HEADER = b"coworkenv-step-since"
+STEP_COMPACT_HEADER = b"coworkenv-step-evaluation"
 STEP_META = "coworkenv/step"
 
 
-def _step_since(scope: Scope) -> int | None:
-    """N of a `Coworkenv-Step-Since: N` header (a harness asking for the step's sync with the call), else None."""
+def _step_since(scope: Scope) -> tuple[int | None, bool]:
+    """N of a `Coworkenv-Step-Since: N` header (a harness asking for the step's sync with the call), else None;
+    and whether `Coworkenv-Step-Evaluation: compact` asks for the compact evaluation (`Episode.evaluate`)."""
+    since, compact = None, False
     for key, value in scope.get("headers", ()):
         if key == STEP_HEADER:
-            return int(value) if value.isdigit() and len(value) <= 18 else None
-    return None
+            since = int(value) if value.isdigit() and len(value) <= 18 else None
+        elif key == STEP_COMPACT_HEADER:
+            compact = value.strip().lower() == b"compact"
+    return since, compact
 
 
 def _response(rid: Any, result: dict[str, Any] | bytes) -> bytes:

@@ -20,10 +20,12 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
     GET    /admin/episodes/{id}/log              the record's lines
     GET    /admin/episodes/{id}/state            records and content hash
     GET    /admin/episodes/{id}/events?since=N   workspace events from index N, event count, clock, content hash
-    POST   /admin/episodes/{id}/step             {"since"?: N, "final_answer"?} -> the events answer plus
-                                                 "evaluation": a harness's per-step sync in one request
-    POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content", "step_since"?: N} -> the
-                                                 logged event (with step_since: {"event", "step": as .../step})
+    POST   /admin/episodes/{id}/step             {"since"?: N, "final_answer"?, "compact"?: bool} -> the events
+                                                 answer plus "evaluation" (compact: passed, score, each result's
+                                                 passed and weight, stages): a harness's per-step sync in one request
+    POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content", "step_since"?: N,
+                                                 "step_compact"?: bool} -> the logged event (with step_since:
+                                                 {"event", "step": as .../step})
     POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
     POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
     POST   /admin/episodes/{id}/stage            {"stage"} -> the stage event: a working day closes (400 bad_stage)
@@ -151,6 +153,24 @@ def created(live: LiveEpisode, request: Request) -> dict[str, Any]:
     out = describe(live, request)
     out["start"] = live.episode.events_since(0)
     return out
+
+
+STEP_FIELDS: dict[str, type | tuple[type, ...]] = {"step_since": int, "step_compact": bool}
+
+
+def step_since(body: dict[str, Any]) -> int | None:
+    """The `step_since` of a harness's request (the step's sync wanted in the same answer), checked; or None."""
+    since = body.get("step_since")
+    if since is not None and (isinstance(since, bool) or not 0 <= since < 10**18):
+        raise HubError(400, "malformed_body", f"step_since must be a whole number of at least 0, got {since!r}")
+    return since
+
+
+def step_of(live: LiveEpisode, since: int, body: dict[str, Any]) -> dict[str, Any]:
+    """The step's sync as `POST .../step` answers it without a final answer (under the episode's lock)."""
+    step = live.episode.events_since(since)
+    step["evaluation"] = live.episode.evaluate(None, bool(body.get("step_compact")))
+    return step
 
 
 def episode_control(hub: EpisodeHub, body: dict[str, Any]) -> ControlOptions | None:
@@ -346,31 +366,27 @@ class AdminApi:
             return JSONResponse(live.episode.events_since(int(raw)))
 
     async def step(self, request: Request) -> Response:
-        body = await read_body(request, {"since": int, "final_answer": str})
+        body = await read_body(request, {"since": int, "final_answer": str, "compact": bool})
         since = body.get("since", 0)
         if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 10**18:
             raise HubError(400, "malformed_body", f"since must be a whole number of at least 0, got {since!r}")
         live = self.hub.get(request.path_params["eid"])
         async with live.lock:  # the events and the judgement of one and the same state
             out = live.episode.events_since(since)
-            out["evaluation"] = live.episode.evaluate(body.get("final_answer"))
+            out["evaluation"] = live.episode.evaluate(body.get("final_answer"), bool(body.get("compact")))
         return JSONResponse(out)
 
     async def message(self, request: Request) -> Response:
-        body = await read_body(request, {"role": str, "content": str, "step_since": int})
+        body = await read_body(request, {"role": str, "content": str, **STEP_FIELDS})
         if body.get("role") not in ("user", "assistant") or body.get("content") is None:
             raise HubError(400, "malformed_body", "give role ('user' or 'assistant') and content (a string)")
-        since = body.get("step_since")
-        if since is not None and (isinstance(since, bool) or not 0 <= since < 10**18):
-            raise HubError(400, "malformed_body", f"step_since must be a whole number of at least 0, got {since!r}")
+        since = step_since(body)
         live = self.hub.get(request.path_params["eid"])
         async with live.lock:
             event = live.episode.add_message(body["role"], body["content"])
             if since is None:
                 return JSONResponse(event)
-            step = live.episode.events_since(since)  # the step's sync in the same answer, as POST .../step
-            step["evaluation"] = live.episode.evaluate(None)
-            return JSONResponse({"event": event, "step": step})
+            return JSONResponse({"event": event, "step": step_of(live, since, body)})
 
     async def world(self, request: Request) -> Response:
         body = await read_body(request, {"changes": list, "note": str})

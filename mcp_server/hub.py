@@ -119,14 +119,15 @@ class LiveEpisode:
 
         return await call_episode(self.episode, self.lock, name, arguments)
 
-    async def step_sync(self, since: int) -> dict[str, Any] | None:
+    async def step_sync(self, since: int, compact: bool = False) -> dict[str, Any] | None:
         """The step's sync a harness asked for with a call (`POST .../step` without a final answer): the events
-        from index `since`, count, clock, content hash and the evaluation, of one state; None once ended."""
+        from index `since`, count, clock, content hash and the evaluation (`compact`: see `Episode.evaluate`), of
+        one state; None once ended."""
         async with self.lock:
             if self.episode.ended:
                 return None
             out = self.episode.events_since(since)
-            out["evaluation"] = self.episode.evaluate(None)
+            out["evaluation"] = self.episode.evaluate(None, compact)
         return out
 
     def info_stamp(self) -> dict[str, Any]:

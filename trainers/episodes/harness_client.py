@@ -35,6 +35,7 @@ MAX_URLS_KEPT = 1024
 
 
 STEP_HEADER = "coworkenv-step-since"  # asks for the step's sync with a call's answer (see `call_tool`)
+STEP_COMPACT_HEADER = "coworkenv-step-evaluation"  # "compact": that sync's evaluation in its compact form
 STEP_META = "coworkenv/step"
 
 
@@ -210,13 +211,19 @@ class EpisodeClient:
                 self.connection.listings[self.env_key] = tools
         return tools
 
-    def call_tool(self, name: str, arguments: dict[str, Any], step_since: int | None = None) -> dict[str, Any]:
+    def call_tool(self, name: str, arguments: dict[str, Any], step_since: int | None = None,
+                  compact: bool = False) -> dict[str, Any]:
         """The JSON-RPC result of calling tool `name` (`content`, `isError`, `structuredContent`, ...); a tool's
         own failure is a result with `isError` true, a failed request raises HarnessError. With `step_since`,
         the request asks (header `Coworkenv-Step-Since: N`) for the step's sync in the same answer: a coworkenv
         server that answers the call on its fast path adds `_meta["coworkenv/step"]` (the events from index N,
-        count, clock, content hash and the evaluation, as `POST .../step` answers); otherwise it is absent."""
-        extra = {STEP_HEADER: str(step_since)} if step_since is not None else None
+        count, clock, content hash and the evaluation, as `POST .../step` answers); otherwise it is absent. With
+        `compact` too (header `Coworkenv-Step-Evaluation: compact`) the evaluation is the compact one: `passed`,
+        `score`, each result's `passed` and `weight`, `stages`, `"compact": true` (a fraction of the bytes)."""
+        extra = None
+        if step_since is not None:
+            extra = {STEP_HEADER: str(step_since), STEP_COMPACT_HEADER: "compact"} if compact \
+                else {STEP_HEADER: str(step_since)}
         return self.connection.rpc(self.path, "tools/call", {"name": name, "arguments": arguments}, self._id(),
                                    tool=name, extra_headers=extra)
 

@@ -307,6 +307,7 @@ class RemoteEvaluation:
         if not isinstance(results, list) or not isinstance(doc.get("score"), (int, float)):
             raise RemoteError(f"the server sent a malformed evaluation: {str(doc)[:200]}")
         self.doc = doc
+        self.compact = doc.get("compact") is True  # a step's judgement without descriptions (see `to_json`)
         self.passed = bool(doc.get("passed"))
         try:  # the unrounded score, as `Evaluation.score` computes it (the JSON's is rounded)
             total = sum(float(r["weight"]) for r in results)
@@ -320,7 +321,10 @@ class RemoteEvaluation:
         return [bool(r.get("passed")) for r in self.doc["results"]]
 
     def to_json(self) -> dict[str, Any]:
-        """The evaluation as the server wrote it."""
+        """The evaluation as the server wrote it; a compact one (a step's judgement: verdicts, weights and score
+        only) has no full form, and asking for it is an error rather than a record with less in it."""
+        if self.compact:
+            raise RemoteError("a compact step judgement has no full evaluation; the episode's end brings that")
         return self.doc
 
 
@@ -352,6 +356,7 @@ class RemoteWorkspace:
         self.step_answer: str | None = None  # the final answer the per-step judgement is fetched with
         self._judged: RemoteEvaluation | None = None  # the judgement of the state as last synced
         self._steps = step_sync_enabled()  # whether to use POST .../step (an older server has GET .../events only)
+        self.compact = self._steps  # step judgements in their compact form (an older server refuses the field)
         if self._steps and isinstance(start, dict):  # the create's answer carries the start: no first sync
             self._take(start)
 
@@ -394,12 +399,19 @@ class RemoteWorkspace:
             body: dict[str, Any] = {"since": since}
             if self.step_answer is not None:
                 body["final_answer"] = self.step_answer
+            if self.compact:
+                body["compact"] = True
             try:
                 doc = self.admin.request("POST", self._path("step"), body)
             except RemoteError as e:
-                if "HTTP 404 (no_route)" not in str(e):
+                if self.compact and "field(s) compact" in str(e):  # an older server: the full judgement
+                    self.compact = False
+                    del body["compact"]
+                    doc = self.admin.request("POST", self._path("step"), body)
+                elif "HTTP 404 (no_route)" not in str(e):
                     raise
-                self._steps = False
+                else:
+                    self._steps = False
         if not self._steps:
             doc = self.admin.request("GET", self._path("events"), params={"since": since})
         self._take(doc)
@@ -442,13 +454,20 @@ class RemoteWorkspace:
         since = self.step_since()
         if since is not None:  # the step's sync comes with the answer
             body["step_since"] = since
+            if self.compact:
+                body["step_compact"] = True
         try:
             doc = self.admin.request("POST", self._path("message"), body)
         except RemoteError as e:
-            if since is None or "step_since" not in str(e):
+            if since is None or "step_" not in str(e):
                 raise
-            self._steps, since = False, None  # an older server: it syncs with GET .../events and POST .../evaluate
-            del body["step_since"]
+            if "field(s) step_compact" in str(e):  # an older server: the full judgement
+                self.compact = False
+                del body["step_compact"]
+            else:  # older still: it syncs with GET .../events and POST .../evaluate
+                self._steps, since = False, None
+                body.pop("step_since", None)
+                body.pop("step_compact", None)
             doc = self.admin.request("POST", self._path("message"), body)
         if since is not None and isinstance(doc.get("event"), dict) and isinstance(doc.get("step"), dict):
             self._take(doc["step"])
@@ -503,7 +522,8 @@ class LeanMCPChannel:
         """The remote MCP server's answer (text content and isError)."""
         self.workspace.touched()
         try:  # the step's sync comes with the answer (one request fewer per step)
-            result = self.client.call_tool(tool, arguments, step_since=self.workspace.step_since())
+            result = self.client.call_tool(tool, arguments, step_since=self.workspace.step_since(),
+                                           compact=self.workspace.compact)
         except HarnessError as e:
             raise RemoteError(f"the MCP call {tool} to {self.url} failed: {e}") from None
         self.workspace.called(result)

@@ -1,0 +1,79 @@
+"""Compact step judgements: a harness's per-step sync may ask for the verdicts without the descriptions."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+from support import HttpServer, start_http_server
+from synth.procedural import generate
+from trainers.episodes.harness_client import EpisodeClient, ServerConnection
+from trainers.episodes.remote import RemoteError, RemoteEvaluation
+
+TOKEN = "compact-admin-token-0123456789"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def conn(server: HttpServer) -> Iterator[ServerConnection]:
+    c = ServerConnection(server.base, TOKEN)
+    yield c
+    c.close()
+
+
+def _same_verdicts(compact: dict[str, Any], full: dict[str, Any]) -> None:
+    assert compact["compact"] is True and "compact" not in full
+    assert compact["passed"] == full["passed"] and compact["score"] == full["score"]
+    assert compact["results"] == [{"passed": r["passed"], "weight": r["weight"]} for r in full["results"]]
+    assert compact.get("stages") == full.get("stages")
+    assert set(compact) <= {"passed", "score", "results", "compact", "stages"}
+    full_doc, compact_doc = RemoteEvaluation(full), RemoteEvaluation(compact)
+    assert compact_doc.score == full_doc.score and compact_doc.vector() == full_doc.vector()
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_every_step_sync_gives_the_same_verdicts_compact(conn: ServerConnection, staged: bool) -> None:
+    ep = conn.create(spec_document=generate("file_management", 2).to_document()) if staged else conn.create()
+    eid = ep["episode_id"]
+    client = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
+    tool = "list_directory"
+    full = client.call_tool(tool, {"path": "/"}, step_since=0)["_meta"]["coworkenv/step"]
+    small = client.call_tool(tool, {"path": "/"}, step_since=0, compact=True)["_meta"]["coworkenv/step"]
+    assert small["count"] == full["count"] + 1 and small["events"][:-1] == full["events"]
+    _same_verdicts(small["evaluation"], full["evaluation"])
+    step_full = conn.admin_json("POST", f"/admin/episodes/{eid}/step", {"since": 1})
+    step_small = conn.admin_json("POST", f"/admin/episodes/{eid}/step", {"since": 1, "compact": True})
+    assert step_small["events"] == step_full["events"]
+    _same_verdicts(step_small["evaluation"], step_full["evaluation"])
+    said = conn.admin_json("POST", f"/admin/episodes/{eid}/message",
+                           {"role": "user", "content": "go on", "step_since": 2, "step_compact": True})
+    _same_verdicts(said["step"]["evaluation"], conn.admin_json("POST", f"/admin/episodes/{eid}/evaluate", {}))
+    assert len(str(small["evaluation"])) < len(str(full["evaluation"]))
+    conn.end(eid)
+
+
+@pytest.mark.parametrize("path,body,field", [
+    ("step", {"compact": "yes"}, "compact"),
+    ("message", {"role": "user", "content": "x", "step_since": 0, "step_compact": 1}, "step_compact"),
+])
+def test_a_bad_compact_flag_is_refused_by_name(server: HttpServer, conn: ServerConnection, path: str,
+                                               body: dict[str, Any], field: str) -> None:
+    eid = conn.create()["episode_id"]
+    r = server.admin("POST", f"/admin/episodes/{eid}/{path}", json=body)
+    assert r.status_code == 400 and f"field {field} must be bool" in r.json()["error"]["message"], r.text
+    conn.end(eid)
+
+
+def test_a_compact_judgement_never_stands_in_for_the_full_evaluation() -> None:
+    compact = RemoteEvaluation({"passed": True, "score": 1.0, "results": [{"passed": True, "weight": 1.0}],
+                                "compact": True})
+    assert compact.vector() == [True] and compact.score == 1.0
+    with pytest.raises(RemoteError, match="compact"):
+        compact.to_json()
