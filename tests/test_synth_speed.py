@@ -159,3 +159,24 @@ def test_diff_from_the_log_is_the_diff_of_the_states(data: st.DataObject) -> Non
         ws = driver.ws
         got = diff_from_log(ws.initial, ws.state, ws.events())
         assert got.changes == diff_states(ws.initial, ws.state).changes
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 300), st.integers(0, 400), st.integers(0, 2**32))
+def test_speckles_are_the_randrange_choice_loop(width: int, height: int, count: int, seed: int) -> None:
+    """The unrolled speckle draws give the pixels (and leave the generator where) the plain loop does."""
+    import random
+
+    from PIL import Image
+
+    from synth.procedural.render import _SPECKS, speckle
+
+    plain, fast = Image.new("RGB", (width, height), (236, 234, 228)), Image.new("RGB", (width, height), (236, 234, 228))
+    a, b = random.Random(seed), random.Random(seed)
+    px = plain.load()
+    for _ in range(count):
+        x, y = a.randrange(width), a.randrange(height)
+        v = a.choice(_SPECKS)
+        px[x, y] = (v, v, v)
+    speckle(fast, b, count)
+    assert plain.tobytes() == fast.tobytes() and a.random() == b.random()
