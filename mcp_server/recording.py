@@ -22,6 +22,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,6 +67,7 @@ _FOLDERS_MADE: set[Path] = set()  # record folders this process has made sure ex
 
 RECORD_LATER_ENV = "COWORKENV_RECORD_AFTER_ANSWER"
 FALLBACK_S = 0.05
+SYNC_BATCH_S = 0.2  # ended records are fsynced together, at most this long after their end
 log = logging.getLogger("coworkenv.mcp.recording")
 
 
@@ -85,7 +87,8 @@ class DeferredRecords:
     queued ones first. A writer's queue is only
     emptied under its lock, so each record's lines stay in order, and an episode's end (`RecordWriter.close`)
     and the record readers flush it first: an end is answered only once its record is complete with the
-    operating system. The fsync of an ended episode's record runs on a thread of its own (`sync_later`).
+    operating system. The fsync of an ended episode's record runs on a thread of its own (`sync_later`), in
+    batches (`SYNC_BATCH_S`: an fsync holds the file system's journal, which a record being opened waits for).
     `close` writes whatever is still queued, does every fsync owed and stops that thread; a server stopped
     by SIGINT or SIGTERM gets there (its hub ends every episode, then closes this). A process killed
     outright (SIGKILL) can lose only the lines of an answer sent and not yet followed by its flush
@@ -138,14 +141,23 @@ class DeferredRecords:
         self._syncs.put(path)
 
     def _run(self) -> None:
-        while True:
-            path = self._syncs.get()
-            if path is None:
-                return
-            try:
-                sync_file(path)
-            except OSError as e:
-                log.warning("could not sync the record %s to disk: %s", path, e)
+        stopping = False
+        while not stopping:
+            batch = [self._syncs.get()]
+            deadline = time.monotonic() + SYNC_BATCH_S  # an fsync holds the file system's journal, and every
+            while batch[-1] is not None:  # record being created waits for it: a batch at a time, not one per end
+                try:
+                    batch.append(self._syncs.get(timeout=max(0.0, deadline - time.monotonic())))
+                except queue.Empty:
+                    break
+            stopping = batch[-1] is None
+            for path in batch:
+                if path is None:
+                    continue
+                try:
+                    sync_file(path)
+                except OSError as e:
+                    log.warning("could not sync the record %s to disk: %s", path, e)
 
     def close(self) -> None:
         """Write every queued line, do every fsync owed and stop the sync thread (idempotent; blocks)."""
