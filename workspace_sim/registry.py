@@ -349,7 +349,6 @@ def make_tool(
     if not description:
         raise TypeError(f"tool {fn.__name__} has no docstring")
     fields: dict[str, Any] = {}
-    null_default: set[str] = set()
     params = list(sig.parameters.values())[1:]  # first is the context
     for p in params:
         if p.name not in hints_map:
@@ -366,6 +365,7 @@ def make_tool(
     def build_model() -> type[BaseModel]:
         """The arguments model, checked as a definition (raises TypeError naming the tool and argument)."""
         model = create_model(f"{fn.__name__}_args", __base__=ToolArgs, **fields)  # type: ignore[call-overload]
+        null_default: set[str] = set()
         for name, info in model.model_fields.items():
             if info.is_required():
                 continue
