@@ -18,10 +18,7 @@ validator uses; tests/test_synth_validate_speed.py holds it to the unhurried ver
 from __future__ import annotations
 
 
-from typing import Any
-
 from workspace_sim import Workspace
-from workspace_sim.diff import diff_from_log
 from workspace_sim.predicates import KEY_FACTS, EvalContext, last_assistant_message, stage_checkpoints
 from workspace_sim.state import State
 
@@ -50,8 +47,6 @@ class StrictJudge:
             if group and all(spec.is_guard(i) for i in group):
                 self.uncredited.add(sid)
         self._closed: dict[tuple[str, int], tuple[State, bool]] = {}
-        # a spec without stages: every predicate, success ones first (passes_all's order)
-        self.every = first_success(list(range(len(self.preds))))
 
     def _all_pass(self, members: list[int], ctx: EvalContext) -> bool:
         return all(self.preds[i].evaluate(ctx).passed for i in members)
@@ -65,7 +60,7 @@ class StrictJudge:
         hit = self._closed.get(key)
         if hit is not None and hit[0] is checkpoint:
             return hit[1]
-        ctx = _context(initial, checkpoint, checkpoint.events(), last_assistant_message(checkpoint), user)
+        ctx = EvalContext(initial, checkpoint, checkpoint.events(), last_assistant_message(checkpoint), user, KEY_FACTS)
         ok = self._all_pass(self.staged.get(stage, []), ctx)
         self._closed[key] = (checkpoint, ok)  # the checkpoint is held, so its id stays its own
         return ok
@@ -83,9 +78,8 @@ class StrictJudge:
 
     def passes(self, ws: Workspace, final_answer: str | None) -> bool:
         """Strict success of the run in `ws` with `final_answer`: `spec.passes_all(ws, final_answer)`."""
-        if not self.stage_ids:  # spec.passes_all, with the diff worked out from the log
-            ctx = _context(ws.initial, ws.state, ws.events(), final_answer, ws.config.user)
-            return all(self.preds[i].evaluate(ctx).passed for i in self.every)
+        if not self.stage_ids:
+            return self.spec.passes_all(ws, final_answer)
         if self.uncredited:
             return False
         evs = ws.events()
@@ -101,14 +95,4 @@ class StrictJudge:
                     return False
             else:
                 return False  # a stage never reached fails its predicates
-        return self._all_pass(at_end, _context(ws.initial, ws.state, evs, final_answer, user))
-
-
-def _context(initial: State, final: State, events: list[Any], answer: str | None, user: str) -> EvalContext:
-    """The evaluation context of a validation run: every run the judge sees goes from the spec's built start state
-    (a log-less state) by the workspace's own methods, so its diff comes from its log (`diff_from_log`), not from
-    comparing every key of every table that changed."""
-    ctx = EvalContext(initial, final, events, answer, user, KEY_FACTS)
-    if initial.log is None and initial.log_len == 0 and len(events) == final.log_len:
-        ctx.__dict__["diff"] = diff_from_log(initial, final, events)  # EvalContext.diff is a cached_property
-    return ctx
+        return self._all_pass(at_end, EvalContext(ws.initial, ws.state, evs, final_answer, user, KEY_FACTS))

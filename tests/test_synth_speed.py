@@ -130,37 +130,6 @@ def test_whole_word_search_is_the_regex(value: str, text: str) -> None:
     assert _named(value, text) == regex
 
 
-_RUNS: list = []
-
-
-def _reference_runs() -> list:
-    """Reference runs (with checkpoints) of a few mix specs, made once."""
-    if not _RUNS:
-        for cap, seed in plan(None, 18, seed=60):
-            spec = generate(cap, seed)
-            _RUNS.append((spec, run_reference(spec, spec.build_workspace(), keep_checkpoints=True)))
-    return _RUNS
-
-
-@settings(max_examples=120, deadline=None)
-@given(st.data())
-def test_diff_from_the_log_is_the_diff_of_the_states(data: st.DataObject) -> None:
-    """Runs that resume an earlier checkpoint and replay the reference's steps dropped, repeated and reordered
-    (as mutants and baselines do): the diff from the log equals the state diff, change for change."""
-    from synth.driver import SpecDriver, run_steps
-    from workspace_sim.diff import diff_from_log, diff_states
-
-    spec, run = data.draw(st.sampled_from(_reference_runs()))
-    driver = SpecDriver(spec, run.workspace.fork())
-    for _ in range(data.draw(st.integers(1, 3))):
-        driver.resume(data.draw(st.sampled_from(run.checkpoints)))
-        steps = data.draw(st.lists(st.sampled_from(spec.reference.steps), max_size=6))
-        run_steps(driver, steps, None)
-        ws = driver.ws
-        got = diff_from_log(ws.initial, ws.state, ws.events())
-        assert got.changes == diff_states(ws.initial, ws.state).changes
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 300), st.integers(1, 300), st.integers(0, 400), st.integers(0, 2**32))
 def test_speckles_are_the_randrange_choice_loop(width: int, height: int, count: int, seed: int) -> None:

@@ -166,28 +166,6 @@ def _first(pair: tuple[str, Any]) -> str:
     return pair[0]
 
 
-def diff_from_log(a: State, b: State, events: Iterable[Any]) -> Diff:
-    """`diff_states(a, b)` worked out from the changes logged on the way: `events` is `b`'s event log since `a`,
-    and every change of records between them was logged (a call's or world event's `diff`), as in any run
-    of a workspace from `a` by its own methods (calls, world changes, restores to its own snapshots). Only the
-    keys some event changed are compared, not every key of every table that changed."""
-    touched: set[tuple[str, str]] = set()
-    for ev in events:
-        changes = ev.diff.changes
-        if changes:
-            touched.update((c.table, c.key) for c in changes)
-    out: list[RecordChange] = []
-    ta = tb = EMPTY
-    table = None
-    for tname, key in sorted(touched):
-        if tname != table:
-            table, ta, tb = tname, a.tables.get(tname, EMPTY), b.tables.get(tname, EMPTY)
-        ch = record_change(tname, key, ta.get(key), tb.get(key))
-        if ch is not None:
-            out.append(ch)
-    return Diff(tuple(out))
-
-
 def diff_from_writes(before: State, writes: Iterable[tuple[tuple[str, str], Record | None]]) -> Diff:
     """The diff a set of pending writes would cause on `before` (only touched keys are compared)."""
     changes = []
