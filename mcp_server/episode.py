@@ -61,6 +61,7 @@ class Episode:
         conversation: Conversation | None = None,
         fresh: Callable[[], Workspace] | None = None,
         record_later: DeferredRecords | None = None,
+        open_record_later: bool = False,
     ) -> None:
         episode_id = episode_id or new_episode_id()
         if not EPISODE_ID.match(episode_id):
@@ -88,6 +89,7 @@ class Episode:
             if fresh and conversation is not None:
                 conversation.start()  # the request opens turn 0, as in the direct runner
         self._record_later = record_later  # writes the record's lines after the answers (the HTTP hub's)
+        self._open_later = open_record_later  # a fresh random id: its record file may be made after the answer
         self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
         self._segment = -1
         self._segment_events: list[dict[str, Any]] = []
@@ -98,7 +100,7 @@ class Episode:
     def _open_record(self, record_dir: Path) -> RecordWriter:
         path = record_dir / f"{self.id}.jsonl"
         try:
-            return RecordWriter(path, exclusive=True, later=self._record_later)
+            return RecordWriter(path, exclusive=True, later=self._record_later, open_later=self._open_later)
         except FileExistsError:
             self.workspace.close()
             raise RecordExistsError(f"episode id {self.id!r} already has a record ({path.name} in {record_dir}); "

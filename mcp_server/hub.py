@@ -264,7 +264,8 @@ class EpisodeHub:
         try:
             episode = Episode(env, eid, source=source, record_dir=self.record_dir, transport="http",
                               env_hash=self._env_hash(env), control=control or self.control,
-                              fresh=self.pool.factory(env), record_later=self.records)
+                              fresh=self.pool.factory(env), record_later=self.records,
+                              open_record_later=episode_id is None)
         except RecordExistsError as e:
             raise HubError(409, "record_exists", str(e)) from None
         except EpisodeError as e:

@@ -176,19 +176,18 @@ class RecordWriter:
     record, so a second episode can never add a second header to another's file. With `later` (a
     `DeferredRecords`), lines are queued and written soon after, in order (see there); `flush` writes the
     queued ones now, and `close` does so first. Without it, each line is written before `write` returns.
+    With `open_later` too, the file itself is made by the first flush (for a fresh random episode id, whose
+    record cannot exist: the create's answer does not wait for the file system); a failure is then raised
+    by the next write or the close.
     """
 
-    def __init__(self, path: str | Path, exclusive: bool = False, later: DeferredRecords | None = None) -> None:
+    def __init__(self, path: str | Path, exclusive: bool = False, later: DeferredRecords | None = None,
+                 open_later: bool = False) -> None:
         self.path = Path(path)
-        mode = "x" if exclusive else "a"
-        if self.path.parent not in _FOLDERS_MADE:  # one mkdir per folder, not one per record
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _FOLDERS_MADE.add(self.path.parent)
-        try:
-            self._fh = self.path.open(mode, encoding="utf-8")
-        except FileNotFoundError:  # the folder went away meanwhile: make it again
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open(mode, encoding="utf-8")
+        self._mode = "x" if exclusive else "a"
+        self._fh: Any = None
+        if not (open_later and later is not None):
+            self._open()
         self._lock = threading.Lock()  # the file's: lines are written under it only
         self._blobs = BlobStore()  # the blobs this writer has put in the file
         self._later = later
@@ -196,6 +195,16 @@ class RecordWriter:
         self._queue_lock = threading.Lock()
         self._closing = False
         self._error: BaseException | None = None  # a failed deferred write, raised by the next call
+
+    def _open(self) -> None:
+        if self.path.parent not in _FOLDERS_MADE:  # one mkdir per folder, not one per record
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _FOLDERS_MADE.add(self.path.parent)
+        try:
+            self._fh = self.path.open(self._mode, encoding="utf-8")
+        except FileNotFoundError:  # the folder went away meanwhile: make it again
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open(self._mode, encoding="utf-8")
 
     def write(self, line: dict[str, Any]) -> None:
         """Append one line (large strings go once into blob lines); flushed to the operating system at once, or
@@ -225,7 +234,7 @@ class RecordWriter:
     def _check_open(self) -> None:
         if self._error is not None:
             raise RecordReadError(f"{self.path}: an earlier line could not be written: {self._error}")
-        if self._closing or self._fh.closed:
+        if self._closing or (self._fh is not None and self._fh.closed):
             raise RecordReadError(f"{self.path}: record already closed")
 
     def flush(self) -> None:
@@ -233,9 +242,11 @@ class RecordWriter:
         with self._lock:
             with self._queue_lock:
                 batch, self._queued = self._queued, []
-            if not batch or self._fh.closed:
+            if not batch or (self._fh is not None and self._fh.closed):
                 return
             try:
+                if self._fh is None:  # opened after the first answer (`open_later`)
+                    self._open()
                 self._fh.write("".join(self._text(h, line) for h, line in batch))
                 self._fh.flush()
             except Exception as e:
@@ -262,7 +273,9 @@ class RecordWriter:
             self._closing = True
         self.flush()
         with self._lock:
-            if not self._fh.closed:
+            if self._fh is None and self._error is None:  # nothing was ever queued: the file exists all the same
+                self._open()
+            if self._fh is not None and not self._fh.closed:
                 self._fh.flush()
                 if sync:
                     os.fsync(self._fh.fileno())
@@ -273,7 +286,7 @@ class RecordWriter:
     @property
     def closed(self) -> bool:
         """Whether the file is closed."""
-        return self._fh.closed
+        return self._fh is not None and self._fh.closed
 
 
 def _header_text(header: dict[str, Any]) -> str | None:

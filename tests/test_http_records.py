@@ -140,3 +140,26 @@ def test_records_match_with_lines_written_before_the_answers(tmp_path: Path, mon
         (seg,) = read_record_file(folder / f"{eid}.jsonl").segments
         texts[mode] = repr([e["args"] for e in seg.events]) + repr(seg.final["evaluation"])
     assert texts["0"] == texts["1"]
+
+
+def test_a_record_opened_after_the_answer_is_made_by_its_first_flush(tmp_path: Path) -> None:
+    later = DeferredRecords()
+    path = tmp_path / "late.jsonl"
+
+    async def run() -> None:
+        w = RecordWriter(path, exclusive=True, later=later, open_later=True)
+        w.write({"type": "event", "episode_id": "e"})
+        assert not path.exists()  # nothing on the request path
+        later.flush_due()
+        assert path.read_text().count("\n") == 1
+        w.close(sync=False)
+        taken = RecordWriter(path, exclusive=True, later=later, open_later=True)  # the id's record exists
+        taken.write({"type": "event", "episode_id": "e"})
+        later.flush_due()  # logged, kept on the writer
+        with pytest.raises(RecordReadError, match="could not be written"):
+            taken.write({"type": "event", "episode_id": "e"})
+        with pytest.raises(RecordReadError, match="could not be written"):
+            taken.close(sync=False)
+
+    anyio.run(run)
+    assert path.read_text().count("\n") == 1  # the second writer never touched the first one's record
