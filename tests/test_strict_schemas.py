@@ -153,7 +153,7 @@ def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "integer":
         return st.integers(schema.get("minimum", -3), schema.get("maximum", 300))
     if kind == "number":
-        return st.floats(0, 1e6, allow_nan=False)
+        return st.floats(schema.get("minimum", 0), schema.get("maximum", 1e6), allow_nan=False)
     if kind == "boolean":
         return st.booleans()
     if kind == "array":
