@@ -149,3 +149,27 @@ def test_speckles_are_the_randrange_choice_loop(width: int, height: int, count: 
         px[x, y] = (v, v, v)
     speckle(fast, b, count)
     assert plain.tobytes() == fast.tobytes() and a.random() == b.random()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({}, optional={"name": st.text("Bc", min_size=1, max_size=3), "title": st.text(max_size=3),
+                                           "phone": st.text(max_size=3), "notes": st.text(max_size=3)}))
+def test_lazy_changed_fields_are_the_eager_ones(changes: dict) -> None:
+    """A change's fields, worked out when first read, are the sorted (old, new) pairs of the fields that differ;
+    equality, pickling and copies see them too."""
+    import copy
+    import pickle
+
+    from workspace_sim.diff import record_change
+    from workspace_sim.services.contacts import Person
+
+    a = Person(email="a@example.com", name="A", title="t")
+    b = a.evolve(**changes)
+    ch = record_change("contacts.people", a.email, a, b)
+    eager = {k: (getattr(a, k), getattr(b, k)) for k in sorted(type(a).model_fields) if getattr(a, k) != getattr(b, k)}
+    if not eager:
+        assert ch is None
+        return
+    for got in (pickle.loads(pickle.dumps(ch)), copy.deepcopy(ch), ch):
+        assert got.fields == eager and list(got.fields) == sorted(eager)
+        assert got == RecordChange("contacts.people", a.email, "changed", a, b, eager)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
@@ -29,16 +29,51 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass(slots=True)
+_LAZY: Any = object()  # `fields` of a change made by record_change: worked out from before and after when first read
+
+
 class RecordChange:
-    """One record added, removed or changed in one table."""
+    """One record added, removed or changed in one table; `fields` maps each changed field to (old, new)."""
+
+    __slots__ = ("table", "key", "kind", "before", "after", "_fields")
 
     table: str
     key: str
     kind: str  # "added" | "removed" | "changed"
     before: Record | None
     after: Record | None
-    fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def __init__(self, table: str, key: str, kind: str, before: Record | None, after: Record | None,
+                 fields: dict[str, tuple[Any, Any]] | None = None) -> None:
+        self.table, self.key, self.kind, self.before, self.after = table, key, kind, before, after
+        self._fields = {} if fields is None else fields
+
+    @property
+    def fields(self) -> dict[str, tuple[Any, Any]]:
+        """The changed fields, sorted, as (old, new); most diffs are never asked (calls diff every write), so
+        record_change leaves them to the first reader."""
+        f = self._fields
+        if f is _LAZY:
+            f = self._fields = _changed_fields(self.before, self.after)
+        return f
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RecordChange:
+            return NotImplemented
+        return (self.table, self.key, self.kind, self.before, self.after, self.fields) == (
+            other.table, other.key, other.kind, other.before, other.after, other.fields)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass it was)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self.table, self.key, self.kind, self.before, self.after, self.fields
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.table, self.key, self.kind, self.before, self.after, self._fields = state
+
+    def __repr__(self) -> str:
+        return (f"RecordChange(table={self.table!r}, key={self.key!r}, kind={self.kind!r}, before={self.before!r}, "
+                f"after={self.after!r}, fields={self.fields!r})")
 
     @property
     def service(self) -> str:
@@ -128,11 +163,16 @@ def record_change(table: str, key: str, before: Record | None, after: Record | N
         return RecordChange(table, key, "added", None, after)
     if after is None:
         return RecordChange(table, key, "removed", before, None)
-    a, b = before.__dict__, after.__dict__
-    if a == b and type(before) is type(after):
+    if before.__dict__ == after.__dict__ and type(before) is type(after):
         return None
+    return RecordChange(table, key, "changed", before, after, _LAZY)
+
+
+def _changed_fields(before: Record, after: Record) -> dict[str, tuple[Any, Any]]:
+    """The fields that differ between two versions of a record, sorted by name, as (old, new)."""
+    a, b = before.__dict__, after.__dict__
     fields = {k: (a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
-    return RecordChange(table, key, "changed", before, after, dict(sorted(fields.items())))
+    return dict(sorted(fields.items()))
 
 
 def diff_states(a: State, b: State) -> Diff:
