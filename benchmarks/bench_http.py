@@ -19,6 +19,9 @@ same run and interleaved so drift in load hits both alike:
   apart);
 - `serve_cold_start_ms` / `serve_http_cold_start_ms`: spawn to the first answer (stdio `initialize`;
   HTTP admin create), goal <= 1.0x `rest_cold_start_ms` (spawn to the mock's first reset);
+  `serve_http_cold_start_vs_fastapi_ms` the HTTP one against `rest_fastapi_cold_start_ms`, the same mock
+  written with FastAPI and a pydantic body model, as the issue's benchmark writes its REST servers (when
+  fastapi is installed: the `dev` extra has it);
   `serve_first_call_ms` / `serve_http_first_call_ms`: spawn to the answer of the first tool call
   (the `mcp` SDK loads after the first answer, so this is where a cold start pays for it), against
   the same baseline; and `serve_import_ms`, what `python -X importtime` counts for `coworkenv serve`
@@ -33,6 +36,7 @@ its CA bundle, the client's cost, not the server's).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -101,6 +105,27 @@ app = Starlette(routes=[Route("/reset", reset, methods=["POST"]), Route("/call",
 uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False)).run(sockets=[sock])
 """
 REST_CALL = {"tool": "read_text_file", "args": ARGS}
+# The same mock the way the issue's benchmark writes its REST environment servers: FastAPI, a pydantic model for
+# the call's body. Only its cold start is measured (`rest_fastapi_cold_start_ms`), beside the bare Starlette one's.
+REST_MOCK_FASTAPI = REST_MOCK.replace("""from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+""", """from typing import Any
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+class Call(BaseModel):
+    tool: str
+    args: dict[str, Any] = {}
+""").replace("async def reset(request):", "async def reset():").replace("""async def call(request):
+    body = await request.json()
+    found = state.get(body.get("args", {}).get("path"))""", """async def call(body: Call):
+    found = state.get(body.args.get("path"))""").replace(
+    """app = Starlette(routes=[Route("/reset", reset, methods=["POST"]), Route("/call", call, methods=["POST"])])""",
+    """app = FastAPI()
+app.post("/reset")(reset)
+app.post("/call")(call)""")
 
 
 def _serve_args(record_dir: str, http: bool) -> list[str]:
@@ -402,6 +427,10 @@ def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
     _PYCACHE[:] = [os.path.join(record_dir, "pycache")]  # `figures` clears it when its folder goes
     t: dict[str, list[float]] = {k: [] for k in ("serve_cold_start_ms", "serve_http_cold_start_ms", "rest_cold_start_ms",
                                                  "serve_first_call_ms", "serve_http_first_call_ms")}
+    fastapi = importlib.util.find_spec("fastapi") is not None  # the `dev` extra has it (through openenv-core)
+    if fastapi:
+        t["rest_fastapi_cold_start_ms"] = []
+        _http_start_ms([sys.executable, "-c", REST_MOCK_FASTAPI], ("POST", "/reset", {}))
     create = ("POST", "/admin/episodes", {"Authorization": f"Bearer {TOKEN}"})
     _http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))  # untimed: they write the bytecode
     _stdio_start_ms(record_dir)
@@ -414,6 +443,9 @@ def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
         first, http_called = _http_start_ms(_serve_args(record_dir, http=True), create, _first_call)
         t["serve_http_cold_start_ms"].append(first)
         t["serve_http_first_call_ms"].append(http_called or 0.0)
+        if fastapi:
+            t["rest_fastapi_cold_start_ms"].append(
+                _http_start_ms([sys.executable, "-c", REST_MOCK_FASTAPI], ("POST", "/reset", {}))[0])
     return {k: statistics.median(v) for k, v in t.items()}
 
 
@@ -476,6 +508,8 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         finally:
             _PYCACHE.clear()
     single_ms = 1000 / m["http_single_calls_per_s"]
+    if "rest_fastapi_cold_start_ms" in m:  # the same figure against the second baseline
+        m["serve_http_cold_start_vs_fastapi_ms"] = m["serve_http_cold_start_ms"]
 
     def fig(key: str, baseline_key: str, note: str, unit: str = "ms") -> dict[str, Any]:
         return {"key": key, "value": m[key], "unit": unit, "baseline_key": baseline_key, "baseline": m[baseline_key],
@@ -522,6 +556,10 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         fig("serve_http_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve --http` to its first create is "
                                                               f"{x('serve_http_cold_start_ms', 'rest_cold_start_ms')} the "
                                                               "mock's (goal <= 1.0x)"),
+        *([fig("serve_http_cold_start_vs_fastapi_ms", "rest_fastapi_cold_start_ms",
+               f"the same first create is {x('serve_http_cold_start_ms', 'rest_fastapi_cold_start_ms')} spawn to "
+               "the first reset of the mock written with FastAPI and a pydantic body model, as the issue's benchmark "
+               "writes its REST servers (goal <= 1.0x)")] if "rest_fastapi_cold_start_ms" in m else []),
         fig("serve_first_call_ms", "rest_cold_start_ms", f"spawn `coworkenv serve` (stdio) to its first tool call's "
                                                          f"answer is {x('serve_first_call_ms', 'rest_cold_start_ms')} the "
                                                          "mock's first reset (the SDK loads after the first answer)"),
