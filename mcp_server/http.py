@@ -24,8 +24,9 @@ Admin API (every request needs `Authorization: Bearer <token>`; bodies are JSON 
                                                  answer plus "evaluation" (compact: passed, score, each result's
                                                  passed and weight, stages): a harness's per-step sync in one request
     POST   /admin/episodes/{id}/message          {"role": "user"|"assistant", "content", "step_since"?: N,
-                                                 "step_compact"?: bool} -> the logged event (with step_since:
-                                                 {"event", "step": as .../step})
+                                                 "step_compact"?: bool, "step_final_answer"?} -> the logged event
+                                                 (with step_since: {"event", "step": as .../step, judged with
+                                                 step_final_answer})
     POST   /admin/episodes/{id}/world            {"changes": [...], "note"?} -> the world event (400 bad_world_change)
     POST   /admin/episodes/{id}/clock            {"seconds"} -> {"now"}: move the simulated clock forward
     POST   /admin/episodes/{id}/stage            {"stage"} -> the stage event: a working day closes (400 bad_stage)
@@ -155,7 +156,7 @@ def created(live: LiveEpisode, request: Request) -> dict[str, Any]:
     return out
 
 
-STEP_FIELDS: dict[str, type | tuple[type, ...]] = {"step_since": int, "step_compact": bool}
+STEP_FIELDS: dict[str, type | tuple[type, ...]] = {"step_since": int, "step_compact": bool, "step_final_answer": str}
 
 
 def step_since(body: dict[str, Any]) -> int | None:
@@ -167,9 +168,10 @@ def step_since(body: dict[str, Any]) -> int | None:
 
 
 def step_of(live: LiveEpisode, since: int, body: dict[str, Any]) -> dict[str, Any]:
-    """The step's sync as `POST .../step` answers it without a final answer (under the episode's lock)."""
+    """The step's sync as `POST .../step` answers it, judged with `step_final_answer` if given (under the episode's
+    lock)."""
     step = live.episode.events_since(since)
-    step["evaluation"] = live.episode.evaluate(None, bool(body.get("step_compact")))
+    step["evaluation"] = live.episode.evaluate(body.get("step_final_answer"), bool(body.get("step_compact")))
     return step
 
 

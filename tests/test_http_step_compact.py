@@ -77,3 +77,40 @@ def test_a_compact_judgement_never_stands_in_for_the_full_evaluation() -> None:
     assert compact.vector() == [True] and compact.score == 1.0
     with pytest.raises(RemoteError, match="compact"):
         compact.to_json()
+
+
+def test_a_message_sync_may_be_judged_with_a_final_answer(server: HttpServer, conn: ServerConnection) -> None:
+    eid = conn.create()["episode_id"]
+    said = conn.admin_json("POST", f"/admin/episodes/{eid}/message",
+                           {"role": "assistant", "content": "Total: 1234", "step_since": 0,
+                            "step_final_answer": "Total: 1234"})
+    assert said["step"]["evaluation"] == conn.admin_json("POST", f"/admin/episodes/{eid}/evaluate",
+                                                         {"final_answer": "Total: 1234"})
+    bad = server.admin("POST", f"/admin/episodes/{eid}/message",
+                       json={"role": "assistant", "content": "x", "step_since": 0, "step_final_answer": 5})
+    assert bad.status_code == 400 and "field step_final_answer must be str" in bad.json()["error"]["message"]
+    conn.end(eid)
+
+
+def test_run_connect_asks_no_separate_judgement_of_its_final_answer(server: HttpServer, monkeypatch: Any) -> None:
+    from trainers.episodes import harness_client
+    from trainers.episodes.policies import TeacherPolicy
+    from trainers.episodes.remote import RemoteTarget, close_pools
+    from trainers.episodes.runner import PreparedSpec, run_episode
+
+    sent: list[str] = []
+    admin = harness_client.ServerConnection.admin
+
+    def counting(self: Any, method: str, path: str, *a: Any, **kw: Any) -> Any:
+        sent.append(path.rsplit("/", 1)[-1])
+        return admin(self, method, path, *a, **kw)
+
+    monkeypatch.setattr(harness_client.ServerConnection, "admin", counting)
+    spec = PreparedSpec(generate("file_management", 1))
+    local = run_episode(spec, TeacherPolicy(), seed=1)
+    remote = run_episode(spec, TeacherPolicy(), seed=1, connect=RemoteTarget(server.base, TOKEN, client="lean"))
+    close_pools()
+    assert remote.final is not None and remote.final.stop_reason == local.final.stop_reason == "answered"
+    assert [s.predicates for s in remote.steps] == [s.predicates for s in local.steps]
+    assert remote.final.evaluation == local.final.evaluation
+    assert "evaluate" not in sent and sent.count("end") == 1

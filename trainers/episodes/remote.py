@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import threading
 import weakref
 from contextlib import AbstractContextManager
@@ -355,6 +356,8 @@ class RemoteWorkspace:
         self.state = _RemoteState(self)
         self.step_answer: str | None = None  # the final answer the per-step judgement is fetched with
         self._judged: RemoteEvaluation | None = None  # the judgement of the state as last synced
+        self._judged_answer: str | None = None  # the final answer it was judged with
+        self._final_steps = True  # whether the server judges a message's sync with a final answer
         self._steps = step_sync_enabled()  # whether to use POST .../step (an older server has GET .../events only)
         self.compact = self._steps  # step judgements in their compact form (an older server refuses the field)
         if self._steps and isinstance(start, dict):  # the create's answer carries the start: no first sync
@@ -372,7 +375,7 @@ class RemoteWorkspace:
         """The server's judgement of the current state with this final answer, when the last sync brought it
         (one request per step instead of two), else None."""
         self._sync()
-        if self._judged is not None and final_answer == self.step_answer:
+        if self._judged is not None and final_answer == self._judged_answer:
             return self._judged
         return None
 
@@ -404,7 +407,7 @@ class RemoteWorkspace:
             try:
                 doc = self.admin.request("POST", self._path("step"), body)
             except RemoteError as e:
-                if self.compact and "field(s) compact" in str(e):  # an older server: the full judgement
+                if self.compact and "compact" in _refused_fields(e):  # an older server: the full judgement
                     self.compact = False
                     del body["compact"]
                     doc = self.admin.request("POST", self._path("step"), body)
@@ -414,9 +417,10 @@ class RemoteWorkspace:
                     self._steps = False
         if not self._steps:
             doc = self.admin.request("GET", self._path("events"), params={"since": since})
-        self._take(doc)
+        self._take(doc, self.step_answer)
 
-    def _take(self, doc: dict[str, Any]) -> None:
+    def _take(self, doc: dict[str, Any], answer: str | None = None) -> None:
+        """Take a sync (new events, clock, hash, and the judgement with final answer `answer`, if it brings one)."""
         try:
             new = [RemoteEvent(e) for e in doc["events"]]
             now, content_hash, count = datetime.fromisoformat(doc["now"]), str(doc["content_hash"]), int(doc["count"])
@@ -427,6 +431,7 @@ class RemoteWorkspace:
             raise RemoteError(f"the remote episode's event log changed behind the runner's back ({count} events on "
                               f"the server, {len(self._events)} seen); was it reset or restored by someone else?")
         self._judged = RemoteEvaluation(doc["evaluation"]) if isinstance(doc.get("evaluation"), dict) else None
+        self._judged_answer = answer
         self._now, self._hash, self._stale = now, content_hash, False
 
     @property
@@ -456,21 +461,26 @@ class RemoteWorkspace:
             body["step_since"] = since
             if self.compact:
                 body["step_compact"] = True
+            if role == "assistant" and self._final_steps:  # judged as the final answer it most often is (the
+                body["step_final_answer"] = content  # runner's next judgement then needs no request)
         try:
             doc = self.admin.request("POST", self._path("message"), body)
         except RemoteError as e:
             if since is None or "step_" not in str(e):
                 raise
-            if "field(s) step_compact" in str(e):  # an older server: the full judgement
-                self.compact = False
-                del body["step_compact"]
+            refused = _refused_fields(e)
+            if refused & {"step_compact", "step_final_answer"}:  # an older server: without them
+                self.compact = self.compact and "step_compact" not in refused
+                self._final_steps = self._final_steps and "step_final_answer" not in refused
+                body.pop("step_compact", None)
+                body.pop("step_final_answer", None)
             else:  # older still: it syncs with GET .../events and POST .../evaluate
                 self._steps, since = False, None
-                body.pop("step_since", None)
-                body.pop("step_compact", None)
+                for key in ("step_since", "step_compact", "step_final_answer"):
+                    body.pop(key, None)
             doc = self.admin.request("POST", self._path("message"), body)
         if since is not None and isinstance(doc.get("event"), dict) and isinstance(doc.get("step"), dict):
-            self._take(doc["step"])
+            self._take(doc["step"], body.get("step_final_answer"))
             return RemoteEvent(doc["event"])
         event = RemoteEvent(doc)
         if not self._stale and event.doc.get("index") == len(self._events):
@@ -493,6 +503,12 @@ class RemoteWorkspace:
         """Move the remote simulated clock forward."""
         self.touched()
         self.admin.request("POST", self._path("clock"), {"seconds": seconds})
+
+
+def _refused_fields(e: Exception) -> set[str]:
+    """The body fields a server refused as unknown (its 400 says "unknown field(s) a, b; allowed: ...")."""
+    m = re.search(r"unknown field\(s\) ([^;]*);", str(e))
+    return {f.strip() for f in m.group(1).split(",")} if m else set()
 
 
 def _text(result: Any) -> str:
