@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -45,24 +44,15 @@ def dist_info_version(name: str) -> str | None:
     importing importlib.metadata and the email parser (15-20 ms of a cold start). None where the two lookups could
     differ (a zip or an egg on the path, another distribution finder, no metadata file or Version line); the caller
     then asks importlib.metadata."""
-    from importlib.machinery import PathFinder
+    from workspace_sim.dist_folders import Undecidable, metadata_folders
 
-    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
-        return None
     wanted = _normalise(name)
-    for entry in sys.path:
-        folder = entry or "."
-        if os.path.isfile(folder) or folder.lower().endswith(".egg"):
-            return None  # a zip archive or an egg: importlib.metadata reads them, this does not
-        try:
-            children = os.listdir(folder)
-        except OSError:
-            continue
-        for child in children:
-            low = child.lower()
-            if low.endswith((".dist-info", ".egg-info")) and _normalise(low.rpartition(".")[0].partition("-")[0]) == wanted:
-                base = os.path.join(folder, child)
+    try:
+        for base in metadata_folders():
+            if _normalise(os.path.basename(base).lower().rpartition(".")[0].partition("-")[0]) == wanted:
                 return _metadata_version(os.path.join(base, "METADATA"), os.path.join(base, "PKG-INFO"))
+    except Undecidable:
+        return None
     return None
 
 

@@ -27,23 +27,12 @@ GROUP = "pydantic"
 def plugins_may_be_installed() -> bool:
     """False only when no distribution on `sys.path` can declare an entry point of the `pydantic` group (the
     folders importlib.metadata would read, read the same way); True when one may, or when this cannot tell."""
-    from importlib.machinery import PathFinder
+    from .dist_folders import Undecidable, metadata_folders
 
-    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
-        return True
-    for entry in sys.path:
-        folder = entry or "."
-        if os.path.isfile(folder) or folder.lower().endswith(".egg"):
-            return True  # a zip archive or an egg: importlib.metadata reads them, this does not
-        try:
-            children = os.listdir(folder)
-        except OSError:
-            continue
-        for child in children:
-            if not child.lower().endswith((".dist-info", ".egg-info")):
-                continue
+    try:
+        for base in metadata_folders():
             try:
-                with open(os.path.join(folder, child, "entry_points.txt"), encoding="utf-8") as f:
+                with open(os.path.join(base, "entry_points.txt"), encoding="utf-8") as f:
                     text = f.read()
             except (FileNotFoundError, NotADirectoryError):
                 continue
@@ -53,6 +42,8 @@ def plugins_may_be_installed() -> bool:
                 line = line.strip()
                 if line.startswith("[") and GROUP in line.lower():
                     return True
+    except Undecidable:
+        return True
     return False
 
 
