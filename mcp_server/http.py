@@ -226,25 +226,27 @@ class AdminApi:
         """The admin routes."""
         g = self.guard
         p = "/admin/episodes"
+        # a training loop's requests first (the router tries each route's pattern in turn); no two routes share
+        # a path and a method, so the order changes nothing else
         return [
-            Route(p, g(self.list_episodes), methods=["GET"]),
-            Route(p, g(self.create), methods=["POST"]),
-            Route(p + "/{eid}", g(self.show), methods=["GET"]),
-            Route(p + "/{eid}", g(self.delete), methods=["DELETE"]),
-            Route(p + "/{eid}/reset", g(self.reset), methods=["POST"]),
-            Route(p + "/{eid}/snapshot", g(self.snapshot), methods=["POST"]),
-            Route(p + "/{eid}/restore", g(self.restore), methods=["POST"]),
-            Route(p + "/{eid}/fork", g(self.fork), methods=["POST"]),
-            Route(p + "/{eid}/evaluate", g(self.evaluate), methods=["POST"]),
             Route(p + "/{eid}/end", g(self.end), methods=["POST"]),
-            Route(p + "/{eid}/log", g(self.log), methods=["GET"]),
-            Route(p + "/{eid}/state", g(self.state), methods=["GET"]),
-            Route(p + "/{eid}/events", g(self.events), methods=["GET"]),
-            Route(p + "/{eid}/step", g(self.step), methods=["POST"]),
+            Route(p, g(self.create), methods=["POST"]),
             Route(p + "/{eid}/message", g(self.message), methods=["POST"]),
+            Route(p + "/{eid}/step", g(self.step), methods=["POST"]),
+            Route(p + "/{eid}/reset", g(self.reset), methods=["POST"]),
+            Route(p + "/{eid}/evaluate", g(self.evaluate), methods=["POST"]),
             Route(p + "/{eid}/world", g(self.world), methods=["POST"]),
             Route(p + "/{eid}/clock", g(self.clock), methods=["POST"]),
             Route(p + "/{eid}/stage", g(self.stage), methods=["POST"]),
+            Route(p, g(self.list_episodes), methods=["GET"]),
+            Route(p + "/{eid}", g(self.show), methods=["GET"]),
+            Route(p + "/{eid}", g(self.delete), methods=["DELETE"]),
+            Route(p + "/{eid}/snapshot", g(self.snapshot), methods=["POST"]),
+            Route(p + "/{eid}/restore", g(self.restore), methods=["POST"]),
+            Route(p + "/{eid}/fork", g(self.fork), methods=["POST"]),
+            Route(p + "/{eid}/log", g(self.log), methods=["GET"]),
+            Route(p + "/{eid}/state", g(self.state), methods=["GET"]),
+            Route(p + "/{eid}/events", g(self.events), methods=["GET"]),
         ]
 
     async def list_episodes(self, request: Request) -> Response:
