@@ -84,10 +84,9 @@ class DeferredRecords:
     which the HTTP app calls when a request's answer has gone to the socket (`http.FlushRecords`), before
     the loop reads the next request (and a timer `FALLBACK_S` later, for lines queued outside a request);
     a line queued on a worker thread (a tool call run off the loop) is written by that thread at once,
-    queued ones first. A writer's queue is only
-    emptied under its lock, so each record's lines stay in order, and an episode's end (`RecordWriter.close`)
-    and the record readers flush it first: an end is answered only once its record is complete with the
-    operating system. The fsync of an ended episode's record runs on a thread of its own (`sync_later`), in
+    queued ones first. A writer's queue is only emptied under its lock, so each record's lines stay in
+    order, and an episode's end (`RecordWriter.close`) and the record readers flush it first: an end is
+    answered only once its record is complete with the operating system. The fsync of an ended episode's record runs on a thread of its own (`sync_later`), in
     batches (`SYNC_BATCH_S`: an fsync holds the file system's journal, which a record being opened waits for).
     `close` writes whatever is still queued, does every fsync owed and stops that thread; a server stopped
     by SIGINT or SIGTERM gets there (its hub ends every episode, then closes this). A process killed
