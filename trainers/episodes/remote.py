@@ -6,7 +6,10 @@ sends the agent's tool calls over streamable HTTP, and plays the user and the wo
 admin API (user replies, world events, clock moves, the close of each day), so the runner's
 `SpecDriver` sees a `RemoteWorkspace` with the same few operations as a local one. Step judgements
 and the final evaluation come from the server: a step's sync is one request (`POST .../step`: the new
-events, clock, content hash and the judgement), and the create's answer carries the start state's. Any failure to reach the server raises
+events, clock, content hash and the judgement), or rides on a tool call's or a message's answer, with
+the judgement in its compact form (verdicts and weights; the final evaluation comes from the end, in
+full) and an assistant message's judged with its text as the final answer (what the runner asks next
+when it is one); the create's answer carries the start state's. Any failure to reach the server raises
 `RemoteError` with a message saying what failed, which the runner turns into a stop reason.
 
 The tool calls go through the lean harness client (`trainers.episodes.harness_client`: the
