@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -92,3 +93,16 @@ def call_error(ws: Any, tool: str, args: dict) -> str:
 def verdict(ws: Any, pred: dict) -> bool:
     """Whether the one predicate `pred` (spec JSON) passes on the workspace `ws` as it is now."""
     return evaluate(parse_predicates([pred]), ws).results[0].passed
+
+
+def http_server_fixture(token: str, cls: type[HttpServer] = HttpServer) -> Callable[..., Any]:
+    """A module-scoped `server` fixture: `coworkenv serve --http` started once for the module's tests with
+    `token`, its records in a fresh folder (assign it to `server` in the test module)."""
+
+    @pytest.fixture(scope="module")
+    def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+        srv = start_http_server(tmp_path_factory.mktemp("records"), token, cls)
+        yield srv
+        srv.stop()
+
+    return server

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 import pytest
 
 from mcp_server.recording import read_record_file
-from support import HttpServer, start_http_server
+from support import HttpServer, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, HarnessError, ServerConnection
 
@@ -15,11 +15,7 @@ TOKEN = "end-next-admin-token-0123456789"
 READ = {"path": "/reports/q1.csv"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
-    yield srv
-    srv.stop()
+server = http_server_fixture(TOKEN)
 
 
 @pytest.fixture()

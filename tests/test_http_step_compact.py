@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from support import HttpServer, start_http_server
+from support import HttpServer, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, ServerConnection
 from trainers.episodes.remote import RemoteError, RemoteEvaluation
@@ -14,11 +14,7 @@ from trainers.episodes.remote import RemoteError, RemoteEvaluation
 TOKEN = "compact-admin-token-0123456789"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
-    yield srv
-    srv.stop()
+server = http_server_fixture(TOKEN)
 
 
 @pytest.fixture()

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from typing import Any, Iterator
+from typing import Any
 
 import anyio
 import httpx
@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 
 from mcp_server.recording import read_record_file
-from support import HttpServer, start_http_server
+from support import HttpServer, http_server_fixture
 
 TOKEN = "test-admin-token-0123456789"
 
@@ -22,11 +22,7 @@ TOKEN = "test-admin-token-0123456789"
 Server = HttpServer
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
-    yield srv
-    srv.stop()
+server = http_server_fixture(TOKEN)
 
 
 def create(server: Server, **body: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from support import HttpServer, start_http_server
+from support import HttpServer, http_server_fixture
 from test_episode_remote import without_remote
 from test_episode_runner import generated_specs
 
@@ -89,11 +89,7 @@ class Recorder:
         self.loop.close()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    srv = start_http_server(tmp_path_factory.mktemp("records"), TOKEN)
-    yield srv
-    srv.stop()
+server = http_server_fixture(TOKEN)
 
 
 @pytest.fixture()
