@@ -207,7 +207,7 @@ def stage_of_steps(steps: Sequence[Any]) -> list[int]:
 def make_mutants(
     spec: EnvironmentSpec, changed_steps: Sequence[int], start: State, final: State, tools: Iterable[str],
     touched: set[tuple[str, str]], answer_checked: bool, solution: ReferenceSolution | None = None,
-    root: str = "reference", checked_reports: Iterable[int] = (),
+    root: str = "reference", checked_reports: Iterable[int] = (), index: ValueIndex | None = None,
 ) -> list[Mutant]:
     """Every mutant of a solution (the reference unless given; `root` is its field path): drops and
     argument changes of the state-changing steps (indices in `changed_steps`; `free` arguments are
@@ -215,10 +215,12 @@ def make_mutants(
     predicates read the answer. In a multi-day scenario, each state-changing step of a day but the last
     is also moved past the end_stage that closes its day (the work done a day late), and the report of each
     day in `checked_reports` (stage indices whose predicates read the day's report) is replaced by filler.
-    `start`/`final` are the solution's start and end states."""
+    `start`/`final` are the solution's start and end states; `index`, the start's ValueIndex when the caller has
+    made it."""
     steps = list(solution.steps if solution is not None else spec.reference.steps)
     answer = solution.final_answer if solution is not None else spec.reference.final_answer
-    index = ValueIndex(start, [p.email for p in spec.world.people])
+    if index is None:
+        index = ValueIndex(start, [p.email for p in spec.world.people])
     facts = {f.name: f.value for f in spec.user_simulator.facts}
     out: list[Mutant] = []
     for i in changed_steps:

@@ -282,11 +282,11 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
     changed = [o.index for o in run.outcomes if o.changed_state]
     answer_checked, reports = _answers_read(spec)
     tools = probe_tools(spec, run.workspace.tools)
+    index = ValueIndex(start, [p.email for p in spec.world.people])  # read only: made once for every probe below
     mutants = make_mutants(spec, changed, start, final, tools, touched, answer_checked, solved.solution, solved.root,
-                           reports)
+                           reports, index)
     if answer_checked and not changed:  # a read-only report: wrong but plausible reports (synth.answer_mutants)
-        mutants += answer_mutants(spec, run.final_answer, ValueIndex(start, [p.email for p in spec.world.people]),
-                                  len(solved.solution.steps), solved.root)
+        mutants += answer_mutants(spec, run.final_answer, index, len(solved.solution.steps), solved.root)
     _count(report, "mutants_total", len(mutants))
     if max_mutants is not None:
         mutants = sample_mutants(mutants, max_mutants, spec.seed)
@@ -322,8 +322,7 @@ def _check_mutants(spec: EnvironmentSpec, solved: _Solved, start: State, rights:
                        _mutant_hint(m))
     _count(report, "mutants", tried)
     _count(report, "mutants_killed", killed)
-    _check_maintained(spec, solved, driver, judge, tools, ValueIndex(start, [p.email for p in spec.world.people]),
-                      report)
+    _check_maintained(spec, solved, driver, judge, tools, index, report)
 
 
 def probe_tools(spec: EnvironmentSpec, exposed: Mapping[str, Tool]) -> dict[str, Tool]:
