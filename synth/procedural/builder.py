@@ -137,6 +137,7 @@ class SpecBuilder:
                                      timezone=self.world.user.timezone, seed=self.seed,
                                      policies=self.policies, faults=[Fault.model_validate(f) for f in self.faults])
             self._ws = Workspace.create(config, self.data)
+            self._ws.defer_reads = True  # the live run's log is dropped with the builder; nobody asks what it read
             self._ws.add_message("user", "(request)")
         return self._ws
 
