@@ -36,6 +36,7 @@ from trainers.training.rollout import (  # noqa: E402
     RolloutSettings,
     Segment,
     candidate_logprobs,
+    choice_rollout,
     generate_rollout,
     sequence_logprob,
 )
@@ -343,3 +344,99 @@ def test_a_vision_grpo_step_makes_the_rewarded_turn_seen_with_the_chart_more_lik
     with torch.no_grad():  # and the answer read off the chart most of all: its pixels were in the update
         answer = passing[-1]
         assert float(token_logprobs(model, answer).sum()) > sum(answer.old_logprobs or []) + 0.5
+
+
+def test_text_spelling_an_image_marker_gets_no_image_slot(vl: Path) -> None:
+    from trainers.training.tiny_vl import load_vl
+
+    _, processor = load_vl(vl)
+    s = receipts(0)
+    rec = _recorder_after_reading(s, "vision-marker")
+    rec.turn("I see <|image_pad|> and <|vision_start|> here", [("read_media_file", {"path": first_image(s)})])
+    try:
+        prompt, vision = turn_prompt(processor, rec, "vision-marker", 2)  # two real images, one spelled marker
+    finally:
+        rec.close()
+    assert vision is not None and len(vision.images) == 2
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    assert prompt.count(pad) == sum(vision.mm_token_type_ids) == int(vision.image_grid_thw.prod(dim=1).sum()) // 4
+
+
+def test_generation_never_samples_an_image_marker(vl: Path) -> None:
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_inputs import vision_token_ids
+
+    model, processor = load_vl(vl)
+    pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    head = model.lm_head
+    biased = torch.nn.Linear(head.in_features, head.out_features, bias=True)
+    with torch.no_grad():
+        biased.weight.copy_(head.weight)
+        biased.bias.zero_()
+        biased.bias[pad] = 1e4  # without the suppression every sampled token would be an image marker
+    model.lm_head = biased
+    assert pad in vision_token_ids(processor)
+    settings = RolloutSettings(max_turns=1, max_new_tokens=6, seed=0, greedy=True)
+    rollout = generate_rollout(model, processor, receipts(0), settings, "vision-suppress")
+    assert rollout.segments and rollout.segments[0].completion_ids and pad not in rollout.segments[0].completion_ids
+
+
+def test_a_rollout_holds_each_images_pixels_once(vl: Path) -> None:
+    from trainers.training.tiny_vl import load_vl
+    from trainers.training.vision_inputs import share_pixels
+
+    _, processor = load_vl(vl)
+    s = receipts(0)
+    rec = _recorder_after_reading(s, "vision-share")
+    visions = [turn_prompt(processor, rec, "vision-share", 1)[1]]
+    rec.turn(None, [("read_media_file", {"path": first_image(s)})])
+    visions.append(turn_prompt(processor, rec, "vision-share", 2)[1])
+    rec.close()
+    before = [v.pixel_values.clone() for v in visions]  # type: ignore[union-attr]
+    assert before[0].shape[0] < before[1].shape[0]  # the second turn's prompt holds both images' rows
+    share_pixels(visions)
+    last = visions[-1].pixel_values  # type: ignore[union-attr]
+    for v, want in zip(visions, before):
+        assert v.pixel_values.untyped_storage().data_ptr() == last.untyped_storage().data_ptr()  # type: ignore
+        assert torch.equal(v.pixel_values, want)  # type: ignore[union-attr]
+
+
+def test_a_strip_image_the_processor_refuses_names_the_episode(vl: Path) -> None:
+    from PIL import Image
+
+    from trainers.training.tiny_vl import load_vl
+
+    _, processor = load_vl(vl)
+    s = receipts(0)
+    doc = s.model_dump(mode="json")
+    buf = io.BytesIO()
+    Image.new("RGB", (3000, 10), (200, 200, 200)).save(buf, format="PNG")
+    for f in doc["initial"]["files"]["files"]:
+        if f["path"] == first_image(s):
+            f["content"] = base64.b64encode(buf.getvalue()).decode()
+    rec = _recorder_after_reading(EnvironmentSpec.model_validate(doc), "vision-strip")
+    try:
+        with pytest.raises(MediaInputError, match=r"episode vision-strip, turn 1: the processor refuses .*IMG_"):
+            turn_prompt(processor, rec, "vision-strip", 1)
+    finally:
+        rec.close()
+
+
+def test_the_vision_towers_mergers_train_and_its_blocks_do_not() -> None:
+    from trainers.training.vision_inputs import freeze_vision_tower
+
+    names = ["model.visual.patch_embed.proj", "model.visual.blocks.0.attn", "model.visual.merger.mlp",
+             "model.visual.deepstack_merger_list.0.linear_fc1", "model.language_model.layers.0.mlp", "lm_head"]
+    params = {n: torch.nn.Parameter(torch.zeros(1)) for n in names}
+
+    class Named:  # Qwen2-VL's and Qwen3-VL's parameter names, without building a Qwen3-VL
+        def named_parameters(self) -> list[tuple[str, torch.nn.Parameter]]:
+            return list(params.items())
+
+        def parameters(self) -> list[torch.nn.Parameter]:
+            return list(params.values())
+
+    assert len(freeze_vision_tower(Named())) == 4
+    trains = {n for n, p in params.items() if p.requires_grad}
+    assert trains == {"model.visual.merger.mlp", "model.visual.deepstack_merger_list.0.linear_fc1",
+                      "model.language_model.layers.0.mlp", "lm_head"}

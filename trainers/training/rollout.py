@@ -41,7 +41,7 @@ from ..episodes.runner import EpisodeLimits
 from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
-from .vision_inputs import VisionInputs, reset_rope, text_tokenizer, turn_prompt
+from .vision_inputs import VisionInputs, reset_rope, share_pixels, text_tokenizer, turn_prompt, vision_token_ids
 
 
 SPEC_PROMPT = "spec"
@@ -172,6 +172,8 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
             sampling: dict[str, Any] = {"do_sample": False} if settings.greedy else {
                 "do_sample": True, "temperature": settings.temperature}
             pixels = vision.model_kwargs(len(prompt)) if vision is not None else {}
+            if vision is not None and vision_token_ids(tokenizer):  # a sampled image marker: a slot with no image
+                pixels["suppress_tokens"] = vision_token_ids(tokenizer)
             with torch.no_grad():
                 out = model.generate(torch.tensor([prompt]),
                                      attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
@@ -193,6 +195,7 @@ def generate_rollout(model: Any, tokenizer: Any, env: TrainingEnvironment, setti
     except BaseException:
         rec.close()
         raise
+    share_pixels([s.vision for s in segments])
     record, reward = _finish(rec, stop, settings)
     info: dict[str, Any] = {"malformed_calls": problems}
     if segments and segments[0].vision is not None:
@@ -384,6 +387,7 @@ def choice_rollout(model: Any, tokenizer: Any, env: Any, settings: RolloutSettin
     except BaseException:
         rec.close()
         raise
+    share_pixels([s.vision for s in segments])
     record, reward = _finish(rec, "answered" if rec.done else "max_turns", settings)
     vision_student = bool(segments) and segments[0].vision is not None
     return Rollout(record, segments, reward, {"images": images} if vision_student else {})

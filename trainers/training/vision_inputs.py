@@ -24,6 +24,28 @@ class MediaInputError(ValueError):
     """An image the episode showed cannot be read by the student; the message names the episode and turn."""
 
 
+# The processor's own markers around and inside an image's tokens. Text that spells one (a file's content, a
+# user's message) would be read as an image slot with no image behind it, so `render_prompt` breaks it up, and
+# generation may not sample one (`vision_token_ids`).
+VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
+
+
+def _plain(text: str) -> str:
+    """`text` with every vision marker it spells broken up (`<|image_pad|>` -> `< |image_pad|>`)."""
+    if "<|" not in text:
+        return text
+    for marker in VISION_TOKENS:
+        text = text.replace(marker, "< " + marker[1:])
+    return text
+
+
+def vision_token_ids(tokenizer: Any) -> list[int]:
+    """The ids of the vision markers a processor's tokenizer knows (never sampled by a vision student)."""
+    tok = text_tokenizer(tokenizer)
+    vocab = tok.get_vocab()
+    return sorted(vocab[m] for m in VISION_TOKENS if m in vocab)
+
+
 @dataclass
 class VisionInputs:
     """A vision student's turn prompt beyond its ids: pixel values and grids of its images (None without images),
@@ -84,10 +106,14 @@ def _decoded(messages: list[dict[str, Any]], names: dict[str, str], where: str
 
     out, shown = [], []
     for i, m in enumerate(messages):
-        if isinstance(m.get("content"), list):
+        if isinstance(m.get("content"), str):
+            m = {**m, "content": _plain(m["content"])}
+        elif isinstance(m.get("content"), list):
             parts = []
             for p in m["content"]:
-                if isinstance(p, dict) and p.get("type") == "image":
+                if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str):
+                    p = {**p, "text": _plain(p["text"])}
+                elif isinstance(p, dict) and p.get("type") == "image":
                     url = p.get("image")
                     if isinstance(url, str):
                         name = names.get(url) or _url_name(url)
@@ -108,11 +134,15 @@ def _decoded(messages: list[dict[str, Any]], names: dict[str, str], where: str
 def render_prompt(processor: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                   names: dict[str, str] | None = None, where: str = "prompt") -> tuple[list[int], VisionInputs]:
     """The generation prompt of `messages` (image parts holding data URLs or PIL images) rendered and tokenised
-    by the processor, with its `VisionInputs`; an image that does not decode is a MediaInputError naming `where`,
-    the message and the image."""
+    by the processor, with its `VisionInputs`; an image that does not decode, or that the processor refuses (an
+    aspect ratio beyond its limit), is a MediaInputError naming `where`, the message and the image. Text spelling
+    a vision marker is broken up first (`VISION_TOKENS`), so only real images get image slots."""
     decoded, shown = _decoded(messages, names or {}, where)
-    enc = processor.apply_chat_template(decoded, tools=tools or None, add_generation_prompt=True, tokenize=True,
-                                        return_dict=True, return_tensors="pt")
+    try:
+        enc = processor.apply_chat_template(decoded, tools=tools or None, add_generation_prompt=True, tokenize=True,
+                                            return_dict=True, return_tensors="pt")
+    except ValueError as e:  # the image processor's own refusals (e.g. an aspect ratio over 200)
+        raise MediaInputError(f"{where}: the processor refuses the prompt's images ({', '.join(shown)}): {e}") from None
     ids = enc["input_ids"][0].tolist()
     types = enc["mm_token_type_ids"][0].tolist() if "mm_token_type_ids" in enc else [0] * len(ids)
     if not shown:
@@ -132,6 +162,22 @@ def turn_prompt(tokenizer: Any, rec: EpisodeRecorder, episode_id: str, turn: int
     return render_prompt(tokenizer, messages, rec.tools, names, f"episode {episode_id}, turn {turn}")
 
 
+def share_pixels(visions: list[VisionInputs | None]) -> None:
+    """Make each turn's pixel values a view into the last turn's where they are its first rows, so a rollout holds
+    each image's pixels once, not once per later turn (the transcript only grows, so they usually are; rows
+    that differ keep their own tensor)."""
+    import torch
+
+    last = next((v.pixel_values for v in reversed(visions) if v is not None and v.pixel_values is not None), None)
+    if last is None:
+        return
+    for v in visions:
+        if v is not None and v.pixel_values is not None and v.pixel_values is not last:
+            rows = v.pixel_values.shape[0]
+            if rows <= last.shape[0] and torch.equal(last[:rows], v.pixel_values):
+                v.pixel_values = last[:rows]
+
+
 def reset_rope(model: Any) -> None:
     """Forget the multimodal rope offsets a Qwen2-VL-style model cached from its previous prompt, so a forward over
     a new prompt (with a key/value cache continued after it) never reuses another prompt's offsets."""
@@ -142,8 +188,9 @@ def reset_rope(model: Any) -> None:
 
 def freeze_vision_tower(model: Any) -> list[Any]:
     """Freeze a Qwen2-VL-style model's vision tower (patch embedding and blocks) and return the parameters that
-    still train: the language model, its head and the merger that projects image features into it."""
+    still train: the language model, its head and the mergers that project image features into it (Qwen2-VL's
+    `merger`; Qwen3-VL's `deepstack_merger_list` as well)."""
     for name, p in model.named_parameters():
-        if ".visual." in f".{name}" and ".merger." not in name:
+        if ".visual." in f".{name}" and "merger" not in name:
             p.requires_grad_(False)
     return [p for p in model.parameters() if p.requires_grad]
