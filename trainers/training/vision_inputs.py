@@ -131,6 +131,13 @@ def _decoded(messages: list[dict[str, Any]], names: dict[str, str], where: str
     return out, shown
 
 
+def processor_messages(messages: list[dict[str, Any]], where: str = "messages") -> list[dict[str, Any]]:
+    """`messages` as a processor's chat template reads them: each image part's data URL decoded to a PIL image (a
+    MediaInputError naming `where`, the message and the image when it does not decode) and text spelling a
+    vision marker broken up (`VISION_TOKENS`)."""
+    return _decoded(messages, {}, where)[0]
+
+
 def render_prompt(processor: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                   names: dict[str, str] | None = None, where: str = "prompt") -> tuple[list[int], VisionInputs]:
     """The generation prompt of `messages` (image parts holding data URLs or PIL images) rendered and tokenised

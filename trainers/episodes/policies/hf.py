@@ -47,20 +47,6 @@ def parse_tool_text(text: str) -> tuple[str | None, list[PolicyCall]]:
     return content.strip() or None, calls
 
 
-def _pil_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages with each image part's data URL decoded to a PIL image (what a processor's template reads)."""
-    from trainers.training.vision_sft import decode_image
-
-    out = []
-    for i, m in enumerate(messages):
-        if isinstance(m.get("content"), list):
-            m = {**m, "content": [{"type": "image", "image": decode_image(p["image"], f"messages[{i}]")}
-                                  if p.get("type") == "image" and isinstance(p.get("image"), str) else p
-                                  for p in m["content"]]}
-        out.append(m)
-    return out
-
-
 class HFPolicy:
     """A local model folder played through its chat template; a vision-language folder (one with an image
     processor, `trainers.training.tiny_vl.is_vision_model`) through its processor, shown the images tool
@@ -107,7 +93,9 @@ class HFPolicy:
         extra: dict[str, Any] = {}
         try:
             if self.processor is not None:
-                enc = self.processor.apply_chat_template(_pil_images(messages), tools=tools or None,
+                from trainers.training.vision_inputs import processor_messages
+
+                enc = self.processor.apply_chat_template(processor_messages(messages), tools=tools or None,
                                                          add_generation_prompt=True, tokenize=True, return_dict=True,
                                                          return_tensors="pt")
                 prompt = enc["input_ids"][0].tolist()
@@ -124,6 +112,10 @@ class HFPolicy:
         kwargs: dict[str, Any] = {"do_sample": sample, "max_new_tokens": self.max_new_tokens,
                                   "eos_token_id": tok.eos_token_id, "pad_token_id": tok.pad_token_id,
                                   "return_dict_in_generate": True, "output_logits": True}
+        if self.processor is not None:
+            from trainers.training.vision_inputs import vision_token_ids
+
+            kwargs["suppress_tokens"] = vision_token_ids(self.processor) or None  # a sampled marker has no pixels
         if sample:
             kwargs["temperature"] = self.temperature
         else:
