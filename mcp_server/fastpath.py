@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.inbound import InboundModernRoute, classify_inbound_request, find_duplicated_routing_header
+from mcp_types import TextContent
 from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
@@ -53,6 +54,7 @@ _PARAM_HEADER_PREFIX = b"mcp-param-"
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _MAX_LISTINGS = 64
 _MAX_HEADER_SETS = 256
+_UNPARSED: Any = object()  # `_eligible` without the parsed body
 
 
 def modern_version(scope: Scope) -> str | None:
@@ -117,14 +119,20 @@ class FastPath:
         self._header_verdicts: dict[tuple[Any, ...], dict[str, str] | None] = {}  # see `_headers`
         self.answered = 0  # requests answered here (the tests read it)
 
-    async def handle(self, server: EpisodeFace, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp) -> None:
+    async def handle(self, server: EpisodeFace, scope: Scope, receive: Receive, send: Send, sdk: ASGIApp,
+                     read: tuple[bytes, Any] | None = None) -> None:
         """Answer the request on the fast path when it qualifies, else hand it (body included) to `sdk`, the
-        episode's SDK session manager."""
+        episode's SDK session manager. `read`: the whole body and its `parse_client_json` value when the caller
+        has them already (the hub checks every body first), so neither is read or parsed again."""
         if scope.get("method") != "POST":  # GET streams and DELETEs are the SDK's, unread
             await sdk(scope, receive, send)
             return
-        body, more = await read_prefix(receive)
-        request = None if more or len(body) > MAX_FAST_BODY else await self._eligible(scope, body)
+        if read is not None:
+            body, more = read[0], False
+        else:
+            body, more = await read_prefix(receive)
+        request = None if more or len(body) > MAX_FAST_BODY \
+            else await self._eligible(scope, body, *(read[1:] if read is not None else ()))
         if request is not None:
             rid, method, params, version = request
             if method == "tools/call":
@@ -140,18 +148,21 @@ class FastPath:
             return
         await sdk(scope, replay(body, more, receive), send)
 
-    async def _eligible(self, scope: Scope, body: bytes) -> tuple[Any, str, dict[str, Any], str] | None:
+    async def _eligible(self, scope: Scope, body: bytes,
+                        decoded: Any = _UNPARSED) -> tuple[Any, str, dict[str, Any], str] | None:
         """(id, method, params, protocol version) of a request the fast path answers exactly as the SDK would;
-        None for anything else (the SDK then answers, errors included)."""
+        None for anything else (the SDK then answers, errors included). `decoded`: the body's parsed value when
+        the caller has it (`_UNPARSED`: parse it here)."""
         if not self.json_response:
             return None
         headers = await self._headers(scope)
         if headers is None:
             return None
-        try:
-            decoded = parse_client_json(body)
-        except JsonProblem:
-            return None
+        if decoded is _UNPARSED:
+            try:
+                decoded = parse_client_json(body)
+            except JsonProblem:
+                return None
         if not isinstance(decoded, dict) or set(decoded) != {"jsonrpc", "id", "method", "params"} \
                 or decoded["jsonrpc"] != "2.0":
             return None
@@ -196,8 +207,10 @@ class FastPath:
     async def _call(self, server: EpisodeFace, rid: Any, params: dict[str, Any], version: str, send: Send,
                     step_since: int | None = None, compact: bool = False) -> None:
         result = await server.call_tool(params["name"], params.get("arguments") or {})
-        dumped = sdk_methods.serialize_server_result(
-            "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        dumped = plain_result(result)
+        if dumped is None:
+            dumped = sdk_methods.serialize_server_result(
+                "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
         if dumped.get("resultType") is None:
             dumped["resultType"] = "complete"
         if dumped.get("_meta") is None:
@@ -235,6 +248,62 @@ class FastPath:
         return capturing
 
 
+PLAIN_NODES = 64  # values walked at most to prove a result's structured content plain JSON (else: the SDK's dump)
+_PLAIN_LEAVES = (str, int, float, bool, type(None))
+
+
+def plain_result(result: Any) -> dict[str, Any] | None:
+    """The SDK's serialized result (`model_dump` then `serialize_server_result` for 2026-07-28, the one modern
+    revision) of a tool result of the common shape, built directly (those two cost a read call ~12 us): one
+    text content without annotations or `_meta`, a `bool` `isError`, no `_meta`, `resultType` "complete", and
+    structured content that is None or plain JSON of at most `PLAIN_NODES` values (dicts with `str` keys,
+    lists, `str`, `int`, finite `float`, `bool`, None: exactly what pydantic's JSON mode gives back unchanged).
+    None for anything else, which the caller dumps the SDK's way. `tests/test_call_path.py` compares the two
+    over generated results."""
+    content = result.content
+    if len(content) != 1 or type(result.is_error) is not bool or result.meta is not None \
+            or result.result_type != "complete":
+        return None
+    text = content[0]
+    if type(text) is not TextContent or text.annotations is not None or text.meta is not None \
+            or type(text.text) is not str:
+        return None
+    structured = result.structured_content
+    out: dict[str, Any] = {"content": [{"text": text.text, "type": "text"}], "isError": result.is_error,
+                           "resultType": "complete"}
+    if structured is None:
+        return out
+    if type(structured) is not dict or not _plain_json(structured):
+        return None
+    out["structuredContent"] = structured
+    return out
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether `value` is plain JSON of at most `PLAIN_NODES` values (see `plain_result`)."""
+    stack, seen = [value], 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        if seen > PLAIN_NODES:
+            return False
+        t = type(v)
+        if t is dict:
+            for k in v:
+                if type(k) is not str:
+                    return False
+            stack.extend(v.values())
+        elif t is list:
+            stack.extend(v)
+        elif t is float:
+            if v != v or v in (_INF, -_INF):
+                return False
+        elif t not in _PLAIN_LEAVES:
+            return False
+    return True
+
+
+_INF = float("inf")
 STEP_HEADER = b"coworkenv-step-since"
 STEP_COMPACT_HEADER = b"coworkenv-step-evaluation"
 STEP_META = "coworkenv/step"

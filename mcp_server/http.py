@@ -54,9 +54,9 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from workspace_sim.errors import SpecError
 
@@ -494,6 +494,53 @@ def build_app(hub: EpisodeHub, token: str, default_episode: str | None = None) -
                 await hub.create(None, default_episode)
             yield
 
-    routes = [Route("/episodes/{eid}/mcp", McpEndpoint(hub)), *admin.routes()]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(FlushRecords, hub=hub)],
-                     exception_handlers={404: _json_http_error, 405: _json_http_error})
+    mcp = Route("/episodes/{eid}/mcp", McpEndpoint(hub))
+    app = Starlette(routes=[mcp, *admin.routes()], lifespan=lifespan, middleware=[Middleware(FlushRecords, hub=hub)],
+                    exception_handlers={404: _json_http_error, 405: _json_http_error})
+    return McpShortcut(app, mcp, hub)  # type: ignore[return-value]  (a Starlette app in every way that is used)
+
+
+class McpShortcut:
+    """ASGI front of the app: a request for an episode's MCP endpoint goes straight to it, past Starlette's two
+    exception middlewares, `FlushRecords` and the router, which cost a call tens of microseconds in process
+    (a tool call is most of what a training loop sends). It is what Starlette would do for that path: the
+    route's own pattern matches, the scope gets the `app`, `router`, `endpoint` and `path_params` Starlette
+    gives it, the records are flushed after the answer, and an exception is answered 500 `Internal Server
+    Error` when nothing was sent yet and raised on, as `ServerErrorMiddleware` does (nothing under the endpoint
+    raises `HTTPException`, the one thing the other middleware turns into an answer). Anything else,
+    lifespan included, is the Starlette app's; attributes (`state`, `routes`, ...) are read through to it."""
+
+    def __init__(self, app: Starlette, route: Route, hub: EpisodeHub) -> None:
+        self.app, self.route, self.hub = app, route, hub
+        self._pattern, self._endpoint = route.path_regex, route.endpoint
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = self._pattern.match(scope["path"]) if scope["type"] == "http" and not scope.get("root_path") \
+            else None
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        scope["app"] = self.app
+        scope.setdefault("router", self.app.router)
+        scope["endpoint"] = self._endpoint
+        scope["path_params"] = {**scope.get("path_params", {}), "eid": found["eid"]}
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self._endpoint(scope, receive, tracked)
+        except Exception:
+            if not started:
+                await PlainTextResponse("Internal Server Error", status_code=500)(scope, receive, send)
+            raise
+        finally:
+            if self.hub.records is not None:
+                self.hub.records.flush_due()

@@ -37,7 +37,7 @@ from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .identity import server_title
 from .inflight import InFlight, session_request
-from .jsoncheck import refuse_bad_json
+from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .recording import DeferredRecords, record_after_answer, sync_file
 from .pool import EpisodePool
@@ -378,14 +378,19 @@ class EpisodeHub:
             await (await self._sessions(live)).handle_request(scope, receive, send)
 
         pending = None
+        read: tuple[bytes, Any] | None = None  # the body read whole and its parsed JSON, for the fast path
         if scope.get("method") == "POST":
             body, more = await read_prefix(receive, SDK_MAX_BODY)
-            if not more and await refuse_bad_json(body, send):
-                return
+            if not more:
+                try:  # parsed once here: the fast path takes the parsed request (it parsed the body again)
+                    read = (body, parse_client_json(body))
+                except JsonProblem:
+                    await refuse_bad_json(body, send)
+                    return
             pending = None if more else session_request(scope, body)
             receive = replay(body, more, receive)
         if self.fast is not None and modern_version(scope) is not None:
-            await self.fast.handle(live, scope, receive, send, sdk)
+            await self.fast.handle(live, scope, receive, send, sdk, read)
             return
         async with live.in_flight.hold(pending, send) as fresh:  # a duplicate in-flight id is refused
             if fresh:
