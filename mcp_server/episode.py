@@ -23,7 +23,7 @@ from workspace_sim.limits import check_arguments
 from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
     EpisodeControl, STATUS_URI, open_conversation, submit_reply
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .recording import DeferredRecords, RecordWriter, event_line, final_line, header_line, now_iso
+from .recording import DeferredRecords, LaterLine, RecordWriter, event_line, final_line, header_line, now_iso
 from .results import PAGER_TOOL, Answer, ResultPager
 
 EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -92,7 +92,7 @@ class Episode:
         self._open_later = open_record_later  # a fresh random id: its record file may be made after the answer
         self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
         self._segment = -1
-        self._segment_events: list[dict[str, Any]] = []
+        self._segment_events: list[LaterLine] = []
         self._started = time.perf_counter()
         self._tool_seconds = 0.0
         self._begin_segment(start or {"kind": "fresh"})
@@ -433,7 +433,7 @@ class Episode:
             self._record(event)
 
     def _record(self, event: Any) -> None:
-        line = event_line(event, self.segment_id, len(self._segment_events))
+        line = LaterLine(event_line, event, self.segment_id, len(self._segment_events))  # built after the answer
         self._segment_events.append(line)
         if self._writer is not None:
             self._writer.write(line)
@@ -447,6 +447,7 @@ class Episode:
         if self._writer is not None:
             renders = {name: t.render for name, t in self.workspace.tools.items() if t.render}
             timings = {"total": time.perf_counter() - self._started, "tools": self._tool_seconds}
-            self._writer.write(final_line(self.segment_id, self.task_text(), self._segment_events, renders,
+            lines = [e.get() for e in self._segment_events]
+            self._writer.write(final_line(self.segment_id, self.task_text(), lines, renders,
                                           evaluation, stop_reason, final_answer, timings))
         return evaluation

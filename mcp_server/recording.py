@@ -254,6 +254,8 @@ class RecordWriter:
 
     def _text(self, is_header: bool, line: dict[str, Any]) -> str:
         """The file text of one line (blob lines first where it needs them)."""
+        if type(line) is LaterLine:
+            line = line.get()
         if is_header:
             text = _header_text(line)
             if text is not None:
@@ -331,6 +333,25 @@ def header_line(segment_id: str, env: Any, env_hash: str, workspace: Workspace, 
         "policy": {"name": POLICY_NAME, "settings": settings}, "seed": workspace.config.seed, "group": None,
         "tools": [t.openai_schema() for t in workspace.tools.values()],
     }
+
+
+class LaterLine:
+    """A record line made the first time it is asked for, and kept: an episode's event line is built after the
+    call's answer (with the other deferred record work, `DeferredRecords`) instead of before it, the same dict
+    then. `RecordWriter` takes one wherever it takes a line; the event it reads is not changed after its call
+    (the fields `Event.to_json` reads are fixed when the call is logged)."""
+
+    __slots__ = ("_make", "_args", "_line")
+
+    def __init__(self, make: Any, *args: Any) -> None:
+        self._make, self._args, self._line = make, args, None
+
+    def get(self) -> dict[str, Any]:
+        """The line (made on the first call)."""
+        line = self._line
+        if line is None:
+            line = self._line = self._make(*self._args)
+        return line
 
 
 def event_line(event: Event, segment_id: str, turn: int) -> dict[str, Any]:

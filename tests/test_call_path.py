@@ -192,3 +192,51 @@ def test_an_exception_under_the_endpoint_is_answered_500_as_starlette_does(tmp_p
                     headers=HEADERS)
 
     anyio.run(_twins, tmp_path, test)
+
+
+# --- event lines built after the answer: the same lines as built at each call ------------------------------
+
+paths = st.sampled_from(["/reports/q1.csv", "/reports/README.md", "/n.md", "/drafts/x.md", "/missing.txt"])
+calls = st.lists(st.one_of(
+    st.tuples(st.just("read_text_file"), st.builds(lambda p: {"path": p}, paths)),
+    st.tuples(st.just("write_file"), st.builds(lambda p, c: {"path": p, "content": c}, paths, st.text(max_size=30))),
+    st.tuples(st.just("list_directory"), st.just({"path": "/reports"})),
+    st.tuples(st.just("delete_file"), st.builds(lambda p: {"path": p}, paths)),
+    st.tuples(st.just("read_text_file"), st.just({"nope": 1})),
+), max_size=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(calls=calls, flushes=st.lists(st.booleans(), min_size=12, max_size=12), reset=st.booleans())
+def test_event_lines_made_after_the_answers_are_the_lines_made_at_each_call(
+        calls: list[tuple[str, dict[str, Any]]], flushes: list[bool], reset: bool) -> None:
+    import tempfile
+
+    from mcp_server.episode import Episode
+    from mcp_server.recording import DeferredRecords, event_line
+
+    with tempfile.TemporaryDirectory() as tmp:
+        later = DeferredRecords()
+        eager: list[dict[str, Any]] = []
+
+        async def run() -> None:
+            episode = Episode(environment(), "lazy", record_dir=tmp, transport="http", record_later=later)
+            segments = 2 if reset else 1
+            for segment in range(segments):
+                for i, (tool, args) in enumerate(calls):
+                    episode.call(tool, args)
+                    event = episode.workspace.events()[-1]  # what the line was built from before this pass
+                    eager.append(json.loads(json.dumps(event_line(event, episode.segment_id, i))))
+                    if flushes[i]:
+                        later.flush_due()  # an answer sent: the queued lines are written
+                if segment + 1 < segments:
+                    episode.reset()
+            episode.end(None, sync=False)
+
+        anyio.run(run)
+        later.close()
+        lines = [json.loads(x) for x in (Path(tmp) / "lazy.jsonl").read_text().splitlines()]
+        events = [x for x in lines if x["type"] == "event"]
+        assert events == eager
+        finals = [x for x in lines if x["type"] == "final"]
+        assert len(finals) == (2 if reset else 1)
