@@ -9,7 +9,7 @@ import pytest
 from support import HttpServer, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, ServerConnection
-from trainers.episodes.remote import RemoteError, RemoteEvaluation
+from trainers.episodes.remote import RemoteError, RemoteEvaluation, RemoteWorkspace
 
 TOKEN = "compact-admin-token-0123456789"
 
@@ -110,3 +110,28 @@ def test_run_connect_asks_no_separate_judgement_of_its_final_answer(server: Http
     assert [s.predicates for s in remote.steps] == [s.predicates for s in local.steps]
     assert remote.final.evaluation == local.final.evaluation
     assert "evaluate" not in sent and sent.count("end") == 1
+
+
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_a_message_reaches_a_server_from_before_message_step_syncs(role: str) -> None:
+    # such a server refuses step_since, step_compact and step_final_answer together (its check_fields 400): the
+    # message goes again without any of them, and the workspace syncs the older way
+    sent: list[dict[str, Any]] = []
+    allowed = {"role", "content"}
+
+    class OlderAdmin:
+        def request(self, method: str, path: str, body: Any = None, params: Any = None) -> dict[str, Any]:
+            sent.append(dict(body or {}))
+            unknown = sorted(set(body) - allowed)
+            if unknown:
+                raise RemoteError(f"{method} {path} failed with HTTP 400 (malformed_body): unknown field(s) "
+                                  f"{', '.join(unknown)}; allowed: content, role")
+            return {"index": 0, "kind": "message", "sim_time": "2026-01-01T00:00:00", "role": role,
+                    "content": body["content"]}
+
+    start = {"events": [], "now": "2026-01-01T00:00:00", "content_hash": "h", "count": 0,
+             "evaluation": {"passed": False, "score": 0.0, "results": []}}
+    ws = RemoteWorkspace(OlderAdmin(), "e1", start)  # type: ignore[arg-type]
+    event = ws.add_message(role, "hello")
+    assert "step_since" in sent[0] and sent[-1] == {"role": role, "content": "hello"} and len(sent) == 2
+    assert event.doc["content"] == "hello"

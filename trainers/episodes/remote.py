@@ -472,7 +472,7 @@ class RemoteWorkspace:
             if since is None or "step_" not in str(e):
                 raise
             refused = _refused_fields(e)
-            if refused & {"step_compact", "step_final_answer"}:  # an older server: without them
+            if "step_since" not in refused and refused & {"step_compact", "step_final_answer"}:  # older: without them
                 self.compact = self.compact and "step_compact" not in refused
                 self._final_steps = self._final_steps and "step_final_answer" not in refused
                 body.pop("step_compact", None)
