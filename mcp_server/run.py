@@ -15,7 +15,7 @@ import anyio
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment
-from .episode import Episode
+from .episode import EPISODE_ID, Episode
 from .first_answer import PreRead, claim_stdin, first_answer, first_answer_enabled, write_answer
 from .sdklog import apply as apply_sdk_logging
 from .sdklog import own_sdk_logging  # noqa: F401 (callers import it from here)
@@ -153,7 +153,10 @@ class _Ahead:
 
 
 def _record_exists(record_dir: str | Path | None, episode_id: str | None) -> bool:
-    """Whether the episode's record is already there (the episode would refuse to open: before any answer)."""
+    """Whether the episode would refuse to open (a malformed id, or its record is already there): it is then
+    opened, and refused, before any answer."""
+    if episode_id is not None and not EPISODE_ID.match(episode_id):
+        return True
     return record_dir is not None and episode_id is not None and (Path(record_dir) / f"{episode_id}.jsonl").exists()
 
 

@@ -169,6 +169,16 @@ def test_stdio_refuses_an_episode_id_that_already_has_a_record(tmp_path: Path) -
     assert proc.returncode == 2 and "already has a record" in proc.stderr and "Traceback" not in proc.stderr
 
 
+
+def test_stdio_refuses_a_malformed_episode_id_before_any_answer(tmp_path: Path) -> None:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    command, args = desktop_command(tmp_path, "--episode-id", "bad id!")
+    proc = subprocess.run([command, *args], capture_output=True, text=True, timeout=60, input=json.dumps(init) + "\n",
+                          env={**os.environ, "PYTHONWARNINGS": "ignore", "COLUMNS": "400"})
+    assert proc.returncode == 2 and proc.stdout == "" and "bad id!" in proc.stderr and "Traceback" not in proc.stderr
+
+
 SPEC = Path(__file__).parent.parent / "examples" / "specs" / "handwritten-archive-invoices.yaml"
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "printf", "version": "0"},
