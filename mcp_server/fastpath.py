@@ -187,9 +187,10 @@ class FastPath:
         """The request's headers as `dict(Request.headers)` gives them when the transport checks that depend on the
         headers alone pass (no `Mcp-Param-*`, content type, DNS-rebinding protection, an accept header naming
         JSON, no duplicated routing header), else None. A harness sends the same headers over and over (the body's
-        length aside), so the verdict is kept per header set."""
+        length and its step headers aside, which change per request), so the verdict is kept per header set; the
+        dict then holds neither (no check reads them: `_step_since` reads the step headers from the scope)."""
         raw_headers = scope.get("headers", ())
-        key = tuple(h for h in raw_headers if h[0] != b"content-length")  # no check reads the length
+        key = tuple(h for h in raw_headers if not _per_request(h[0]))
         if key in self._header_verdicts:
             return self._header_verdicts[key]
         verdict: dict[str, str] | None = None
@@ -198,7 +199,7 @@ class FastPath:
             if await self.security.validate_request(request, is_post=True) is None \
                     and check_accept_headers(request)[0] \
                     and find_duplicated_routing_header((k.decode("latin-1"), v) for k, v in raw_headers) is None:
-                verdict = dict(request.headers)
+                verdict = {k: v for k, v in request.headers.items() if not _per_request(k.encode("latin-1"))}
         if len(self._header_verdicts) >= _MAX_HEADER_SETS:
             self._header_verdicts.pop(next(iter(self._header_verdicts)))
         self._header_verdicts[key] = verdict
@@ -307,6 +308,12 @@ _INF = float("inf")
 STEP_HEADER = b"coworkenv-step-since"
 STEP_COMPACT_HEADER = b"coworkenv-step-evaluation"
 STEP_META = "coworkenv/step"
+
+
+def _per_request(name: bytes) -> bool:
+    """Whether a header (lower-case name) changes from one request of a harness to the next: the body's length
+    and the step headers."""
+    return name == b"content-length" or name.startswith(b"coworkenv-step-")
 
 
 def _step_since(scope: Scope) -> tuple[int | None, bool]:

@@ -111,6 +111,31 @@ def test_eligible_calls_and_listings_are_answered_by_the_fast_path_with_the_sdks
     anyio.run(with_pair, tmp_path, test)
 
 
+def test_the_header_checks_are_kept_across_a_harness_s_step_headers(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # run --connect sends Coworkenv-Step-Since: N (N grows) with every call: the transport checks' verdict is
+    # still made once for the header set, and each answer still carries its own step's sync
+    from mcp_server import fastpath
+
+    checks: list[int] = []
+    real = fastpath.check_accept_headers
+    monkeypatch.setattr(fastpath, "check_accept_headers", lambda request: checks.append(1) or real(request))
+
+    async def test(p: Pair) -> None:
+        before, steps = p.answered, []
+        for i in range(6):
+            hdrs = headers("tools/call", "read_text_file", **{"coworkenv-step-since": str(i),
+                                                              "coworkenv-step-evaluation": "compact"})
+            r = await p.fast.post(f"/episodes/{p.eid}/mcp", headers=hdrs,
+                                  content=json.dumps(call(i, "read_text_file", {"path": "/reports/q1.csv"})))
+            assert r.status_code == 200, r.text
+            steps.append(r.json()["result"]["_meta"]["coworkenv/step"])
+        assert p.answered - before == 6 and len(checks) == 1
+        assert [[e["index"] for e in s["events"]] for s in steps] == [[i] for i in range(6)]  # its own since
+
+    anyio.run(with_pair, tmp_path, test)
+
+
 def test_everything_else_goes_to_the_sdk_and_gets_its_answer(tmp_path: Path) -> None:
     async def test(p: Pair) -> None:
         good = call(1, "read_text_file", {"path": "/reports/q1.csv"})
