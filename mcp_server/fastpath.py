@@ -190,7 +190,7 @@ class FastPath:
         length and its step headers aside, which change per request), so the verdict is kept per header set; the
         dict then holds neither (no check reads them: `_step_since` reads the step headers from the scope)."""
         raw_headers = scope.get("headers", ())
-        key = tuple(h for h in raw_headers if not _per_request(h[0]))
+        key = tuple((bytes(k), bytes(v)) for k, v in raw_headers if not _per_request(k))  # lists allowed in ASGI
         if key in self._header_verdicts:
             return self._header_verdicts[key]
         verdict: dict[str, str] | None = None

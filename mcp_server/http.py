@@ -135,8 +135,9 @@ _BASES: dict[tuple[Any, ...], str] = {}
 def _base_url(request: Request) -> str:
     """`str(request.base_url)` without its trailing slash, kept per scheme, server, root path and Host header."""
     scope = request.scope
-    key = (scope.get("scheme"), scope.get("server"), scope.get("root_path"), scope.get("app_root_path"),
-           tuple(v for k, v in scope["headers"] if k == b"host"))
+    server = scope.get("server")  # a (host, port) pair; ASGI lets it be a list (Starlette's TestClient sends one)
+    key = (scope.get("scheme"), tuple(server) if server is not None else None, scope.get("root_path"),
+           scope.get("app_root_path"), tuple(bytes(v) for k, v in scope["headers"] if k == b"host"))
     base = _BASES.get(key)
     if base is None:
         if len(_BASES) >= 64:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -96,3 +97,23 @@ def test_next_must_be_an_object(server: HttpServer, conn: ServerConnection) -> N
     r = server.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", json={"next": [1]})
     assert r.status_code == 400 and "field next must be dict" in r.json()["error"]["message"]
     conn.end(ep["episode_id"])
+
+
+def test_starlettes_test_client_drives_the_admin_api(tmp_path: Path) -> None:
+    # its scope["server"] is a list, as ASGI allows (a tuple from uvicorn): the base URL's cache key takes both
+    from starlette.testclient import TestClient
+
+    from mcp_server.demo import environment
+    from mcp_server.http import build_app
+    from mcp_server.hub import EpisodeHub
+
+    hub = EpisodeHub(environment(), None, tmp_path)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(build_app(hub, TOKEN)) as c:
+        made = c.post("/admin/episodes", json={"episode_id": "tc"}, headers=auth)
+        assert made.status_code == 201 and made.json()["mcp_url"].startswith("http://testserver"), made.text
+        assert c.get("/admin/episodes", headers=auth).status_code == 200
+        assert c.get("/admin/episodes/tc", headers=auth).status_code == 200
+        ended = c.post("/admin/episodes/tc/end", json={"next": {}}, headers=auth)
+        assert ended.status_code == 200 and "passed" in ended.json() and ended.json()["next"]["episode_id"]
+        assert list(hub.live) == [ended.json()["next"]["episode_id"]]
