@@ -340,6 +340,11 @@ class AdminApi:
         except HubError as e:  # rare (a record appeared meanwhile): the evaluation must still reach the client
             return error(e.status, e.code, f"episode {eid!r} ended (its evaluation is in 'evaluation') but the next "
                                            f"one was not created: {e.message}", evaluation=evaluation)
+        except Exception as e:  # the record folder refusing the new file, and the like: the same, as a 500
+            log.exception("episode %s ended; its next episode could not be created", eid)
+            return error(500, "next_not_created", f"episode {eid!r} ended (its evaluation is in 'evaluation') but "
+                                                  f"the next one was not created: {type(e).__name__}: {e}",
+                         evaluation=evaluation)
         return JSONResponse({**evaluation, "next": created(live, request)})
 
     async def delete(self, request: Request) -> Response:

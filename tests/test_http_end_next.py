@@ -117,3 +117,41 @@ def test_starlettes_test_client_drives_the_admin_api(tmp_path: Path) -> None:
         ended = c.post("/admin/episodes/tc/end", json={"next": {}}, headers=auth)
         assert ended.status_code == 200 and "passed" in ended.json() and ended.json()["next"]["episode_id"]
         assert list(hub.live) == [ended.json()["next"]["episode_id"]]
+
+
+def test_a_next_episode_that_cannot_open_its_record_still_answers_the_evaluation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+    import httpx2
+
+    from mcp_server import recording
+    from mcp_server.demo import environment
+    from mcp_server.http import build_app
+    from mcp_server.hub import EpisodeHub
+
+    real = recording.RecordWriter._open
+
+    def refuse(self: Any) -> Any:
+        if self.path.stem == "next1":
+            raise PermissionError(13, "Permission denied (simulated)")
+        return real(self)
+
+    monkeypatch.setattr(recording.RecordWriter, "_open", refuse)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+
+    async def main() -> None:
+        hub = EpisodeHub(environment(), None, tmp_path)
+        async with hub.run():
+            app = httpx2.ASGITransport(app=build_app(hub, TOKEN))
+            async with httpx2.AsyncClient(transport=app, base_url="http://127.0.0.1:9") as http:
+                await http.post("/admin/episodes", json={"episode_id": "first"}, headers=auth)
+                r = await http.post("/admin/episodes/first/end", headers=auth,
+                                    json={"final_answer": "Total: 1234", "next": {"episode_id": "next1"}})
+                err = r.json()["error"]
+                assert r.status_code == 500 and err["code"] == "next_not_created" and "PermissionError" in err["message"]
+                assert "score" in err["evaluation"]  # the ended episode's evaluation reaches the client
+                assert (await http.get("/admin/episodes/first", headers=auth)).status_code == 410
+                assert list(hub.live) == []
+        assert read_record_file(tmp_path / "first.jsonl").segments[-1].final is not None
+
+    anyio.run(main)
