@@ -224,7 +224,10 @@ class EpisodeHub:
                 with anyio.CancelScope(shield=True):
                     try:
                         for eid in list(self.live):
-                            await self.end(eid, None, "user_ended")
+                            try:
+                                await self.end(eid, None, "user_ended")
+                            except Exception:  # one episode's failure must not leave the others unended
+                                log.exception("episode %s could not be ended at shutdown", eid)
                     finally:
                         if self.records is not None:  # every queued line written, every fsync done
                             self.records.flush_due()
@@ -296,6 +299,13 @@ class EpisodeHub:
                     evaluation = await anyio.to_thread.run_sync(live.episode.end, final_answer, reason, False)
                 else:  # judged on the loop, as a step's sync is (a hop to a thread costs more than most ends)
                     evaluation = live.episode.end(final_answer, reason, False)
+        except Exception as e:
+            if live.episode.evaluation is None:
+                self.ended[episode_id] = None  # gone all the same: a 410 from now on, not a 404
+                raise
+            # judged, but its record could not be completed (a full disk): the evaluation still reaches the caller
+            log.error("episode %s ended but its record is incomplete: %s", episode_id, e)
+            evaluation = {**live.episode.evaluation, "record_error": f"{type(e).__name__}: {e}"}
         finally:
             live.stop.set()
             path = live.episode.record_path

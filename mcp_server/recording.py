@@ -107,7 +107,7 @@ class DeferredRecords:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a worker thread (or no loop at all): it may write now
-            writer.flush()
+            self._flush(writer)
             return
         if not self._due:  # a line queued outside any request is written shortly all the same
             loop.call_later(FALLBACK_S, self.flush_due)
@@ -127,7 +127,7 @@ class DeferredRecords:
     def _flush(writer: "RecordWriter") -> None:
         try:
             writer.flush()
-        except Exception as e:  # kept on the writer: its next write or its close raises it
+        except Exception as e:  # the lines stay with the writer: its next flush or its close tries again
             log.error("could not write the record %s: %s", writer.path, e)
 
     def sync_later(self, path: Path) -> None:
@@ -193,7 +193,7 @@ class RecordWriter:
         self._queued: list[tuple[bool, dict[str, Any]]] = []  # (is a header, line) not yet written
         self._queue_lock = threading.Lock()
         self._closing = False
-        self._error: BaseException | None = None  # a failed deferred write, raised by the next call
+        self._failed: BaseException | None = None  # the last write that failed (retried by the next flush)
 
     def _open(self) -> None:
         if self.path.parent not in _FOLDERS_MADE:  # one mkdir per folder, not one per record
@@ -231,26 +231,34 @@ class RecordWriter:
             self._later.wake(self)
 
     def _check_open(self) -> None:
-        if self._error is not None:
-            raise RecordReadError(f"{self.path}: an earlier line could not be written: {self._error}")
         if self._closing or (self._fh is not None and self._fh.closed):
             raise RecordReadError(f"{self.path}: record already closed")
 
     def flush(self) -> None:
-        """Write and flush the queued lines now (nothing to do when lines are not deferred)."""
+        """Write and flush the queued lines now (nothing to do when lines are not deferred). A failure (a full
+        disk, say) is raised and nothing is dropped: lines that never reached the file stay queued, and text
+        the file's buffer holds is flushed again by the next flush or the close, so a failure that clears
+        loses no line and repeats none (as writing before the answer does)."""
         with self._lock:
             with self._queue_lock:
                 batch, self._queued = self._queued, []
-            if not batch or (self._fh is not None and self._fh.closed):
+            if (not batch and self._failed is None) or (self._fh is not None and self._fh.closed):
                 return
             try:
                 if self._fh is None:  # opened after the first answer (`open_later`)
-                    self._open()
-                self._fh.write("".join(self._text(h, line) for h, line in batch))
+                    try:
+                        self._open()
+                    except BaseException:
+                        with self._queue_lock:
+                            self._queued[:0] = batch
+                        raise
+                if batch:
+                    self._fh.write("".join(self._text(h, line) for h, line in batch))
                 self._fh.flush()
             except Exception as e:
-                self._error = e
+                self._failed = e
                 raise
+            self._failed = None
 
     def _text(self, is_header: bool, line: dict[str, Any]) -> str:
         """The file text of one line (blob lines first where it needs them)."""
@@ -272,17 +280,26 @@ class RecordWriter:
         way). A queued line that could not be written is raised here."""
         with self._queue_lock:
             self._closing = True
-        self.flush()
+        failed: BaseException | None = None
+        try:
+            self.flush()
+        except Exception as e:
+            failed = e
         with self._lock:
-            if self._fh is None and self._error is None:  # nothing was ever queued: the file exists all the same
-                self._open()
-            if self._fh is not None and not self._fh.closed:
-                self._fh.flush()
-                if sync:
-                    os.fsync(self._fh.fileno())
-                self._fh.close()
-        if self._error is not None:
-            raise RecordReadError(f"{self.path}: a line could not be written: {self._error}")
+            try:
+                if self._fh is None and failed is None:  # nothing was ever queued: the file exists all the same
+                    self._open()
+                if self._fh is not None and not self._fh.closed:
+                    try:
+                        self._fh.flush()
+                        if sync:
+                            os.fsync(self._fh.fileno())
+                    finally:
+                        self._fh.close()
+            except Exception as e:
+                failed = failed or e
+        if failed is not None:
+            raise RecordReadError(f"{self.path}: a line could not be written: {failed}")
 
     @property
     def closed(self) -> bool:

@@ -155,11 +155,86 @@ def test_a_record_opened_after_the_answer_is_made_by_its_first_flush(tmp_path: P
         w.close(sync=False)
         taken = RecordWriter(path, exclusive=True, later=later, open_later=True)  # the id's record exists
         taken.write({"type": "event", "episode_id": "e"})
-        later.flush_due()  # logged, kept on the writer
-        with pytest.raises(RecordReadError, match="could not be written"):
-            taken.write({"type": "event", "episode_id": "e"})
-        with pytest.raises(RecordReadError, match="could not be written"):
+        later.flush_due()  # logged; the lines stay with the writer, each flush tries again
+        taken.write({"type": "event", "episode_id": "e"})
+        with pytest.raises(RecordReadError, match="could not be written: .*File exists"):
             taken.close(sync=False)
 
     anyio.run(run)
     assert path.read_text().count("\n") == 1  # the second writer never touched the first one's record
+
+
+class _Disk:
+    """A record file whose flushes fail while `full` is set (ENOSPC), its text kept in the buffer as a real full
+    disk leaves it: what a write error that later clears looks like to a writer."""
+
+    full = False
+
+    def __init__(self, fh: Any) -> None:
+        self._fh = fh
+
+    def flush(self) -> None:
+        if _Disk.full:
+            raise OSError(28, "No space left on device (simulated)")
+        self._fh.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fh, name)
+
+
+def test_a_write_failure_that_clears_loses_no_line_and_breaks_no_episode(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx2
+
+    from mcp_server.demo import environment
+    from mcp_server.http import build_app
+    from mcp_server.hub import EpisodeHub
+
+    real_open = RecordWriter._open
+
+    def flaky_open(self: RecordWriter) -> None:
+        real_open(self)
+        self._fh = _Disk(self._fh)
+
+    monkeypatch.setattr(RecordWriter, "_open", flaky_open)
+    monkeypatch.setattr(_Disk, "full", False)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo":
+                {"name": "t", "version": "0"}, "io.modelcontextprotocol/clientCapabilities": {}}
+    mcp_headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "write_file"}
+
+    async def main() -> None:
+        hub = EpisodeHub(environment(), None, tmp_path)
+        async with hub.run():
+            app = httpx2.ASGITransport(app=build_app(hub, TOKEN))
+            async with httpx2.AsyncClient(transport=app, base_url="http://127.0.0.1:9") as http:
+                for eid in ("a", "b"):
+                    assert (await http.post("/admin/episodes", json={"episode_id": eid}, headers=auth)).status_code == 201
+
+                async def write(eid: str, i: int) -> int:
+                    body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                        "name": "write_file", "arguments": {"path": f"/n{i}.md", "content": str(i)}, "_meta": envelope}}
+                    r = await http.post(f"/episodes/{eid}/mcp", json=body, headers=mcp_headers)
+                    return r.status_code
+
+                assert await write("a", 0) == 200
+                _Disk.full = True  # the disk fills: the answers still come, the lines wait
+                assert [await write("a", 1), await write("b", 2)] == [200, 200]
+                await anyio.sleep(0.08)  # the fallback flush fails too (logged)
+                _Disk.full = False  # space again: the next flush writes everything, once, in order
+                assert await write("a", 3) == 200
+                ended = await http.post("/admin/episodes/a/end", json={"final_answer": "done"}, headers=auth)
+                assert ended.status_code == 200 and "record_error" not in ended.json(), ended.text
+                _Disk.full = True  # full at shutdown: b's record cannot be completed, c's can
+                assert (await http.post("/admin/episodes", json={"episode_id": "c"}, headers=auth)).status_code == 201
+                ended = await http.post("/admin/episodes/b/end", json={}, headers=auth)
+                assert ended.status_code == 200 and "No space left" in ended.json()["record_error"]  # judged anyway
+                assert (await http.get("/admin/episodes/b", headers=auth)).status_code == 410
+                _Disk.full = False
+
+    anyio.run(main)
+    (seg,) = read_record_file(tmp_path / "a.jsonl").segments
+    assert [e["args"]["path"] for e in seg.calls] == ["/n0.md", "/n1.md", "/n3.md"] and seg.final is not None
+    (seg,) = read_record_file(tmp_path / "c.jsonl").segments  # ended at shutdown
+    assert seg.final is not None
