@@ -106,3 +106,18 @@ def http_server_fixture(token: str, cls: type[HttpServer] = HttpServer) -> Calla
         srv.stop()
 
     return server
+
+
+def connection_fixture(token: str) -> Callable[..., Any]:
+    """A `conn` fixture: a lean harness connection (`ServerConnection`) to the module's `server`, closed after
+    each test (assign it to `conn` in the test module)."""
+
+    @pytest.fixture()
+    def conn(server: HttpServer) -> Iterator[Any]:
+        from trainers.episodes.harness_client import ServerConnection
+
+        c = ServerConnection(server.base, token)
+        yield c
+        c.close()
+
+    return conn

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from mcp_server.recording import read_record_file
-from support import HttpServer, http_server_fixture
+from support import HttpServer, connection_fixture, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, HarnessError, ServerConnection
 
@@ -17,13 +17,7 @@ READ = {"path": "/reports/q1.csv"}
 
 
 server = http_server_fixture(TOKEN)
-
-
-@pytest.fixture()
-def conn(server: HttpServer) -> Iterator[ServerConnection]:
-    c = ServerConnection(server.base, TOKEN)
-    yield c
-    c.close()
+conn = connection_fixture(TOKEN)
 
 
 def test_an_episode_loop_is_calls_plus_one_request_each(server: HttpServer, conn: ServerConnection) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from support import HttpServer, http_server_fixture
+from support import HttpServer, connection_fixture, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, ServerConnection
 from trainers.episodes.remote import RemoteError, RemoteEvaluation, RemoteWorkspace
@@ -15,13 +15,7 @@ TOKEN = "compact-admin-token-0123456789"
 
 
 server = http_server_fixture(TOKEN)
-
-
-@pytest.fixture()
-def conn(server: HttpServer) -> Iterator[ServerConnection]:
-    c = ServerConnection(server.base, TOKEN)
-    yield c
-    c.close()
+conn = connection_fixture(TOKEN)
 
 
 def _same_verdicts(compact: dict[str, Any], full: dict[str, Any]) -> None:
