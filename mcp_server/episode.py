@@ -400,7 +400,7 @@ class Episode:
     def holds_resources(self) -> bool:
         """Whether the workspace holds live resources (a sandbox container) that `end` must release; they are
         made on first use, so a workspace that never ran a sandboxed tool holds none."""
-        return getattr(self.workspace, "_resources", None) is not None
+        return self.workspace.holds_resources
 
     def state_summary(self) -> dict[str, Any]:
         """The workspace's records and content hash (for harnesses; never served to the agent)."""

@@ -95,7 +95,7 @@ def run_stdio(
     agent asks the user and submits its answer itself."""
     accept_stop_signals()
     enabled = control is not None and control.enabled
-    ahead = first_answer_enabled() and not enabled and not _record_exists(record_dir, episode_id)
+    ahead = first_answer_enabled() and not enabled and not _refused_at_open(record_dir, episode_id)
     workspace = env.build_workspace() if ahead else None
     made: list[Episode] = []
 
@@ -124,7 +124,7 @@ def run_stdio(
         if first_answer_enabled():
             line = stdin.readline(MAX_FIRST_LINE)
             if line.endswith(b"\n"):
-                answered = first_answer(line, _Ahead(env, workspace, None) if ahead else episode_now())
+                answered = first_answer(line, _Ahead(env, workspace) if ahead else episode_now())
             if answered is not None:
                 write_answer(answered[1])
             stdin = PreRead(line, stdin)  # type: ignore[assignment]
@@ -148,11 +148,11 @@ def run_stdio(
 class _Ahead:
     """What the first answer reads of an episode not opened yet: its environment, start workspace, no control."""
 
-    def __init__(self, env: ServedEnvironment, workspace: Any, control: None) -> None:
-        self.env, self.workspace, self.control = env, workspace, control
+    def __init__(self, env: ServedEnvironment, workspace: Any) -> None:
+        self.env, self.workspace, self.control = env, workspace, None
 
 
-def _record_exists(record_dir: str | Path | None, episode_id: str | None) -> bool:
+def _refused_at_open(record_dir: str | Path | None, episode_id: str | None) -> bool:
     """Whether the episode would refuse to open (a malformed id, or its record is already there): it is then
     opened, and refused, before any answer."""
     if episode_id is not None and not EPISODE_ID.match(episode_id):

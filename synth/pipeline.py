@@ -9,7 +9,7 @@ generates and validates; a discarded environment is one that failed to generate 
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -160,9 +160,8 @@ def synthesize(capabilities: Sequence[str] | None, count: int, seed: int = 0, pr
     if pool is not None:
         return fold(pool.map(jobs))
     if workers == 1 or len(jobs) == 1:
-        if producer is not procedural_attempt:
-            return fold(_serial(jobs, producer))
-        with synthesis_gc():  # as in a worker (warm_procedural), and put back after
+        # the procedural producer's collector settings as in a worker (warm_procedural), put back after
+        with synthesis_gc() if producer is procedural_attempt else nullcontext():
             return fold(_serial(jobs, producer))
     warm = warm_procedural if producer is procedural_attempt else None
     with WorkerPool(min(workers, len(jobs)), producer, warm=warm) as own:

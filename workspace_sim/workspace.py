@@ -141,6 +141,11 @@ class Workspace:
         """Live objects of this workspace outside its state (e.g. a sandbox container)."""
         return self._get_resources()
 
+    @property
+    def holds_resources(self) -> bool:
+        """Whether live resources were made (on first use), so `close` has something to release."""
+        return self._resources is not None
+
     def close(self) -> None:
         """Release the live resources of this workspace (e.g. remove its sandbox container).
 
