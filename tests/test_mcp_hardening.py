@@ -214,18 +214,27 @@ def test_soak_create_call_end_keeps_memory_bounded(tmp_path: Path, caplog: pytes
         tracemalloc.start()
         growths: list[float] = []
         tops: list[list[str]] = []
-        for _ in range(2):  # a leak grows in both windows; a cache filling once (or another test's) in one
+        # A leak grows in every window; a cache filling once (or another test's) grows one. CPython's free lists
+        # (dicts, lists, frames) keep a few kilobytes whose count depends on what ran before, not on the episodes:
+        # windows of 25 episodes spread that over more episodes (after a full suite, 15 measured 1,247 bytes each
+        # where an idle process measures 500), and the records' batched fsyncs settle before each snapshot.
+        window = 25
+        for _ in range(3):
+            time.sleep(0.3)
+            gc.collect()
             before = tracemalloc.take_snapshot().filter_traces(server_side)
-            cycles(s, 15)
+            cycles(s, window)
+            time.sleep(0.3)
             gc.collect()
             after = tracemalloc.take_snapshot().filter_traces(server_side)
             diffs = after.compare_to(before, "lineno")
-            growths.append(sum(st.size_diff for st in diffs) / 15)
+            growths.append(sum(st.size_diff for st in diffs) / window)
             tops.append([str(st) for st in diffs[:8]])
         tracemalloc.stop()
-        assert not s.hub.live and len(s.hub.ended) == 45 and len(s.hub._hashes) <= 16
+        assert not s.hub.live and len(s.hub.ended) == 15 + 3 * window and len(s.hub._hashes) <= 16
         growth = min(growths)
         # kept on purpose: the ended id (bounded by MAX_ENDED_REMEMBERED); before the fix, over 1,500
-        assert growth < 1000, f"{growth:.0f} bytes kept per episode by the server; largest growth: {tops}"
+        print("growth per episode, each window:", [round(g) for g in growths])
+        assert growth < 1000, f"{growth:.0f} bytes kept per episode by the server (windows: {growths}); largest: {tops}"
         assert alive() == alive_before  # no episode, episode server or workspace outlives its end
-    assert len(record_files(tmp_path)) == 45
+    assert len(record_files(tmp_path)) == 15 + 3 * window
