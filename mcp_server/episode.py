@@ -314,8 +314,11 @@ class Episode:
     def reset(self) -> None:
         """Finish the current segment and start again from a fresh workspace (the old one's resources are released)."""
         self._require_live()
-        self._finish_segment(None, "user_ended")
-        self.workspace.close()
+        if self.workspace.holds_resources:  # judged before its sandbox goes
+            self._finish_segment(None, "user_ended")
+            self.workspace.close()
+        else:  # nobody reads this evaluation now: the record's final line judges the old state after the answer
+            self._finish_segment(None, "user_ended", later=True)
         self.workspace = self._fresh()
         self.pager = ResultPager(self.workspace.config.max_result_chars)
         self._checkpoints = {}
@@ -425,10 +428,10 @@ class Episode:
                 conv = self.control.conversation
                 settings["control"] = {**self.control.options.to_json(),
                                        "user": conv.describe() if conv is not None else None}
-            header = header_line(self.segment_id, self.env, self.env_hash, self.workspace, settings)
-            if self.control is not None:  # the control tools are offered too
-                header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in self.control.tool_names()]
-            self._writer.write_header(header)
+            control_tools = self.control.tool_names() if self.control is not None else []
+            # built after the answer: what it reads of the workspace (its start state, seed, tools) stays as it is
+            self._writer.write_header(LaterLine(_header, self.segment_id, self.env, self.env_hash, self.workspace,
+                                                settings, control_tools))
         for event in self.workspace.events():  # the history a restore or fork starts from
             self._record(event)
 
@@ -438,16 +441,51 @@ class Episode:
         if self._writer is not None:
             self._writer.write(line)
 
-    def _finish_segment(self, final_answer: str | None, stop_reason: str) -> dict[str, Any]:
-        try:
-            evaluation = self.evaluate(final_answer)
-        except Exception as e:  # a broken predicate must not lose the record
-            evaluation = {"passed": False, "score": 0.0, "error": f"evaluation failed: {type(e).__name__}: {e}",
-                          "results": []}
+    def _finish_segment(self, final_answer: str | None, stop_reason: str, later: bool = False) -> dict[str, Any] | None:
+        """Judge the segment and write its `final` line; with `later` the judging waits for the line to be
+        written (after the answer, `DeferredRecords`) and nothing is returned: the workspace is left as it is."""
+        timings = {"total": time.perf_counter() - self._started, "tools": self._tool_seconds}
+        if later:
+            if self._writer is not None:
+                self._writer.write(LaterLine(_judged_final, self.env, self.workspace, self.segment_id,
+                                             self._segment_events, final_answer, stop_reason, timings))
+            return None
+        evaluation = _judged(self.env, self.workspace, final_answer)
         if self._writer is not None:
-            renders = {name: t.render for name, t in self.workspace.tools.items() if t.render}
-            timings = {"total": time.perf_counter() - self._started, "tools": self._tool_seconds}
-            lines = [e.get() for e in self._segment_events]
-            self._writer.write(final_line(self.segment_id, self.task_text(), lines, renders,
-                                          evaluation, stop_reason, final_answer, timings))
+            self._writer.write(_final(self.env, self.workspace, self.segment_id, self._segment_events, evaluation,
+                                      stop_reason, final_answer, timings))
         return evaluation
+
+
+def _header(segment_id: str, env: ServedEnvironment, env_hash: str, workspace: Workspace, settings: dict[str, Any],
+            control_tools: list[str]) -> dict[str, Any]:
+    header = header_line(segment_id, env, env_hash, workspace, settings)
+    header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in control_tools]  # the control tools are offered too
+    return header
+
+
+def _judged(env: ServedEnvironment, workspace: Workspace, final_answer: str | None) -> dict[str, Any]:
+    """The evaluation of a workspace as a record holds it (a broken predicate must not lose the record)."""
+    try:
+        return env.evaluate(workspace, final_answer).to_json()
+    except Exception as e:
+        return {"passed": False, "score": 0.0, "error": f"evaluation failed: {type(e).__name__}: {e}", "results": []}
+
+
+def _final(env: ServedEnvironment, workspace: Workspace, segment_id: str, events: list[LaterLine],
+           evaluation: dict[str, Any], stop_reason: str, final_answer: str | None,
+           timings: dict[str, float]) -> dict[str, Any]:
+    renders = {name: t.render for name, t in workspace.tools.items() if t.render}
+    return final_line(segment_id, env.task_text(), [e.get() for e in events], renders, evaluation, stop_reason,
+                      final_answer, timings)
+
+
+def _judged_final(env: ServedEnvironment, workspace: Workspace, segment_id: str, events: list[LaterLine],
+                  final_answer: str | None, stop_reason: str, timings: dict[str, float]) -> dict[str, Any]:
+    """The `final` line of a segment left behind by a reset, judged when the line is written; a predicate that
+    made a live resource on the way (a sandbox) has it released here, as the reset would have."""
+    try:
+        return _final(env, workspace, segment_id, events, _judged(env, workspace, final_answer), stop_reason,
+                      final_answer, timings)
+    finally:
+        workspace.close()

@@ -238,3 +238,54 @@ def test_a_write_failure_that_clears_loses_no_line_and_breaks_no_episode(tmp_pat
     assert [e["args"]["path"] for e in seg.calls] == ["/n0.md", "/n1.md", "/n3.md"] and seg.final is not None
     (seg,) = read_record_file(tmp_path / "c.jsonl").segments  # ended at shutdown
     assert seg.final is not None
+
+
+def test_ended_records_are_synced_in_batches_with_one_wake_and_one_syncfs_each(tmp_path: Path, monkeypatch: Any) -> None:
+    """A sync thread woken per ended record takes the interpreter lock from the event loop at the next request's
+    first system call: only a batch's first record wakes it, and a batch is made durable by one syncfs."""
+    import mcp_server.recording as recording
+
+    batches: list[list[Path]] = []
+    monkeypatch.setattr(recording, "sync_files", lambda paths: batches.append(list(paths)))
+    later = DeferredRecords()
+    wakes = 0
+    real_set = later._wake.set
+
+    def counted_set() -> None:
+        nonlocal wakes
+        wakes += 1
+        real_set()
+
+    monkeypatch.setattr(later._wake, "set", counted_set)
+    paths = [tmp_path / f"r{i}.jsonl" for i in range(40)]
+    for p in paths:
+        later.sync_later(p)
+    later.close()  # does every fsync owed
+    assert [p for b in batches for p in b] == paths  # each once, in order
+    assert wakes <= 2 and len(batches) <= 2  # not one per record (close wakes it once more to stop)
+
+
+def test_sync_files_uses_one_syncfs_per_folder_and_falls_back_to_fsync(tmp_path: Path, monkeypatch: Any) -> None:
+    import mcp_server.recording as recording
+
+    folders = [tmp_path / "a", tmp_path / "b"]
+    paths = []
+    for f in folders:
+        f.mkdir()
+        for i in range(recording.SYNCFS_FROM):
+            (f / f"{i}.jsonl").write_text("{}\n")
+            paths.append(f / f"{i}.jsonl")
+    calls: list[int] = []
+    synced: list[Path] = []
+    monkeypatch.setattr(recording, "sync_file", lambda p: synced.append(Path(p)))
+    monkeypatch.setattr(recording, "_SYNCFS", [lambda fd: calls.append(fd) or 0])
+    recording.sync_files(paths)
+    assert len(calls) == 2 and synced == []  # one per folder, no fsync per file
+    monkeypatch.setattr(recording, "_SYNCFS", [lambda fd: -1])  # a syncfs that fails: each file is fsynced
+    recording.sync_files(paths)
+    assert synced == paths
+    synced.clear()
+    recording.sync_files(paths[:1])  # a batch of one: fsync, no syncfs
+    assert synced == paths[:1]
+    monkeypatch.undo()
+    recording.sync_files(paths + [tmp_path / "gone" / "x.jsonl"])  # the real thing; a missing file is left alone

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -303,3 +304,47 @@ def test_eval_spec_judges_a_record_from_coworkenv_run(tmp_path: Path) -> None:
     assert wrong.exit_code == 2 and "not 'handwritten-archive-invoices'" in " ".join(wrong.output.split())
     both = runner.invoke(app, ["eval", str(out), "--spec", str(ANSWERED), "--python", "mcp_server.demo:environment"])
     assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_a_reset_judges_the_segment_it_leaves_after_the_answer_with_the_same_evaluation(tmp_path: Path,
+                                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody reads the evaluation of the segment a reset leaves but its record: with deferred records the reset
+    answers without judging, and the final line, written after the answer, judges the old state all the same."""
+    from mcp_server.recording import DeferredRecords
+
+    env = environment()
+    judged: list[str] = []
+    real = type(env).evaluate
+
+    def counting(self, workspace, final_answer=None):  # noqa: ANN001, ANN202
+        judged.append(workspace.content_hash)
+        return real(self, workspace, final_answer)
+
+    monkeypatch.setattr(type(env), "evaluate", counting)
+    later = DeferredRecords()
+    ep = Episode(env, "ep1", source=SOURCE, record_dir=tmp_path, transport="test", record_later=later)
+    ep.call("write_file", WRITE)
+    left = ep.workspace
+    want = real(env, left, None).to_json()
+
+    async def answered_on_the_loop() -> None:  # lines queued on an event loop wait for its flush, as a server's do
+        ep.reset()
+        assert judged == []  # not before the answer
+        later.flush_due()
+        assert judged == [left.content_hash]
+
+    anyio.run(answered_on_the_loop)
+    ep.call("write_file", {**WRITE, "content": "Total: 1\n"})
+    ep.end()
+    later.close()
+    first, second = read_record_file(tmp_path / "ep1.jsonl").segments
+    assert first.final["evaluation"] == want and first.final["evaluation"]["passed"]
+    assert first.final["stop_reason"] == "user_ended" and not second.final["evaluation"]["passed"]
+    assert second.settings["start"] == {"kind": "reset"}
+    # without deferred records the final line is written (and judged) by the reset itself, the same bytes
+    plain = Episode(env, "ep2", source=SOURCE, record_dir=tmp_path, transport="test")
+    plain.call("write_file", WRITE)
+    plain.reset()
+    assert len(judged) == 3
+    plain.end()
+    assert read_record_file(tmp_path / "ep2.jsonl").segments[0].final["evaluation"] == want
