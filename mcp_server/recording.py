@@ -103,6 +103,7 @@ class DeferredRecords:
         self._syncer: threading.Thread | None = None
         self._start = threading.Lock()
         self._due: dict[RecordWriter, bool] = {}  # writers with lines queued on the loop, in order of waking
+        self._armed: Any = None  # the loop whose fallback timer is pending (one at a time, not one per request)
 
     def wake(self, writer: "RecordWriter") -> None:
         """Have `writer`'s queued lines written: after the current answer on the event loop, at once elsewhere."""
@@ -113,9 +114,14 @@ class DeferredRecords:
         except RuntimeError:  # a worker thread (or no loop at all): it may write now
             self._flush(writer)
             return
-        if not self._due:  # a line queued outside any request is written shortly all the same
-            loop.call_later(FALLBACK_S, self.flush_due)
+        if self._armed is not loop:  # a line queued outside any request is written within FALLBACK_S all the same
+            self._armed = loop
+            loop.call_later(FALLBACK_S, self._fallback)
         self._due[writer] = True
+
+    def _fallback(self) -> None:
+        self._armed = None
+        self.flush_due()
 
     def flush_due(self) -> None:
         """Write the lines queued on the event loop (the HTTP app calls this once each answer has been sent)."""
