@@ -90,7 +90,8 @@ class Episode:
                 conversation.start()  # the request opens turn 0, as in the direct runner
         self._record_later = record_later  # writes the record's lines after the answers (the HTTP hub's)
         self._open_later = open_record_later  # a fresh random id: its record file may be made after the answer
-        self._writer = self._open_record(Path(record_dir)) if record_dir is not None else None
+        self._writer = self._open_record(record_dir if isinstance(record_dir, Path) else Path(record_dir)) \
+            if record_dir is not None else None
         self._segment = -1
         self._segment_events: list[LaterLine] = []
         self._started = time.perf_counter()

@@ -53,7 +53,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
@@ -84,11 +84,16 @@ def error(status: int, code: str, message: str, headers: dict[str, str] | None =
 async def read_body(request: Request, allowed: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
     """The request's JSON object body (empty allowed), checked against the allowed fields and their types."""
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
+    while True:  # what `request.stream()` does, without an async generator per request
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        raw += message.get("body", b"")
         if len(raw) > MAX_BODY:
             raise HubError(413, "body_too_large", f"request body over {MAX_BODY} bytes")
-    if not raw.strip():
+        if not message.get("more_body", False):
+            break
+    if raw == b"{}" or not raw.strip():  # what a harness sends most
         return {}
     try:
         body = parse_client_json(raw)

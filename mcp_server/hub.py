@@ -81,13 +81,35 @@ class LiveEpisode:
     # one call at a time; admin changes take it too. Uncontended (nearly always: one harness per episode) it is
     # taken without a trip through the event loop, which cost each call and admin request tens of microseconds
     lock: anyio.Lock = field(default_factory=lambda: anyio.Lock(fast_acquire=True))
-    stop: anyio.Event = field(default_factory=anyio.Event)
-    stopped: anyio.Event = field(default_factory=anyio.Event)
-    starting: anyio.Lock = field(default_factory=anyio.Lock)
     sessions_started: bool = False
     in_flight: InFlight = field(default_factory=InFlight)  # request ids being answered, per session
     _server: EpisodeServer | None = None
     _tools: list[Any] | None = None
+    # the session manager's (made on first use: each costs a create microseconds, and most episodes never start one)
+    _stop: anyio.Event | None = None
+    _stopped: anyio.Event | None = None
+    _starting: anyio.Lock | None = None
+
+    @property
+    def stop(self) -> anyio.Event:
+        """Set when the episode ends: its session manager, if it runs, stops."""
+        if self._stop is None:
+            self._stop = anyio.Event()
+        return self._stop
+
+    @property
+    def stopped(self) -> anyio.Event:
+        """Set once its session manager has stopped."""
+        if self._stopped is None:
+            self._stopped = anyio.Event()
+        return self._stopped
+
+    @property
+    def starting(self) -> anyio.Lock:
+        """Held while its session manager starts."""
+        if self._starting is None:
+            self._starting = anyio.Lock()
+        return self._starting
 
     @property
     def server(self) -> EpisodeServer:
@@ -307,7 +329,7 @@ class EpisodeHub:
             log.error("episode %s ended but its record is incomplete: %s", episode_id, e)
             evaluation = {**live.episode.evaluation, "record_error": f"{type(e).__name__}: {e}"}
         finally:
-            live.stop.set()
+            live.stop.set()  # made here if need be: a session manager still starting stops at once
             path = live.episode.record_path
             if path is not None and self.records is not None:  # written and flushed; on disk shortly after
                 self.records.sync_later(path)

@@ -197,7 +197,7 @@ class RecordWriter:
 
     def __init__(self, path: str | Path, exclusive: bool = False, later: DeferredRecords | None = None,
                  open_later: bool = False) -> None:
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)
         self._mode = "x" if exclusive else "a"
         self._fh: Any = None
         if not (open_later and later is not None):
