@@ -7,6 +7,8 @@ same run and interleaved so drift in load hits both alike:
 
 - `http_call_ms`: a tool call through the lean harness client (`trainers.episodes.harness_client`),
   goal <= 1.0x `rest_call_ms`; `http_call_sdk_ms` the same call through `mcp.Client` (2026-07-28);
+  `http_call_httpx_ms` the lean client's very request sent with plain httpx2, the client the mocks are called
+  with (the servers side by side; the lean client's own HTTP, `trainers.episodes.wire`, costs less than httpx2);
 - `http_reset_ms` and `http_create_ms`: the admin reset and create, goal <= 1.0x `rest_reset_ms`, in one
   loop (mock reset, reset, FastAPI reset, create: each request right after one to another server, which
   costs any server tens of microseconds more than one right after its own; the episodes made are ended
@@ -199,8 +201,29 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def _lean_call_request() -> tuple[dict[str, str], bytes]:
+    """The headers and body the lean client sends for the benchmark's read (request id 1)."""
+    from trainers.episodes.harness_client import _ACCEPT, CLIENT_INFO, PROTOCOL_VERSION
+
+    envelope = {"io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientInfo": CLIENT_INFO, "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "read_text_file", "arguments": ARGS, "_meta": envelope}}
+    headers = {"accept": _ACCEPT, "content-type": "application/json", "mcp-protocol-version": PROTOCOL_VERSION,
+               "mcp-method": "tools/call", "mcp-name": "read_text_file"}
+    return headers, json.dumps(body, separators=(",", ":")).encode()
+
+
+def _ok_bytes(r: Any) -> bytes:
+    if r.status_code >= 400:
+        raise RuntimeError(f"HTTP {r.status_code}: {r.text[:300]}")
+    return r.content
+
+
 def _ok(r: Any) -> Any:
-    r.raise_for_status()
+    """The JSON of a successful answer (an httpx2 response or the lean client's `Reply`)."""
+    if r.status_code >= 400:
+        raise RuntimeError(f"HTTP {r.status_code}: {r.text[:300]}")
     return r.json()
 
 
@@ -214,8 +237,8 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     conn = ServerConnection(base, TOKEN)
     mock = httpx2.Client(base_url=rest, timeout=60)
     fast = httpx2.Client(base_url=fastapi, timeout=60) if fastapi else None
-    t: dict[str, list[float]] = {k: [] for k in ("rest_call", "call", "call_sdk", "rest_reset", "reset", "create",
-                                                 "rest_episode", "episode", "episode_sdk", "episode_next")}
+    t: dict[str, list[float]] = {k: [] for k in ("rest_call", "call", "call_sdk", "call_httpx", "rest_reset", "reset",
+                                                 "create", "rest_episode", "episode", "episode_sdk", "episode_next")}
     if fast is not None:
         t.update(fastapi_call=[], fastapi_reset=[], fastapi_episode=[])
     store = InMemoryResponseCacheStore()
@@ -226,6 +249,8 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
         ep = _ok(conn.admin("POST", "/admin/episodes", {}))
         lean = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
         lean.list_tools()
+        plain = httpx2.Client(base_url=base, timeout=60)  # the lean client's request, sent as the mock's are
+        call_headers, call_body = _lean_call_request()
         async with httpx2.AsyncClient(timeout=60) as http, _mcp_client(base + ep["mcp_path"], http) as sdk:
             for i in range(n + 10):  # the first ten warm up
                 t0 = time.perf_counter()
@@ -234,10 +259,14 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
                 assert not lean.call_tool("read_text_file", ARGS).get("isError")
                 t2 = time.perf_counter()
                 await sdk.call_tool("read_text_file", ARGS)
+                t3 = time.perf_counter()
+                assert b'"isError":false' in _ok_bytes(plain.post(ep["mcp_path"], content=call_body,
+                                                                  headers=call_headers))
                 if i >= 10:
                     t["rest_call"].append((t1 - t0) * 1000)
                     t["call"].append((t2 - t1) * 1000)
-                    t["call_sdk"].append(_ms(t2))
+                    t["call_sdk"].append((t3 - t2) * 1000)
+                    t["call_httpx"].append(_ms(t3))
                 if fast is not None:
                     t3 = time.perf_counter()
                     _ok(fast.post("/call", json=REST_CALL))
@@ -302,10 +331,13 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     finally:
         conn.close()
         mock.close()
+        if "plain" in locals():
+            plain.close()
         if fast is not None:
             fast.close()
     del t["episode_next"][:3]  # warm-up, as the others
-    names = {"episode_next": "http_episode_next_ms", "rest_call": "rest_call_ms", "call": "http_call_ms", "call_sdk": "http_call_sdk_ms",
+    names = {"episode_next": "http_episode_next_ms", "rest_call": "rest_call_ms", "call": "http_call_ms",
+             "call_sdk": "http_call_sdk_ms", "call_httpx": "http_call_httpx_ms",
              "rest_reset": "rest_reset_ms", "reset": "http_reset_ms", "create": "http_create_ms",
              "rest_episode": "rest_episode_ms", "episode": "http_episode_ms", "episode_sdk": "http_episode_sdk_ms",
              "fastapi_call": "rest_fastapi_call_ms", "fastapi_reset": "rest_fastapi_reset_ms",
@@ -576,6 +608,10 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         fig("http_call_ms", "rest_call_ms", f"a tool call through the lean harness client is {x('http_call_ms', 'rest_call_ms')} "
                                             "the REST mock's read (goal <= 1.0x)"),
         *vs_fastapi("http_call_ms", "rest_fastapi_call_ms"),
+        fig("http_call_httpx_ms", "rest_call_ms", f"the lean client's request sent with plain httpx2, the client the "
+                                                  f"mock is called with, is {x('http_call_httpx_ms', 'rest_call_ms')} "
+                                                  "the REST read: the servers side by side, one client for both "
+                                                  "(the lean client's own HTTP, `wire`, costs half httpx2's)"),
         fig("http_call_sdk_ms", "rest_call_ms", f"the same call through mcp.Client (2026-07-28) is "
                                                 f"{x('http_call_sdk_ms', 'rest_call_ms')} the REST read"),
         fig("http_reset_ms", "rest_reset_ms", f"admin reset is {x('http_reset_ms', 'rest_reset_ms')} the REST reset "

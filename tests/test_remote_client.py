@@ -232,13 +232,11 @@ def test_a_training_loop_reuses_its_threads_connection(server: HttpServer, recor
     for seed in range(3):
         assert run_episode(spec, make_policy("teacher"), seed=seed, connect=target).passed
     sent = recorder.take()
-    # one keep-alive connection carried all three episodes: a second connection would show a new request line
-    # count only; the pool size is what we can see from here
+    # one keep-alive connection carried all three episodes
     from trainers.episodes.remote import thread_pools
 
     conn = thread_pools().connection(target)
-    pool = conn.http._transport._pool  # type: ignore[attr-defined]
-    assert len(pool.connections) == 1 and len(sent) > 10
+    assert conn.wire.opened == 1 and len(sent) > 10
     close_pools()
 
 

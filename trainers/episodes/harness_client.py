@@ -9,7 +9,8 @@ server (`ServerConnection`, which the admin API uses too), with the very bytes t
 sends (headers, envelope `_meta`, compact JSON; `tests/test_remote_client.py` captures both
 clients' requests against a real server and compares them), and reads the answer as JSON (or as
 an event stream, should a server send one). The tool listing is fetched once per environment
-and server and kept (`EpisodeClient.list_tools`). It imports neither the SDK nor anyio.
+and server and kept (`EpisodeClient.list_tools`). It imports neither the SDK nor anyio, and speaks HTTP
+through `wire.Wire` (`http.client` writing httpx2's bytes: half the client's cost per request).
 
     conn = ServerConnection("http://127.0.0.1:8765", token=TOKEN)
     ep = conn.create()
@@ -25,13 +26,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
+from .wire import Reply, Wire, WireError, WireTimeout
 
 PROTOCOL_VERSION = "2026-07-28"
 #: what the SDK's `mcp.Client` says about itself by default; sent as is so the bytes on the wire are the SDK's
 CLIENT_INFO = {"name": "mcp", "version": "0.1.0"}
 _ACCEPT = "application/json, text/event-stream"
-MAX_URLS_KEPT = 1024
 
 
 STEP_HEADER = "coworkenv-step-since"  # asks for the step's sync with a call's answer (see `call_tool`)
@@ -49,32 +49,23 @@ class HarnessError(RuntimeError):
 
 
 class ServerConnection:
-    """One keep-alive HTTP connection pool to one coworkenv server, shared by its admin requests and every
+    """Keep-alive HTTP connections to one coworkenv server (`wire.Wire`), shared by its admin requests and every
     episode's MCP requests, with the tool listings fetched through it (per environment key)."""
 
     def __init__(self, base: str, token: str | None = None, timeout: float = 60.0) -> None:
         self.base = base.rstrip("/")
         self.timeout = timeout
-        self.http = httpx2.Client(base_url=self.base, timeout=timeout)
-        self._auth = {"Authorization": f"Bearer {token}"} if token else {}
+        self.wire = Wire(self.base, timeout)
+        self._auth = [("Authorization", f"Bearer {token}")] if token else []
         self.listings: dict[str, list[dict[str, Any]]] = {}  # environment key -> its tools, as listed
-        self._urls: dict[str, httpx2.URL] = {}  # path -> its absolute URL (parsed once, not once per request)
-
-    def url(self, path: str) -> httpx2.URL | str:
-        """The absolute URL of a path on the server (what the client's base URL merge gives), parsed once."""
-        url = self._urls.get(path)
-        if url is None:
-            if not path.startswith("/"):
-                return path
-            if len(self._urls) >= MAX_URLS_KEPT:  # a path per episode: keep the recent ones
-                self._urls.clear()
-            url = self._urls[path] = httpx2.URL(self.base + path)
-        return url
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None,
-              params: dict[str, Any] | None = None) -> httpx2.Response:
-        """Send one admin request with the bearer token and return the raw response (the caller reads it)."""
-        return self.http.request(method, self.url(path), json=body, params=params, headers=self._auth)
+              params: dict[str, Any] | None = None) -> Reply:
+        """Send one admin request with the bearer token and return the raw answer (the caller reads it); WireError
+        (WireTimeout) when the server cannot be reached (in time)."""
+        content = None if body is None else \
+            json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        return self.wire.request(method, path, self._auth, content, params, json_body=body is not None)
 
     def admin_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send one admin request and return its JSON object; an HTTP error or an answer that is not a JSON object
@@ -82,10 +73,10 @@ class ServerConnection:
         what = f"{method} {self.base}{path}"
         try:
             r = self.admin(method, path, body)
-        except httpx2.TimeoutException:
+        except WireTimeout:
             raise HarnessError(f"{what}: no answer within {self.timeout:g}s") from None
-        except httpx2.HTTPError as e:
-            raise HarnessError(f"{what}: cannot reach the server: {type(e).__name__}: {e}") from None
+        except WireError as e:
+            raise HarnessError(f"{what}: cannot reach the server: {e}") from None
         doc = _decode(r.content)
         if r.status_code >= 400:
             err = doc.get("error") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else {}
@@ -122,20 +113,20 @@ class ServerConnection:
                     "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
                     "io.modelcontextprotocol/clientCapabilities": {}}
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": envelope}}
-        headers = {"accept": _ACCEPT, "content-type": "application/json", "mcp-protocol-version": version,
-                   "mcp-method": method}
+        headers = [("accept", _ACCEPT), ("content-type", "application/json"), ("mcp-protocol-version", version),
+                   ("mcp-method", method)]
         if tool is not None:
-            headers["mcp-name"] = tool
+            headers.append(("mcp-name", tool))
         if extra_headers:
-            headers.update(extra_headers)
+            headers += extra_headers.items()
         content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         what = f"{method} at {self.base}{path}"
         try:
-            r = self.http.post(self.url(path), content=content, headers=headers)
-        except httpx2.TimeoutException:
+            r = self.wire.request("POST", path, headers, content)
+        except WireTimeout:
             raise HarnessError(f"{what}: no answer within {self.timeout:g}s") from None
-        except httpx2.HTTPError as e:
-            raise HarnessError(f"{what}: cannot reach the server: {type(e).__name__}: {e}") from None
+        except WireError as e:
+            raise HarnessError(f"{what}: cannot reach the server: {e}") from None
         answer = _answer(r, request_id)
         if answer is None:
             raise HarnessError(f"{what}: HTTP {r.status_code} without a JSON-RPC answer: {r.text[:200]!r}",
@@ -152,11 +143,11 @@ class ServerConnection:
         return result
 
     def close(self) -> None:
-        """Close the connection pool (idempotent)."""
-        self.http.close()
+        """Close the connections (idempotent)."""
+        self.wire.close()
 
 
-def _answer(r: httpx2.Response, request_id: int) -> dict[str, Any] | None:
+def _answer(r: Reply, request_id: int) -> dict[str, Any] | None:
     """The JSON-RPC message answering `request_id` in a JSON or event-stream response body, or None."""
     kind = r.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "text/event-stream":

@@ -33,12 +33,12 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from workspace_sim.errors import SpecError
 
 from .harness_client import STEP_META, EpisodeClient, HarnessError, ServerConnection, result_text
+from .wire import WireError, WireTimeout
 
 ADMIN_TOKEN_ENV = "COWORKENV_ADMIN_TOKEN"
 STEP_SYNC_ENV = "COWORKENV_REMOTE_STEP_SYNC"
@@ -244,11 +244,11 @@ class AdminClient:
         what = f"{method} {path}"
         try:
             r = self.connection.admin(method, path, body, params)
-        except httpx2.TimeoutException:
+        except WireTimeout:
             raise RemoteError(f"the server at {self.target.base} did not answer {what} within "
                               f"{self.target.timeout:g}s") from None
-        except httpx2.HTTPError as e:
-            raise RemoteError(f"cannot reach the server at {self.target.base} ({what}): {type(e).__name__}: {e}") from None
+        except WireError as e:
+            raise RemoteError(f"cannot reach the server at {self.target.base} ({what}): {e}") from None
         try:
             doc = r.json()
         except ValueError:
