@@ -45,6 +45,7 @@ its CA bundle, the client's cost, not the server's).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -393,12 +394,37 @@ async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> di
     return out
 
 
+@contextlib.contextmanager
+def _admin_over_httpx2() -> Iterator[None]:
+    """Admin requests sent through an `httpx2.Client` per connection, as they were before issue 25 (the lean
+    client's `wire` since): the path before is measured as it ran, not with today's admin transport."""
+    from trainers.episodes.harness_client import ServerConnection
+
+    clients: dict[int, Any] = {}  # connection -> its httpx2 client, for this block only
+
+    def admin(self: Any, method: str, path: str, body: Any = None, params: Any = None) -> Any:
+        http = clients.get(id(self))
+        if http is None:
+            http = clients[id(self)] = httpx2.Client(base_url=self.base, timeout=self.timeout)
+        return http.request(method, path, json=body, params=params, headers=dict(self._auth))
+
+    saved = ServerConnection.admin
+    ServerConnection.admin = admin  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ServerConnection.admin = saved  # type: ignore[method-assign]
+        for http in clients.values():
+            http.close()
+
+
 def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float, float]:
     """(lean, before) teacher episodes per second through `run_episode(..., connect=...)` against the server at
     `base`: the lean client on this thread's pooled connection with one request per step's sync (`POST .../step`)
     and the start from the create's answer; and the path before issue 25, `mcp.Client` on a batch worker's portal
     with its shared HTTP client and listing cache, syncing each step with `GET .../events` and `POST .../evaluate`
-    apart (COWORKENV_REMOTE_STEP_SYNC=0); alternated in rounds."""
+    apart (COWORKENV_REMOTE_STEP_SYNC=0), its admin requests through httpx2 as then (`_admin_over_httpx2`);
+    alternated in rounds."""
     from anyio.from_thread import start_blocking_portal
 
     from synth.procedural import generate
@@ -415,14 +441,15 @@ def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float
             for client in ("lean", "sdk"):
                 target = RemoteTarget(base, TOKEN, client=client)
                 os.environ[STEP_SYNC_ENV] = "1" if client == "lean" else "0"
-                t0 = time.perf_counter()
-                for i in range(count):
-                    rec = run_episode(prepared[i % len(prepared)], teacher, seed=i,
-                                      episode_id=f"bench-{client}-{r}-{i}", portal=portal if client == "sdk" else None,
-                                      connect=target)
-                    assert rec.final is not None and rec.final.stop_reason != "error", rec.final
-                if r:
-                    seconds[client] += time.perf_counter() - t0
+                with _admin_over_httpx2() if client == "sdk" else contextlib.nullcontext():
+                    t0 = time.perf_counter()
+                    for i in range(count):
+                        rec = run_episode(prepared[i % len(prepared)], teacher, seed=i,
+                                          episode_id=f"bench-{client}-{r}-{i}",
+                                          portal=portal if client == "sdk" else None, connect=target)
+                        assert rec.final is not None and rec.final.stop_reason != "error", rec.final
+                    if r:
+                        seconds[client] += time.perf_counter() - t0
         close_pools(portal)
     close_pools()
     if saved is None:
