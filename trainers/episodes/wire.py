@@ -124,13 +124,18 @@ class Wire:
         target = self._prefix + quote(path, safe="/:@!$&'()*+,;=-._~%")
         if params:
             target += "?" + urlencode({k: _query_value(v) for k, v in params.items()})
-        length = len(content) if content is not None else (0 if method in ("POST", "PUT", "PATCH") else None)
-        head = request_head(self._host_header, headers, length, json_body)
+        head = request_head(self._host_header, headers, len(content) if content is not None else None, json_body)
+        if content is None and method in ("POST", "PUT", "PATCH"):
+            head.insert(1, ("Content-Length", "0"))  # where httpx2 puts a body-less request's length
         conn = self._take()
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             for name, value in head:
                 conn.putheader(name, value)
+        except ValueError as e:  # a header name or value http.client refuses (a line break in it): nothing sent
+            conn.close()
+            raise WireError(f"request not sent: {e}") from None
+        try:
             conn.endheaders(content)
             answer = conn.getresponse()
             body = answer.read()
@@ -175,5 +180,8 @@ def _decoded(body: bytes, headers: Any) -> bytes:
         if name not in SUPPORTED_DECODERS:
             raise WireError(f"the answer is encoded as {name!r}, which this client does not decode")
         decoder = SUPPORTED_DECODERS[name]()
-        body = decoder.decode(body) + decoder.flush()
+        try:
+            body = b"".join(decoder.decode(body)) + b"".join(decoder.flush())
+        except Exception as e:  # httpx2's DecodingError: a body that does not decode as its coding says
+            raise WireError(f"the answer's {name} body does not decode: {e}") from None
     return body
