@@ -610,7 +610,8 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
     single_ms = 1000 / m["http_single_calls_per_s"]
     against_fastapi = {"http_call_ms": "rest_fastapi_call_ms", "http_reset_ms": "rest_fastapi_reset_ms",
                        "http_create_ms": "rest_fastapi_reset_ms", "http_episode_next_ms": "rest_fastapi_episode_ms",
-                       "serve_http_cold_start_ms": "rest_fastapi_cold_start_ms"}
+                       "serve_http_cold_start_ms": "rest_fastapi_cold_start_ms",
+                       "serve_cold_start_ms": "rest_fastapi_cold_start_ms"}
     for key, fastapi_key in against_fastapi.items():  # the same figures against the second baseline, when it ran
         if fastapi_key in m:
             m[key.replace("_ms", "_vs_fastapi_ms")] = m[key]
@@ -673,6 +674,7 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
         fig("serve_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve` (stdio) to its answer to initialize is "
                                                          f"{x('serve_cold_start_ms', 'rest_cold_start_ms')} spawn to the REST "
                                                          "mock's first reset (goal <= 1.0x)"),
+        *vs_fastapi("serve_cold_start_ms", "rest_fastapi_cold_start_ms"),
         fig("serve_http_cold_start_ms", "rest_cold_start_ms", f"spawn `coworkenv serve --http` to its first create is "
                                                               f"{x('serve_http_cold_start_ms', 'rest_cold_start_ms')} the "
                                                               "mock's (goal <= 1.0x)"),

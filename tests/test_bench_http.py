@@ -16,7 +16,7 @@ def test_http_bench_keys_exist_and_are_sane() -> None:
                         "http_concurrent_p99_ms", "serve_cold_start_ms", "serve_http_cold_start_ms", "serve_import_ms",
                         "serve_first_call_ms", "serve_http_first_call_ms", "serve_http_cold_start_vs_fastapi_ms",
                         "http_call_vs_fastapi_ms", "http_reset_vs_fastapi_ms", "http_create_vs_fastapi_ms",
-                        "http_episode_next_vs_fastapi_ms"}
+                        "http_episode_next_vs_fastapi_ms", "serve_cold_start_vs_fastapi_ms"}
     baselines = {f["baseline_key"] for f in out.values()}
     assert baselines == {"rest_call_ms", "rest_reset_ms", "rest_episode_ms", "remote_before_episodes_per_s",
                          "http_single_calls_per_s", "http_concurrent_p50_ms", "rest_cold_start_ms", "rest_import_ms",
