@@ -20,6 +20,8 @@ same run and interleaved so drift in load hits both alike:
 - `http_episode_next_ms`: an episode loop's episode with the lean client, call + end-and-next (`end` with
   `next`, which creates the next episode in the same request), goal <= 1.3x `rest_episode_ms` (reset +
   call: two requests each); `http_episode_ms` the same with create + call + end apart (three requests);
+  `http_reset_call_ms` a reset and a call to the same episode (the record work a reset leaves for after its
+  answer meets the call);
   `http_episode_sdk_ms` the same with a fresh `mcp.Client` per episode on a shared
   HTTP client and listing cache (the SDK's best case);
 - `remote_episodes_per_s`: teacher episodes over `run --connect` (lean client, one `POST .../step`
@@ -239,7 +241,8 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     mock = httpx2.Client(base_url=rest, timeout=60)
     fast = httpx2.Client(base_url=fastapi, timeout=60) if fastapi else None
     t: dict[str, list[float]] = {k: [] for k in ("rest_call", "call", "call_sdk", "call_httpx", "rest_reset", "reset",
-                                                 "create", "rest_episode", "episode", "episode_sdk", "episode_next")}
+                                                 "create", "rest_episode", "episode", "episode_sdk", "episode_next",
+                                                 "reset_call")}
     if fast is not None:
         t.update(fastapi_call=[], fastapi_reset=[], fastapi_episode=[])
     store = InMemoryResponseCacheStore()
@@ -295,6 +298,9 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
                 _ok(conn.admin("POST", f"/admin/episodes/{eid}/end", {}))
             _ok(conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", {}))
             looped = conn.create()  # the end-and-next loop's first episode (made once, before the loop)
+            held = conn.create()  # reset + call: the reset's record work (after its answer) meets the call
+            held_client = EpisodeClient(conn, held["mcp_path"], held["env_hash"])
+            held_client.call_tool("read_text_file", ARGS)
             for i in range(episodes + 3):
                 t0 = time.perf_counter()
                 _ok(mock.post("/reset"))
@@ -324,11 +330,17 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
                     _ok(fast.post("/call", json=REST_CALL))
                     if i >= 3:
                         t["fastapi_episode"].append(_ms(t6))
+                t7 = time.perf_counter()
+                _ok(conn.admin("POST", f"/admin/episodes/{held['episode_id']}/reset", {}))
+                held_client.call_tool("read_text_file", ARGS)
+                if i >= 3:
+                    t["reset_call"].append(_ms(t7))
                 if i >= 3:
                     t["rest_episode"].append((t1 - t0) * 1000)
                     t["episode"].append((t3 - t1) * 1000)
                     t["episode_sdk"].append(_ms(t5))
         conn.end(looped["episode_id"])
+        conn.end(held["episode_id"])
     finally:
         conn.close()
         mock.close()
@@ -338,7 +350,7 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
             fast.close()
     del t["episode_next"][:3]  # warm-up, as the others
     names = {"episode_next": "http_episode_next_ms", "rest_call": "rest_call_ms", "call": "http_call_ms",
-             "call_sdk": "http_call_sdk_ms", "call_httpx": "http_call_httpx_ms",
+             "call_sdk": "http_call_sdk_ms", "call_httpx": "http_call_httpx_ms", "reset_call": "http_reset_call_ms",
              "rest_reset": "rest_reset_ms", "reset": "http_reset_ms", "create": "http_create_ms",
              "rest_episode": "rest_episode_ms", "episode": "http_episode_ms", "episode_sdk": "http_episode_sdk_ms",
              "fastapi_call": "rest_fastapi_call_ms", "fastapi_reset": "rest_fastapi_reset_ms",
@@ -654,6 +666,10 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
                                                        f"{x('http_episode_next_ms', 'rest_episode_ms')} the REST "
                                                        "reset + call (goal <= 1.3x)"),
         *vs_fastapi("http_episode_next_ms", "rest_fastapi_episode_ms"),
+        fig("http_reset_call_ms", "rest_episode_ms", f"a reset and a call to the same episode (the reset's record "
+                                                     f"work, done after its answer, meets the call) is "
+                                                     f"{x('http_reset_call_ms', 'rest_episode_ms')} the REST reset + "
+                                                     "call"),
         fig("http_episode_ms", "rest_episode_ms", f"create + call + end apart (three requests; lean client, listing "
                                                   f"cached) is {x('http_episode_ms', 'rest_episode_ms')} the REST "
                                                   "reset + call"),

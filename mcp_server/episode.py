@@ -486,7 +486,11 @@ def _judged_final(env: ServedEnvironment, workspace: Workspace, segment_id: str,
     """The `final` line of a segment left behind by a reset, judged when the line is written; a predicate that
     made a live resource on the way (a sandbox) has it released here, as the reset would have."""
     try:
-        return _final(env, workspace, segment_id, events, _judged(env, workspace, final_answer), stop_reason,
-                      final_answer, timings)
+        evaluation = _judged(env, workspace, final_answer)
+        try:
+            return _final(env, workspace, segment_id, events, evaluation, stop_reason, final_answer, timings)
+        except Exception as e:  # the segment's events are in the record already: its end must not go missing
+            failed = {**evaluation, "error": f"final line failed: {type(e).__name__}: {e}"}
+            return final_line(segment_id, env.task_text(), [], {}, failed, stop_reason, final_answer, timings)
     finally:
         workspace.close()

@@ -27,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from workspace_sim import Event, Workspace
 from workspace_sim.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
@@ -149,9 +149,8 @@ class DeferredRecords:
                 if self._syncer is None:
                     self._syncer = threading.Thread(target=self._run, name="coworkenv-record-sync", daemon=True)
                     self._syncer.start()
-        first = not self._syncs
         self._syncs.append(path)
-        if first:
+        if not self._wake.is_set():  # after the append: the thread clears the event before it takes a batch
             self._wake.set()
 
     def _run(self) -> None:
@@ -209,6 +208,7 @@ class RecordWriter:
         self._queue_lock = threading.Lock()
         self._closing = False
         self._failed: BaseException | None = None  # the last write that failed (retried by the next flush)
+        self._unbuilt: BaseException | None = None  # the first line that could not be built (`_texts`)
 
     def _open(self) -> None:
         if self.path.parent not in _FOLDERS_MADE:  # one mkdir per folder, not one per record
@@ -268,12 +268,22 @@ class RecordWriter:
                             self._queued[:0] = batch
                         raise
                 if batch:
-                    self._fh.write("".join(self._text(h, line) for h, line in batch))
+                    self._fh.write("".join(self._texts(batch)))
                 self._fh.flush()
             except Exception as e:
                 self._failed = e
                 raise
             self._failed = None
+
+    def _texts(self, batch: list[tuple[bool, Any]]) -> Iterator[str]:
+        """Each line's text; a line that cannot be built (a bug, not the disk) is left out and logged, and the
+        writer's close then raises, so the others are written and the record says it is incomplete."""
+        for is_header, line in batch:
+            try:
+                yield self._text(is_header, line)
+            except Exception as e:
+                log.exception("a line of the record %s could not be built; it is left out", self.path)
+                self._unbuilt = self._unbuilt or e
 
     def _text(self, is_header: bool, line: dict[str, Any]) -> str:
         """The file text of one line (blob lines first where it needs them)."""
@@ -315,6 +325,9 @@ class RecordWriter:
                 failed = failed or e
         if failed is not None:
             raise RecordReadError(f"{self.path}: a line could not be written: {failed}")
+        if self._unbuilt is not None:
+            raise RecordReadError(f"{self.path}: a line could not be built and is missing: "
+                                  f"{type(self._unbuilt).__name__}: {self._unbuilt}")
 
     @property
     def closed(self) -> bool:
@@ -351,8 +364,8 @@ def sync_files(paths: list[Path]) -> None:
     folders: dict[Path, list[Path]] = {}
     for path in paths:
         folders.setdefault(path.parent, []).append(path)
-    syncfs = _syncfs() if len(paths) >= SYNCFS_FROM else None
     for folder, files in folders.items():
+        syncfs = _syncfs() if len(files) >= SYNCFS_FROM else None
         if syncfs is not None:
             try:
                 fd = os.open(folder, os.O_RDONLY)
@@ -375,10 +388,11 @@ _SYNCFS: list[Any] = []
 
 
 def _syncfs() -> Any:
-    """libc's `syncfs(fd)` (Linux), or None where there is none (loaded once, on the sync thread)."""
+    """libc's `syncfs(fd)` on Linux 5.8 and later (before 5.8 it did not report write-back errors, which an fsync
+    does), or None (looked up once, on the sync thread)."""
     if not _SYNCFS:
         found = None
-        if sys.platform.startswith("linux"):
+        if sys.platform.startswith("linux") and _kernel_at_least(5, 8):
             try:
                 import ctypes
 
@@ -388,6 +402,14 @@ def _syncfs() -> Any:
                 found = None
         _SYNCFS.append(found)
     return _SYNCFS[0]
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    try:
+        numbers = [int(p) for p in os.uname().release.split("-")[0].split(".")[:2]]
+    except (ValueError, AttributeError):
+        return False
+    return len(numbers) == 2 and tuple(numbers) >= (major, minor)
 
 
 def sync_file(path: str | Path) -> None:

@@ -11,7 +11,7 @@ from benchmarks.bench_http import figures
 def test_http_bench_keys_exist_and_are_sane() -> None:
     out = {f["key"]: f for f in figures(n=5, episodes=2, concurrent=3, calls_each=2, starts=1)}
     assert set(out) == {"http_call_ms", "http_call_sdk_ms", "http_call_httpx_ms", "http_reset_ms", "http_create_ms",
-                        "http_episode_ms",
+                        "http_episode_ms", "http_reset_call_ms",
                         "http_episode_next_ms", "http_episode_sdk_ms", "remote_episodes_per_s", "http_concurrent_calls_per_s",
                         "http_concurrent_p99_ms", "serve_cold_start_ms", "serve_http_cold_start_ms", "serve_import_ms",
                         "serve_first_call_ms", "serve_http_first_call_ms", "serve_http_cold_start_vs_fastapi_ms",

@@ -289,3 +289,51 @@ def test_sync_files_uses_one_syncfs_per_folder_and_falls_back_to_fsync(tmp_path:
     assert synced == paths[:1]
     monkeypatch.undo()
     recording.sync_files(paths + [tmp_path / "gone" / "x.jsonl"])  # the real thing; a missing file is left alone
+
+
+def test_a_line_that_cannot_be_built_leaves_the_others_and_the_close_says_so(tmp_path: Path) -> None:
+    from mcp_server.recording import LaterLine
+
+    def broken() -> dict:
+        raise KeyError("no such field")
+
+    async def run() -> None:
+        later = DeferredRecords()
+        w = RecordWriter(tmp_path / "r.jsonl", later=later)
+        w.write({"type": "event", "episode_id": "e", "index": 0})
+        w.write(LaterLine(broken))
+        w.write_header({"type": "header", "episode_id": "e", "tools": TOOLS})
+        later.flush_due()
+        with pytest.raises(RecordReadError, match="could not be built and is missing: KeyError"):
+            w.close(sync=False)
+
+    anyio.run(run)
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    assert [json_type(line) for line in lines] == ["event", "header"]  # the line before and the one after it
+
+
+def json_type(line: str) -> str:
+    import json
+
+    return json.loads(line)["type"]
+
+
+def test_an_ended_record_is_synced_soon_without_a_close(tmp_path: Path, monkeypatch: Any) -> None:
+    """Ends spaced out in time: each batch is synced within about SYNC_BATCH_S, none waits for the next end."""
+    import time
+
+    import mcp_server.recording as recording
+
+    synced: list[Path] = []
+    monkeypatch.setattr(recording, "sync_files", lambda paths: synced.extend(paths))
+    later = DeferredRecords()
+    try:
+        for i in range(3):
+            path = tmp_path / f"r{i}.jsonl"
+            later.sync_later(path)
+            deadline = time.monotonic() + 5
+            while path not in synced and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert path in synced, f"record {i} was not synced without a close"
+    finally:
+        later.close()

@@ -348,3 +348,20 @@ def test_a_reset_judges_the_segment_it_leaves_after_the_answer_with_the_same_eva
     assert len(judged) == 3
     plain.end()
     assert read_record_file(tmp_path / "ep2.jsonl").segments[0].final["evaluation"] == want
+
+
+def test_a_reset_whose_final_line_fails_still_ends_its_segment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcp_server.episode as episode_mod
+
+    def broken(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise ValueError("render broke")
+
+    ep = new_episode(tmp_path)
+    ep.call("write_file", WRITE)
+    monkeypatch.setattr(episode_mod, "_final", broken)
+    ep.reset()  # no deferred records here: the line is built at once, and must not fail the reset
+    monkeypatch.undo()
+    ep.end()
+    first, second = read_record_file(tmp_path / "ep1.jsonl").segments
+    assert first.final is not None and "final line failed: ValueError: render broke" in first.final["evaluation"]["error"]
+    assert first.final["evaluation"]["passed"] and second.final is not None

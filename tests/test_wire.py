@@ -4,6 +4,7 @@ replaced, clear errors, content codings, and threads sharing one server's connec
 from __future__ import annotations
 
 import gzip
+import os
 import socket
 import threading
 import time
@@ -238,4 +239,66 @@ def test_a_base_path_prefix_and_the_host_header() -> None:
                                               + str(server.port).encode() + b"\r\n")
         wire.close()
     finally:
+        server.close()
+
+
+def test_an_idle_connection_on_a_high_descriptor_is_kept(echo: RawServer) -> None:
+    """select() cannot watch a descriptor of 1024 or more; a trainer with many files open has such sockets."""
+    import resource
+
+    from trainers.episodes import wire as wire_mod
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2048:  # raise the soft limit within the hard one (containers allow far more)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
+    a, b = socket.socketpair()
+    high = os.dup2(a.fileno(), 1500)
+    try:
+        high_sock = socket.socket(fileno=os.dup(high))
+        assert high_sock.fileno() >= 1024 or high == 1500
+        assert not wire_mod._dropped(socket.socket(fileno=os.dup(high)))  # idle, nothing to read: kept
+        b.close()
+        assert wire_mod._dropped(socket.socket(fileno=os.dup(high)))  # the other end closed: EOF readable
+    finally:
+        os.close(high)
+        a.close()
+
+
+def test_queries_in_paths_list_params_prefixes_and_hosts_as_httpx2_writes_them(echo: RawServer) -> None:
+    wire = Wire(echo.base.replace("127.0.0.1", "LocalHost") + "/a b", 5)
+    try:
+        wire.request("GET", "/events?since=2", [], params={"kind": ["call", "message"]})
+        assert echo.requests[-1].startswith(b"GET /a%20b/events?since=2&kind=call&kind=message HTTP/1.1\r\n"
+                                            b"Host: localhost:" + str(echo.port).encode() + b"\r\n")
+        with httpx2.Client(timeout=5) as client:  # (httpx2 drops a path's query when given params; wire keeps both)
+            client.get(echo.base.replace("127.0.0.1", "LocalHost") + "/a b/events",
+                       params=[("since", "2"), ("kind", "call"), ("kind", "message")])
+        assert echo.requests[-1] == echo.requests[-2]
+    finally:
+        wire.close()
+
+
+def test_a_connection_in_use_when_closed_is_not_pooled_after() -> None:
+    release = threading.Event()
+
+    def slow(conn: socket.socket, server: RawServer) -> None:
+        while server.read_request(conn) is not None:
+            release.wait(5)
+            conn.sendall(answer(b"{}"))
+        conn.close()
+
+    server = RawServer(slow)
+    wire = Wire(server.base, 5)
+    try:
+        done = threading.Thread(target=lambda: wire.request("GET", "/", []))
+        done.start()
+        time.sleep(0.2)
+        wire.close()  # while the request is in flight
+        release.set()
+        done.join(5)
+        assert wire._idle == []  # it closed instead of going back to a pool that was closed
+        assert wire.request("GET", "/", []).status_code == 200  # and the wire still works after close
+        assert len(wire._idle) == 1
+    finally:
+        wire.close()
         server.close()

@@ -23,6 +23,8 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 MAX_IDLE = 8  # connections kept per server (a thread uses one at a time)
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"  # what a path keeps as it is (a % is taken as an escape already made)
+_QUERY_SAFE = _PATH_SAFE + "?"
 
 
 class WireError(Exception):
@@ -91,28 +93,30 @@ class Wire:
         self.base, self.timeout = base.rstrip("/"), timeout
         self._https = parts.scheme == "https"
         self._host, self._port = parts.hostname, parts.port or (443 if self._https else 80)
-        default_port = self._port == (443 if self._https else 80)
-        self._host_header = parts.netloc.rpartition("@")[2] if not default_port or parts.port is None \
-            else parts.hostname
-        self._prefix = parts.path.rstrip("/")
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname  # lowercased, as httpx2 sends it
+        default_port = parts.port is None or self._port == (443 if self._https else 80)
+        self._host_header = host if default_port else f"{host}:{self._port}"
+        self._prefix = quote(parts.path.rstrip("/"), safe=_PATH_SAFE)
         self._idle: list[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
+        self._generation = 0  # moved on by `close`: a connection taken before it is not pooled after it
         self.opened = 0  # connections made so far (one per thread in a training loop; the tests read it)
 
-    def _take(self) -> http.client.HTTPConnection:
+    def _take(self) -> tuple[http.client.HTTPConnection, int]:
         with self._lock:
             while self._idle:
                 conn = self._idle.pop()
                 if conn.sock is not None and not _dropped(conn.sock):
-                    return conn
+                    return conn, self._generation
                 conn.close()
+            self.opened += 1
+            generation = self._generation
         cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-        self.opened += 1
-        return cls(self._host, self._port, timeout=self.timeout)
+        return cls(self._host, self._port, timeout=self.timeout), generation
 
-    def _give_back(self, conn: http.client.HTTPConnection) -> None:
+    def _give_back(self, conn: http.client.HTTPConnection, generation: int) -> None:
         with self._lock:
-            if conn.sock is not None and len(self._idle) < MAX_IDLE:
+            if conn.sock is not None and generation == self._generation and len(self._idle) < MAX_IDLE:
                 self._idle.append(conn)
                 return
         conn.close()
@@ -121,19 +125,23 @@ class Wire:
                 params: dict[str, Any] | None = None, json_body: bool = False) -> Reply:
         """Send one request (path on the server, `params` as its query) and read its answer whole; WireTimeout or
         WireError when it cannot. `json_body` marks `content` as JSON (Content-Type, as httpx2's `json=` does)."""
-        target = self._prefix + quote(path, safe="/:@!$&'()*+,;=-._~%")
+        path, mark, query = path.partition("?")
+        target = self._prefix + quote(path.partition("#")[0], safe=_PATH_SAFE)
         if params:
-            target += "?" + urlencode({k: _query_value(v) for k, v in params.items()})
+            query = (query + "&" if query else "") + urlencode(
+                [(k, _query_value(x)) for k, v in params.items() for x in (v if isinstance(v, (list, tuple)) else [v])])
+        if query:
+            target += "?" + quote(query, safe=_QUERY_SAFE)
         head = request_head(self._host_header, headers, len(content) if content is not None else None, json_body)
         if content is None and method in ("POST", "PUT", "PATCH"):
             head.insert(1, ("Content-Length", "0"))  # where httpx2 puts a body-less request's length
-        conn = self._take()
+        conn, generation = self._take()
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             for name, value in head:
                 conn.putheader(name, value)
-        except ValueError as e:  # a header name or value http.client refuses (a line break in it): nothing sent
-            conn.close()
+        except (ValueError, http.client.HTTPException) as e:  # a header or a path http.client refuses (a line
+            conn.close()  # break, a control character): nothing was sent
             raise WireError(f"request not sent: {e}") from None
         try:
             conn.endheaders(content)
@@ -149,20 +157,26 @@ class Wire:
         if answer.will_close:
             conn.close()
         else:
-            self._give_back(conn)
+            self._give_back(conn, generation)
         return reply
 
     def close(self) -> None:
         """Close every idle connection (idempotent; a connection in use closes when its request is done)."""
         with self._lock:
             idle, self._idle = self._idle, []
+            self._generation += 1
         for conn in idle:
             conn.close()
 
 
 def _dropped(sock: socket.socket) -> bool:
-    """Whether an idle keep-alive connection was closed by the server (readable with nothing asked: EOF)."""
+    """Whether an idle keep-alive connection was closed by the server (readable with nothing asked: EOF). poll,
+    not select: select cannot watch a descriptor numbered 1024 or more (a trainer with many files open)."""
     try:
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            return bool(poller.poll(0))
         readable, _, _ = select.select([sock], [], [], 0)
     except (OSError, ValueError):
         return True
