@@ -69,7 +69,7 @@ _FOLDERS_MADE: set[Path] = set()  # record folders this process has made sure ex
 RECORD_LATER_ENV = "COWORKENV_RECORD_AFTER_ANSWER"
 FALLBACK_S = 0.05
 SYNC_BATCH_S = 0.2  # ended records are fsynced together, at most this long after their end
-SYNCFS_FROM = 4  # a batch of this many records is made durable by one syncfs per file system (`sync_files`)
+SYNCFS_FROM = 4  # a batch with this many records in one folder syncs them by one syncfs (`sync_files`)
 log = logging.getLogger("coworkenv.mcp.recording")
 
 
