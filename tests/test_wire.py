@@ -121,16 +121,20 @@ def test_one_keep_alive_connection_carries_every_request(echo: RawServer) -> Non
 
 
 def test_a_connection_the_server_closed_while_idle_is_replaced_not_written_to() -> None:
+    closed = threading.Event()
+
     def one_then_close(conn: socket.socket, server: RawServer) -> None:  # keep-alive answered, then closed (idle)
         if server.read_request(conn) is not None:
             conn.sendall(answer(b"{}"))
         conn.close()
+        closed.set()
 
     server = RawServer(one_then_close)
     wire = Wire(server.base, 10)
     try:
         assert wire.request("POST", "/a", [], b"{}").status_code == 200
-        time.sleep(0.2)  # the server has closed it by now
+        assert closed.wait(10)  # the server has closed the idle connection
+        time.sleep(0.05)  # and its FIN has reached this end
         assert wire.request("POST", "/b", [], b"{}").status_code == 200
         assert wire.opened == 2 and [r.split(b" ")[1] for r in server.requests] == [b"/a", b"/b"]  # each sent once
     finally:
@@ -292,7 +296,9 @@ def test_a_connection_in_use_when_closed_is_not_pooled_after() -> None:
     try:
         done = threading.Thread(target=lambda: wire.request("GET", "/", []))
         done.start()
-        time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while not server.requests and time.monotonic() < deadline:  # the request is with the server
+            time.sleep(0.01)
         wire.close()  # while the request is in flight
         release.set()
         done.join(5)
