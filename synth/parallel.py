@@ -160,6 +160,9 @@ class WorkerPool:
         self._executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
                                              initargs=(producer, warm, tuple(warmup), self._starts))
         self._started: dict[int, int] = {}  # this map's jobs a worker announced it began -> that worker's pid
+        # every worker process seen, by pid: the executor may drop its own list when a worker dies, before
+        # `_died_on_their_own` reads the exit codes (CI named the wrong job once that way)
+        self._seen: dict[int, Any] = {}
         self._answered: set[int] = set()  # this map's jobs whose result (or error) came back
         self._init_errors: list[str] = []
 
@@ -192,6 +195,7 @@ class WorkerPool:
         with _sigint_ignored():  # the first submits spawn the workers
             pending: dict[Future[Any], list[tuple[int, str, int]]] = {
                 self._executor.submit(_run_chunk, c): c for c in chunks}
+        self._remember_processes()
         done_results: dict[int, tuple[bytes | None, str | None]] = {}
         next_index = 0
         try:
@@ -230,23 +234,35 @@ class WorkerPool:
             if not suspects:
                 raise SynthJobError(None, None, f"a worker process died before it started any job ({e})") from e
             dead = self._died_on_their_own()
-            culprits = [i for i in suspects if self._started[i] in dead]
+            last_started: dict[int, int] = {}  # pid -> the job it announced last (a worker runs one at a time)
+            for i, pid in self._started.items():  # in the order announced
+                last_started[pid] = i
+            # the job a dead worker was running; its earlier ones may be unanswered too (a result still in the
+            # pipe when the pool broke), and naming the first of those named the wrong job
+            culprits = sorted(i for pid, i in last_started.items() if pid in dead and i in suspects)
             first = (culprits or suspects)[0]
             cap, seed = jobs[first]
             also = ", ".join(f"{jobs[i][0]} seed {jobs[i][1]}" for i in suspects if i != first)
             raise SynthJobError(cap, seed, "the worker process running it died (killed, out of memory or a crash "
                                 f"in native code){'; also unfinished when it died: ' + also if also else ''}") from e
 
+    def _remember_processes(self) -> None:
+        for proc in list((getattr(self._executor, "_processes", None) or {}).values()):
+            if proc.pid is not None:
+                self._seen[proc.pid] = proc
+
     def _died_on_their_own(self) -> set[int]:
         """Pids of workers that exited by themselves (a crash, the OOM killer), not by the pool's SIGTERM that
         follows; empty when this Python's executor does not show its processes."""
-        procs = list((getattr(self._executor, "_processes", None) or {}).values())
+        self._remember_processes()
+        procs = list(self._seen.values())
         for proc in procs:
             proc.join(timeout=10)  # the pool terminates the survivors right after it marks itself broken
         return {proc.pid for proc in procs if proc.exitcode not in (None, 0, -signal.SIGTERM)}
 
     def _drain(self) -> None:
         """Read the workers' announcements (which job each started; warm-up failures)."""
+        self._remember_processes()
         while not self._starts.empty():
             kind, value = self._starts.get()
             if kind == "start":
