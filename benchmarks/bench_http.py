@@ -246,6 +246,7 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     if fast is not None:
         t.update(fastapi_call=[], fastapi_reset=[], fastapi_episode=[])
     store = InMemoryResponseCacheStore()
+    plain = httpx2.Client(base_url=base, timeout=60)  # the lean client's request, sent as the mock's are
     try:
         _ok(mock.post("/reset"))
         if fast is not None:
@@ -253,7 +254,6 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
         ep = _ok(conn.admin("POST", "/admin/episodes", {}))
         lean = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
         lean.list_tools()
-        plain = httpx2.Client(base_url=base, timeout=60)  # the lean client's request, sent as the mock's are
         call_headers, call_body = _lean_call_request()
         async with httpx2.AsyncClient(timeout=60) as http, _mcp_client(base + ep["mcp_path"], http) as sdk:
             for i in range(n + 10):  # the first ten warm up
@@ -344,8 +344,7 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     finally:
         conn.close()
         mock.close()
-        if "plain" in locals():
-            plain.close()
+        plain.close()
         if fast is not None:
             fast.close()
     del t["episode_next"][:3]  # warm-up, as the others
