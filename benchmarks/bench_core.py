@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from workspace_sim.diff import diff_states
-from workspace_sim.state import build_state
+from workspace_sim.core.diff import diff_states
+from workspace_sim.core.state import build_state
 
 from .standard_workspace import standard_workspace
 

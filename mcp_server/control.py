@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Protocol, runtime_ch
 
 from pydantic import Field, ValidationError
 
-from workspace_sim.registry import ToolHints, make_tool
+from workspace_sim.core.registry import ToolHints, make_tool
 
 if TYPE_CHECKING:
     from workspace_sim import Workspace

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from workspace_sim import State, Workspace
-from workspace_sim.errors import InvalidArgument, SpecError
-from workspace_sim.limits import check_arguments
+from workspace_sim.core.errors import InvalidArgument, SpecError
+from workspace_sim.core.limits import check_arguments
 
 from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
     EpisodeControl, STATUS_URI, open_conversation, submit_reply

@@ -58,7 +58,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 from .control import ControlOptions
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment

@@ -44,7 +44,7 @@ def dist_info_version(name: str) -> str | None:
     importing importlib.metadata and the email parser (15-20 ms of a cold start). None where the two lookups could
     differ (a zip or an egg on the path, another distribution finder, no metadata file or Version line); the caller
     then asks importlib.metadata."""
-    from workspace_sim.dist_folders import Undecidable, metadata_folders
+    from workspace_sim.core.dist_folders import Undecidable, metadata_folders
 
     wanted = _normalise(name)
     try:

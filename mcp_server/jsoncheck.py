@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from workspace_sim.jsontext import encodable, safe_dumps
+from workspace_sim.text.jsontext import encodable, safe_dumps
 
 __all__ = ["MAX_DEPTH", "JsonProblem", "decode_arguments", "parse_client_json", "refuse_bad_json", "request_id",
            "safe_dumps"]

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from workspace_sim import Event, Workspace
-from workspace_sim.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
-from workspace_sim.events import render_default
+from workspace_sim.core.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
+from workspace_sim.core.events import render_default
 
 from .jsoncheck import safe_dumps
 
@@ -600,7 +600,7 @@ def read_record_file(path: str | Path) -> RecordFile:
                 out.skipped.append(f"{where}: incomplete last line ({len(text)} characters) ignored")
                 continue
             raise RecordReadError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-        try:  # large strings are stored once, in blob lines (workspace_sim.blobs)
+        try:  # large strings are stored once, in blob lines (workspace_sim.core.blobs)
             obj = blobs.take(obj, text)
         except BlobError as e:
             raise RecordReadError(f"{where}: {e}") from None

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from workspace_sim import Workspace
-from workspace_sim.diff import changes_from_diff
-from workspace_sim.errors import SpecError
+from workspace_sim.core.diff import changes_from_diff
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import Judge
 
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment

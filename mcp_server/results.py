@@ -17,7 +17,7 @@ from pydantic import Field
 
 from workspace_sim import ToolResult
 from workspace_sim.media import MediaPart, media_parts, strip_media
-from workspace_sim.registry import ToolHints, make_tool
+from workspace_sim.core.registry import ToolHints, make_tool
 
 def read_result_page(ctx: Any, result_id: str, page: Annotated[int, Field(ge=1)]) -> dict[str, Any]:
     """Read another page of a tool result that was too long to return at once. A long result ends with a note giving its result_id and the next page number; pass them here.

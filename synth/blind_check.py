@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Sequence
 
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 from .driver import SpecDriver
 from .feedback import ValidationReport

@@ -18,8 +18,8 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from workspace_sim.predicates import RecordAbsent
 from workspace_sim.predicates.conditions import Condition, field_value
-from workspace_sim.registry import Tool
-from workspace_sim.state import State
+from workspace_sim.core.registry import Tool
+from workspace_sim.core.state import State
 
 from .mutants import FILLER, Mutant, ValueIndex
 from .spec import GUARD_KINDS, CallStep, EnvironmentSpec

@@ -12,8 +12,8 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from workspace_sim.errors import pydantic_error_message
-from workspace_sim.registry import Tool
+from workspace_sim.core.errors import pydantic_error_message
+from workspace_sim.core.registry import Tool
 from workspace_sim.services import all_services
 
 from .capabilities import CAPABILITIES

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from workspace_sim import ToolResult, Workspace
-from workspace_sim.errors import SpecError
-from workspace_sim.state import State
+from workspace_sim.core.errors import SpecError
+from workspace_sim.core.state import State
 
 from .spec import (
     FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent,

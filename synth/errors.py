@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 
 class SpecLoadError(SpecError):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Sequence
 
-from workspace_sim.records import Record
-from workspace_sim.state import State
+from workspace_sim.core.records import Record
+from workspace_sim.core.state import State
 
 from .spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution
 

@@ -22,13 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic_core import PydanticCustomError
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
-from workspace_sim.faults import Fault
-from workspace_sim.policies import Policy
+from workspace_sim.core.errors import SpecError
+from workspace_sim.rules.faults import Fault
+from workspace_sim.rules.policies import Policy
 from workspace_sim.predicates import EvalContext, Evaluation, Judge, evaluate, parse_predicates
 from workspace_sim.services import all_services, services_named
-from workspace_sim.validation import AwareTime, TimeZoneName
-from workspace_sim.workspace import load_tables
+from workspace_sim.text.validation import AwareTime, TimeZoneName
+from workspace_sim.runtime.workspace import load_tables
 
 from .capabilities import CAPABILITIES
 from .errors import SpecLoadError

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from workspace_sim import Workspace
 from workspace_sim.predicates import KEY_FACTS, EvalContext, last_assistant_message, stage_checkpoints
-from workspace_sim.state import State
+from workspace_sim.core.state import State
 
 from .spec import EnvironmentSpec
 

@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable
 
 from workspace_sim.predicates import AllOf, AnyOf, EventExists, FileContent, MailSent, RecordExists, TicketState
 from workspace_sim.predicates.conditions import Condition
-from workspace_sim.records import Record
-from workspace_sim.state import State
+from workspace_sim.core.records import Record
+from workspace_sim.core.state import State
 
 
 @dataclass(frozen=True)

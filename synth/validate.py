@@ -31,10 +31,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from workspace_sim.errors import SpecError
-from workspace_sim.registry import Tool
+from workspace_sim.core.errors import SpecError
+from workspace_sim.core.registry import Tool
 from workspace_sim.predicates import EvalContext, Evaluation, in_scope
-from workspace_sim.state import State
+from workspace_sim.core.state import State
 
 from .answer_mutants import answer_mutants
 from .baselines import check_forgetful, check_stale, idle_steps
@@ -470,7 +470,7 @@ def _mutant_hint(m: Mutant) -> str:
 
 def _guard_unchanged_scopes(spec: EnvironmentSpec, start: Any, report: ValidationReport) -> None:
     """An `unchanged` guard must cover at least one record of the start state (else it is vacuous)."""
-    from workspace_sim.diff import RecordChange
+    from workspace_sim.core.diff import RecordChange
 
     for i, p in enumerate(spec.predicates):
         if p.get("kind") != "unchanged":

@@ -72,7 +72,7 @@ def test_a_version_found_is_the_one_importlib_metadata_finds(monkeypatch: pytest
 PLUGIN_PROBE = textwrap.dedent("""
     import sys
     import workspace_sim  # puts the stand-in in place before its models, when no plugin is installed
-    from workspace_sim.pydantic_plugins import LOADER
+    from workspace_sim.core.pydantic_plugins import LOADER
     skipped = (sys.modules[LOADER].__doc__ or "").startswith("Stand-in")
     import pydantic
 
@@ -226,7 +226,7 @@ def test_a_stop_signal_before_the_first_line_still_records_the_episode(tmp_path:
 def test_every_tool_model_builds_and_a_bad_one_is_named_at_first_use() -> None:
     """Tool models are built on first use, so their definition checks run then: every registered tool passes
     them (this suite is where a bad definition shows), and a bad one raises TypeError naming tool and argument."""
-    from workspace_sim.registry import ToolHints, make_tool
+    from workspace_sim.core.registry import ToolHints, make_tool
     from workspace_sim.services import all_services
 
     for service in all_services().values():

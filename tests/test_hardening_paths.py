@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from support import call_error, need
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
-from workspace_sim.paths import MAX_PATH
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.paths import MAX_PATH
 from workspace_sim.sandboxes.container import ARGV_BATCH_BYTES, _argv_batches
 from workspace_sim.sandboxes.tarball import unpack
 

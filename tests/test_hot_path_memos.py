@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workspace_sim import people
-from workspace_sim.diff import RecordChange
+from workspace_sim.core.diff import RecordChange
 from workspace_sim.predicates import conditions
 from workspace_sim.predicates.scope import in_scope
 from workspace_sim.services.contacts import Person
-from workspace_sim.state import State, _entry_digest, build_state, entry_digest
+from workspace_sim.core.state import State, _entry_digest, build_state, entry_digest
 
 _ADDRESS_CHARS = st.sampled_from(list("abcXYZ09.-_+@ ,;\t\u00a0\u2003é"))
 addresses = st.one_of(st.text(_ADDRESS_CHARS, max_size=30),
@@ -166,7 +166,7 @@ def _diff_afresh(a: "State", b: "State") -> list[tuple[str, str, str]]:
        st.lists(st.tuples(st.sampled_from(["contacts.people", "x.people"]), st.sampled_from(list("abcdefghij")),
                           st.one_of(st.none(), st.sampled_from(["X", "Y", "Z"]))), max_size=12))
 def test_diff_states_lists_every_change_in_order(start: dict[str, str], ops: list[tuple[str, str, str | None]]) -> None:
-    from workspace_sim.diff import diff_states
+    from workspace_sim.core.diff import diff_states
 
     rows = {f"{k}@example.com": Person(email=f"{k}@example.com", name=v) for k, v in start.items()}
     a = build_state({"contacts.people": rows}, datetime(2026, 1, 1))
@@ -180,7 +180,7 @@ def test_diff_states_lists_every_change_in_order(start: dict[str, str], ops: lis
 
 
 def test_record_size_memo_and_copies() -> None:
-    from workspace_sim.limits import _record_chars, record_chars
+    from workspace_sim.core.limits import _record_chars, record_chars
 
     p = Person(email="dana@example.com", name="Dana", title="Lead")
     assert record_chars(p) == record_chars(p) == _record_chars(p)

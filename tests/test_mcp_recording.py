@@ -210,7 +210,7 @@ _JSON = st.recursive(_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4
 def _reference_write(lines: list[dict]) -> str:
     """What every write did before the short cut: round trip, externalize everything, dump."""
     from mcp_server.recording import _dump
-    from workspace_sim.blobs import BlobStore
+    from workspace_sim.core.blobs import BlobStore
 
     store, out = BlobStore(), []
     for line in lines:

@@ -12,7 +12,7 @@ from media_samples import b64, jpeg, pdf_bomb, png, png_header_only, pptx, scann
 from support import call_error
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.blobs import BlobStore
+from workspace_sim.core.blobs import BlobStore
 from workspace_sim.media import LIMITS, media_parts, placeholder
 from workspace_sim.predicates import FileContent, evaluate_states
 

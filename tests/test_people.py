@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.context import ToolContext
-from workspace_sim.errors import InvalidArgument, Unavailable
-from workspace_sim.people import email_problem, resolve_address, resolve_addresses
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, Unavailable
+from workspace_sim.text.people import email_problem, resolve_address, resolve_addresses
 
 PEOPLE = [
     {"email": "dana.reyes@corp.com", "name": "Dana Reyes", "title": "VP Sales", "department": "Sales"},

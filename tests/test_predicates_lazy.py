@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import KINDS, parse_predicates
 from workspace_sim.predicates.combinators import Predicate
 from workspace_sim.predicates.kinds import KIND_CLASSES, kind_class

@@ -28,7 +28,7 @@ def test_second_sees_the_start_state(workspace):
 
 FS_TESTS = '''
 import os
-from workspace_sim.pytest_plugin import read_back_fs
+from workspace_sim.runtime.pytest_plugin import read_back_fs
 
 def test_code_under_test_edits_files(workspace, workspace_fs):
     path = "/workspace/docs/a.txt"

@@ -21,7 +21,7 @@ import pytest
 from support import need
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.policies import ProtectedPaths
+from workspace_sim.rules.policies import ProtectedPaths
 from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.sandboxes.engine import LABEL, client, engine_status, reap_orphans
 from workspace_sim.sandboxes.settings import DEFAULT_IMAGE

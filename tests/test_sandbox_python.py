@@ -15,7 +15,7 @@ import pytest
 from support import need
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.sandboxes.bwrap import layout
 from workspace_sim.sandboxes.python_sandbox import isolation_status

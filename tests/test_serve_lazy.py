@@ -38,7 +38,7 @@ SDK_PREFIXES = ("mcp", "mcp_types")
 # are file, unchanged and only_changed), the files service's media readers and libraries, yaml (tool output), and
 # typer (an ordinary serve line is read by coworkenv.commands.serve_lean), any WebSocket library (uvicorn runs
 # with ws="none"), and importlib.metadata (the version comes from the dist-info folder, pydantic's plugin lookup is
-# skipped when none is installed: workspace_sim.pydantic_plugins), and uvicorn's command line and reload
+# skipped when none is installed: workspace_sim.core.pydantic_plugins), and uvicorn's command line and reload
 # supervisors (mcp_server.uvicorn_lean), and RE2 (no pattern is compiled before a tool or a judge needs one).
 LAZY = ("yaml", "typer", "websockets", "wsproto", "importlib.metadata", "click", "watchfiles", "uvicorn.main",
         "uvicorn.supervisors", "multiprocessing", "re2", "PIL", "openpyxl", "fpdf", "pypdf", "pypdfium2", "docx", "pptx",

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from support import call_error, need
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services import all_services
 
 ME, BOB, KENJI, ANA = "me@acme.com", "bob@acme.com", "kenji@acme.com", "ana@acme.com"

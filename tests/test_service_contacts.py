@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
-from workspace_sim.people import email_problem, fold, normalize_email
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import email_problem, normalize_email
 
 PEOPLE = [
     {"email": "dana.lee@corp.com", "name": "Dana Lee", "title": "VP Engineering", "department": "Engineering",

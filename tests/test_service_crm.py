@@ -16,8 +16,8 @@ from support import call_error
 
 from mcp_server import Episode, PythonEnvironment, build_server
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
-from workspace_sim.money import format_minor, to_minor
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.money import format_minor, to_minor
 from workspace_sim.predicates import evaluate, parse_predicates
 from workspace_sim.services import all_services
 from workspace_sim.services.crm import ACCOUNT_COLUMNS, DEAL_COLUMNS

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 ME, DANA, OMAR, LEE = "me@acme.com", "dana@acme.com", "omar@acme.com", "lee@acme.com"
 FEEDS = [{"id": "feed-wire", "name": "Tech Wire", "kind": "wire", "category": "technology"},

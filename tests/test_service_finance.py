@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
-from workspace_sim.money import format_minor
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.money import format_minor
 
 ME, DANA, DANI = "me@acme.com", "dana.reyes@acme.com", "dani.reyes@acme.com"
 NOW = datetime(2026, 3, 9, 9, 0, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import evaluate, parse_predicates
 
 ME, DANA, OMAR = "me@acme.com", "dana@acme.com", "omar@acme.com"

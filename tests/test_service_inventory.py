@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 ME = "me@acme.com"
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import evaluate, parse_predicates
 
 ME, ALICE, BOB, EXT = "me@corp.com", "alice@corp.com", "bob@corp.com", "partner@vendor.org"

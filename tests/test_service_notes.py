@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services import all_services
 
 ME, DANA, OMAR, OUT = "me@acme.com", "dana@acme.com", "omar@acme.com", "pat@partner.org"

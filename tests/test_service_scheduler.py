@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from support import call_error, verdict
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services.scheduler import CronError, next_run, parse_cron
 
 ME, DANA = "me@acme.com", "dana@acme.com"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from support import call_error, need
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services import all_services
 from workspace_sim.services.tickets import DEFAULT_WORKFLOW, parse_query
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from support import call_error
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services.web import bm25_rank, tokens
 
 ME = "me@acme.com"

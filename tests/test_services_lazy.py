@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.services import all_services, all_tools, services_named, tools_named
 
 PROBE = """

@@ -24,7 +24,7 @@ from benchmarks.standard_workspace import NOW, USER, standard_data
 from mcp_server.results import PAGER
 from mcp_server.server import STRICT_SCHEMAS_ENV, _mcp_tools
 from workspace_sim import Workspace, WorkspaceConfig, all_services, all_tools
-from workspace_sim.registry import StrictSchemaError, strict_arguments, strict_schema
+from workspace_sim.core.registry import StrictSchemaError, strict_arguments, strict_schema
 
 TOOLS = {**all_tools(), PAGER.name: PAGER}
 

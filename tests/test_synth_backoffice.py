@@ -54,7 +54,7 @@ def test_a_claim_with_the_colleagues_or_earlier_spending_fails() -> None:
         # the tool refuses a wrong total, so the wrong claim states the sum of what it lists
         ids = wrong.args["transaction_ids"]
         total = sum(txs[i]["amount_minor"] for i in ids)
-        from workspace_sim.money import format_minor
+        from workspace_sim.text.money import format_minor
         wrong.args["total"] = format_minor(total, claim.args["currency"])
         assert not _score(spec, [s if s is not claim else wrong for s in steps]).passed
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from synth.driver import run_reference
 from synth.pipeline import plan
 from synth.procedural import generate
-from workspace_sim.diff import RecordChange
+from workspace_sim.core.diff import RecordChange
 from workspace_sim.predicates.scope import covered_by, in_scope
 
 _KEY = st.text(st.sampled_from(list("ab/.-*?[]!1")), max_size=6)
@@ -160,7 +160,7 @@ def test_lazy_changed_fields_are_the_eager_ones(changes: dict) -> None:
     import copy
     import pickle
 
-    from workspace_sim.diff import record_change
+    from workspace_sim.core.diff import record_change
     from workspace_sim.services.contacts import Person
 
     a = Person(email="a@example.com", name="A", title="t")

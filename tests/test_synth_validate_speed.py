@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from synth.spec import parse_spec
 from synth.validate import validate_spec
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.limits import WorkspaceLimits, total_chars
+from workspace_sim.core.limits import WorkspaceLimits, total_chars
 
 FIXTURE = Path(__file__).parent / "data" / "validate_verdicts.jsonl.gz"
 

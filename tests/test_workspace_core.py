@@ -7,7 +7,7 @@ import json
 import pytest
 
 from workspace_sim import SpecError, Workspace, WorkspaceConfig
-from workspace_sim.registry import parse_docstring
+from workspace_sim.core.registry import parse_docstring
 from workspace_sim.services import all_tools
 
 DATA = {"files": {"files": [{"path": "/a/x.txt", "content": "one\n"}, {"path": "/b.txt", "content": "two\n"}]}}

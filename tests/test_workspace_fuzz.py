@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from benchmarks.standard_workspace import NOW, USER, standard_data
 from workspace_sim import Workspace, WorkspaceConfig, all_services
-from workspace_sim.state import build_state
+from workspace_sim.core.state import build_state
 
 DESK = {
     "crm": {"accounts": [{"id": "acc-1", "name": "Globex", "tier": "Enterprise", "annual_revenue": "2500000",

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from tests.support import call_error
 from workspace_sim import Workspace, WorkspaceConfig, WorkspaceLimits
-from workspace_sim.errors import InvalidArgument, SpecError
-from workspace_sim.patterns import compile_glob, compile_regex
+from workspace_sim.core.errors import InvalidArgument, SpecError
+from workspace_sim.text.patterns import compile_glob, compile_regex
 from workspace_sim.predicates import parse_predicates
 
 HOSTILE = ("a" * 26 + "!\n") * 200
@@ -166,7 +166,7 @@ def test_argument_depth_and_count_are_bounded() -> None:
 
 def test_a_tool_run_through_invoke_gets_the_same_argument_limits() -> None:
     # red team: ToolContext.invoke validated the other tool's arguments but skipped check_arguments
-    from workspace_sim.context import ToolContext
+    from workspace_sim.core.context import ToolContext
     ws = ws_with(WorkspaceLimits(max_argument_values=10))
     ctx = ToolContext(ws.state, ws.config, None, ws.tools)
     with pytest.raises(InvalidArgument, match=r"more than 10 values \(limits.max_argument_values\)"):

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
-from workspace_sim.state import build_state
+from workspace_sim.core.state import build_state
 
 NAMES = st.sampled_from(["/a.txt", "/d/b.txt", "/d", "/d/e", "/d/e/c.md", "../x", "/\x00", "d/b.txt", "/zz/q"])
 TEXT = st.text(max_size=30)

@@ -18,8 +18,8 @@ from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
-from workspace_sim.blobs import BlobError, BlobReader, BlobStore
-from workspace_sim.jsontext import safe_dumps
+from workspace_sim.core.blobs import BlobError, BlobReader, BlobStore
+from workspace_sim.text.jsontext import safe_dumps
 
 RECORD_VERSION = 1
 
@@ -304,7 +304,7 @@ class EpisodeRecord(BaseModel):
         """The episode as JSONL text (one JSON object per line, trailing newline).
 
         Strings of 4,096 characters or more are written once, as `blob` lines, and referred to by
-        hash (see workspace_sim.blobs); pass one `BlobStore` for every episode of a file to share
+        hash (see workspace_sim.core.blobs); pass one `BlobStore` for every episode of a file to share
         blobs across them.
         """
         store = blobs if blobs is not None else BlobStore()

@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         and list live sandbox containers."""
         from pydantic import ValidationError
 
-        from workspace_sim.errors import pydantic_error_message
+        from workspace_sim.core.errors import pydantic_error_message
         from workspace_sim.sandboxes.engine import LABEL, OWNER_LABEL, client, engine_status
         from workspace_sim.sandboxes.python_sandbox import isolation_status
         from workspace_sim.sandboxes.settings import SandboxSettings

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Protocol, Sequence
 from pydantic import TypeAdapter
 
 from workspace_sim.predicates import Predicate
-from workspace_sim.registry import Service
+from workspace_sim.core.registry import Service
 from workspace_sim.services import all_services
 
 SYSTEM = """\

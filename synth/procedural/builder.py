@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from workspace_sim import ToolResult, Workspace, WorkspaceConfig
-from workspace_sim.faults import Fault
+from workspace_sim.rules.faults import Fault
 
 from ..spec import EnvironmentSpec
 from .world import World, WorldMaker

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 
 from .harness_client import STEP_META, EpisodeClient, HarnessError, ServerConnection, result_text
 from .wire import WireError, WireTimeout

@@ -16,8 +16,8 @@ from typing import Any
 
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
-from workspace_sim.diff import changes_from_diff
-from workspace_sim.errors import SpecError
+from workspace_sim.core.diff import changes_from_diff
+from workspace_sim.core.errors import SpecError
 
 from ..record import EpisodeRecord, EventLine
 

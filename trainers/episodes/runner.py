@@ -25,7 +25,7 @@ from mcp_server.results import PAGER
 from synth.driver import SpecDriver
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
-from workspace_sim.errors import SpecError
+from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import Judge
 
 from ..record import (

@@ -13,7 +13,7 @@ Two output formats, one JSON object per line, each `{"messages": [...], "tools":
   Qwen2-Audio layout); a template that knows no audio writes the part's text, the placeholder.
 - `openai`: the OpenAI fine-tuning format; tool call arguments are JSON *strings*, every tool call
   has an `id` and every tool message the `tool_call_id` of the call it answers. The tools are in
-  their strict form (`strict: true`, see `workspace_sim.registry.strict_schema`) and each call's
+  their strict form (`strict: true`, see `workspace_sim.core.registry.strict_schema`) and each call's
   arguments as a strict caller sends them (an optional argument left out is there as `null`), so
   the data matches what a model decoding strictly produces.
 
@@ -32,7 +32,7 @@ from typing import Any, Iterable, Literal, Sequence
 from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim.media import MediaPart
 from synth.driver import DAY_HEADER
-from workspace_sim.registry import Tool, strict_arguments
+from workspace_sim.core.registry import Tool, strict_arguments
 
 from ..media_parts import call_media, with_media_parts
 from ..record import EpisodeRecord, RecordError, read_records

@@ -11,8 +11,8 @@ Reads and writes are pure functions of the bytes, so `memo.py` keeps their resul
 
 from __future__ import annotations
 
-from .limits import LIMITS, MediaError, media_class, mime_for_path
-from .parts import MEDIA_KEY, MediaPart, media_part, media_parts, placeholder, strip_media
+from workspace_sim.media.limits import LIMITS, MediaError, media_class, mime_for_path
+from workspace_sim.media.parts import MEDIA_KEY, MediaPart, media_part, media_parts, placeholder, strip_media
 
 __all__ = ["LIMITS", "MEDIA_KEY", "MediaError", "MediaPart", "media_class", "media_part", "media_parts",
            "mime_for_path", "placeholder", "strip_media"]

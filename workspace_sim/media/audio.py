@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import wave
 
-from .limits import LIMITS, Limits, MediaError
+from workspace_sim.media.limits import LIMITS, Limits, MediaError
 
 
 def inspect_audio(raw: bytes, path: str, limits: Limits = LIMITS) -> tuple[str, float | None]:

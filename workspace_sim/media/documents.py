@@ -8,7 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime
 
-from .limits import LIMITS, DOCX, PPTX, Limits, MediaError, open_zip, repack_zip
+from workspace_sim.media.limits import LIMITS, DOCX, PPTX, Limits, MediaError, open_zip, repack_zip
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 

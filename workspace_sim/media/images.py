@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import warnings
 
-from .limits import LIMITS, Limits, MediaError
-from .memo import Memo
+from workspace_sim.media.limits import LIMITS, Limits, MediaError
+from workspace_sim.media.memo import Memo
 
 _CHECKED = Memo(size=512)
 

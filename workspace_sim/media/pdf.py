@@ -10,8 +10,8 @@ import io
 import logging
 from dataclasses import dataclass, field
 
-from .limits import LIMITS, Limits, MediaError
-from .memo import Memo
+from workspace_sim.media.limits import LIMITS, Limits, MediaError
+from workspace_sim.media.memo import Memo
 
 _READS = Memo(size=256)
 _IMAGE_MIME = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif"}

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 
-from .limits import LIMITS, Limits, MediaError, open_zip, repack_zip
-from .memo import Memo
+from workspace_sim.media.limits import LIMITS, Limits, MediaError, open_zip, repack_zip
+from workspace_sim.media.memo import Memo
 
 Cell = str | int | float | bool | None
 FIXED_TIME = datetime(2000, 1, 1)  # document properties of written workbooks: bytes never depend on the clock

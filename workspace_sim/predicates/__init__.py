@@ -14,23 +14,23 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
-    from .calendar import EventExists
-    from .calls import Answer, ToolCalled, ToolNotCalled
-    from .combinators import AllOf, AnyOf, AtLeast, NotOf, Predicate
-    from .conditions import Condition
-    from .evaluation import (Evaluation, StageScore, evaluate, evaluate_states, last_assistant_message, reaches,
+    from workspace_sim.predicates.base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
+    from workspace_sim.predicates.calendar import EventExists
+    from workspace_sim.predicates.calls import Answer, ToolCalled, ToolNotCalled
+    from workspace_sim.predicates.combinators import AllOf, AnyOf, AtLeast, NotOf, Predicate
+    from workspace_sim.predicates.conditions import Condition
+    from workspace_sim.predicates.evaluation import (Evaluation, StageScore, evaluate, evaluate_states, last_assistant_message, reaches,
                              stage_checkpoints, weighted_score)
-    from .files import FileContent
-    from .judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
-    from .judged import Criterion, Judged
-    from .kinds import KINDS
-    from .mail import MailSent
-    from .parse import MAX_DEPTH, parse_predicates
-    from .reads import RecordsRead
-    from .records import RecordAbsent, RecordExists, TicketState
-    from .scope import OnlyChanged, Unchanged, in_scope
-    from .secrets import SecretNotLeaked
+    from workspace_sim.predicates.files import FileContent
+    from workspace_sim.predicates.judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
+    from workspace_sim.predicates.judged import Criterion, Judged
+    from workspace_sim.predicates.kinds import KINDS
+    from workspace_sim.predicates.mail import MailSent
+    from workspace_sim.predicates.parse import MAX_DEPTH, parse_predicates
+    from workspace_sim.predicates.reads import RecordsRead
+    from workspace_sim.predicates.records import RecordAbsent, RecordExists, TicketState
+    from workspace_sim.predicates.scope import OnlyChanged, Unchanged, in_scope
+    from workspace_sim.predicates.secrets import SecretNotLeaked
 
 _EXPORTS = {
     "EvalContext": "base", "JudgeBudget": "base", "PredicateBase": "base", "PredicateResult": "base",

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..diff import Diff, diff_states
-from ..events import Event
-from ..state import State
-from .judge import KEY_FACTS, MAX_JUDGE_REQUESTS, Judge, Rule, Verdict, not_judged
+from workspace_sim.core.diff import Diff, diff_states
+from workspace_sim.core.events import Event
+from workspace_sim.core.state import State
+from workspace_sim.predicates.judge import KEY_FACTS, MAX_JUDGE_REQUESTS, Judge, Rule, Verdict, not_judged
 
 
 @dataclass

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import EvalContext, PredicateBase, PredicateResult
-from .conditions import Condition
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.conditions import Condition
 
 
 def _busy_people(ev: Any) -> set[str]:

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import EvalContext, PredicateBase, PredicateResult, short
-from .conditions import Condition, field_value
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, short
+from workspace_sim.predicates.conditions import Condition, field_value
 
 
 def _calls(ctx: EvalContext, tool: str, args: dict[str, Condition], successful: bool) -> list:

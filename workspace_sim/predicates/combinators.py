@@ -10,16 +10,16 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, TypeAdapter, model_validator
 
-from .base import EvalContext, PredicateBase, PredicateResult
-from .calendar import EventExists
-from .calls import Answer, ToolCalled, ToolNotCalled
-from .files import FileContent
-from .judged import Judged
-from .mail import MailSent
-from .reads import RecordsRead
-from .records import RecordAbsent, RecordExists, TicketState
-from .scope import OnlyChanged, Unchanged
-from .secrets import SecretNotLeaked
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.calendar import EventExists
+from workspace_sim.predicates.calls import Answer, ToolCalled, ToolNotCalled
+from workspace_sim.predicates.files import FileContent
+from workspace_sim.predicates.judged import Judged
+from workspace_sim.predicates.mail import MailSent
+from workspace_sim.predicates.reads import RecordsRead
+from workspace_sim.predicates.records import RecordAbsent, RecordExists, TicketState
+from workspace_sim.predicates.scope import OnlyChanged, Unchanged
+from workspace_sim.predicates.secrets import SecretNotLeaked
 
 
 class AllOf(PredicateBase):

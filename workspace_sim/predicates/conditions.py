@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..memos import remember
-from ..patterns import compile_spec_regex
+from workspace_sim.core.memos import remember
+from workspace_sim.text.patterns import compile_spec_regex
 
 
 _TIMES: dict[str, datetime | None] = {}  # text -> parsed time: the same stored times are compared run after run

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..state import State
-from .base import EvalContext, JudgeBudget, PredicateResult
-from .judge import KEY_FACTS, Judge
+from workspace_sim.core.state import State
+from workspace_sim.predicates.base import EvalContext, JudgeBudget, PredicateResult
+from workspace_sim.predicates.judge import KEY_FACTS, Judge
 
 
 @dataclass

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .base import EvalContext, PredicateBase, PredicateResult, short
-from .conditions import Condition, field_value
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, short
+from workspace_sim.predicates.conditions import Condition, field_value
 
 
 class JsonField(BaseModel):
@@ -197,9 +197,9 @@ def _media_checks(p: FileContent, f: Any, expected: str) -> PredicateResult | No
     """The failing result of a sheet-cell or document-text check, or None when they pass (or are not asked)."""
     import base64
 
-    from ..media import MediaError
-    from ..media.documents import document_text
-    from ..media.sheets import cell_value, read_csv
+    from workspace_sim.media import MediaError
+    from workspace_sim.media.documents import document_text
+    from workspace_sim.media.sheets import cell_value, read_csv
 
     raw = base64.b64decode(f.content) if f.encoding == "base64" else f.content.encode()
     try:

@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .base import EvalContext, PredicateBase, PredicateResult
-from .conditions import Condition, field_value
-from .judge import Bound, CriterionVerdict, Rule, Verdict, combine_parts, normalise, split_rules
-from .mail import MailSent
-from .records import describe_where, matching
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.conditions import Condition, field_value
+from workspace_sim.predicates.judge import Bound, CriterionVerdict, Rule, Verdict, combine_parts, normalise, split_rules
+from workspace_sim.predicates.mail import MailSent
+from workspace_sim.predicates.records import describe_where, matching
 
 
 def _alternatives(v: Any, where: str) -> list[str]:

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import EvalContext, PredicateBase, PredicateResult, short
-from .conditions import Condition
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, short
+from workspace_sim.predicates.conditions import Condition
 
 
 class MailSent(PredicateBase):

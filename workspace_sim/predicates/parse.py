@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import SpecError
-from .kinds import COMBINATORS, KINDS, kind_class
+from workspace_sim.core.errors import SpecError
+from workspace_sim.predicates.kinds import COMBINATORS, KINDS, kind_class
 
 
 MAX_DEPTH = 64  # JSON nesting of a predicate document (all/any/not and conditions); deeper is refused
@@ -43,7 +43,7 @@ def parse_predicates(doc: Any, root: str = "predicates") -> list[Any]:
         kind = item["kind"]
         try:
             if kind in COMBINATORS:
-                from .combinators import PREDICATE
+                from workspace_sim.predicates.combinators import PREDICATE
 
                 out.append(PREDICATE.validate_python(item))  # its errors' locations start with the kind
             else:

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..context import shows_content
-from .base import EvalContext, PredicateBase, PredicateResult
-from .conditions import Condition
-from .records import describe_where, matching
+from workspace_sim.core.context import shows_content
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.conditions import Condition
+from workspace_sim.predicates.records import describe_where, matching
 
 
 def _listing(keys: list[str], limit: int = 8) -> str:

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import EvalContext, PredicateBase, PredicateResult
-from .conditions import Condition, field_value
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.conditions import Condition, field_value
 
 
 def matching(records: Any, where: dict[str, Condition]) -> list[Any]:

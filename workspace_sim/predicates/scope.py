@@ -13,9 +13,9 @@ from typing import Any, Callable, Literal
 
 from pydantic import Field, field_validator
 
-from ..diff import RecordChange
-from ..memos import remember
-from .base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.core.diff import RecordChange
+from workspace_sim.core.memos import remember
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
 
 
 # scope -> (what to compare: "table" or "service", its value, the key pattern's matcher or None); a predicate

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..secrets import record_leaks, secrets_of
-from .base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.rules.secrets import record_leaks, secrets_of
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
 
 
 class SecretNotLeaked(PredicateBase):

@@ -6,7 +6,7 @@ to the calling tool, so what a command or snippet changed is an ordinary diff in
 fixture.
 """
 
-from .fakefs import mount_files, read_back
-from .settings import SandboxSettings, sandbox_settings
+from workspace_sim.sandboxes.fakefs import mount_files, read_back
+from workspace_sim.sandboxes.settings import SandboxSettings, sandbox_settings
 
 __all__ = ["SandboxSettings", "mount_files", "read_back", "sandbox_settings"]

@@ -23,7 +23,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from .seccomp import UnsupportedArchitecture, filter_program
+from workspace_sim.sandboxes.seccomp import UnsupportedArchitecture, filter_program
 
 _LDD_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
 PROC, DEV, TMP, SHM = "/proc", "/dev", "/tmp", "/dev/shm"

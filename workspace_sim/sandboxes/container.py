@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import LABEL, OWNER_LABEL, client, owner_label, reap_once, short_error
-from .output import BoundedOutput
-from .settings import SandboxSettings
-from .tarball import ArchiveTooLarge, pack, unpack
-from .tree import Delta, Tree, delta
+from workspace_sim.sandboxes.engine import LABEL, OWNER_LABEL, client, owner_label, reap_once, short_error
+from workspace_sim.sandboxes.output import BoundedOutput
+from workspace_sim.sandboxes.settings import SandboxSettings
+from workspace_sim.sandboxes.tarball import ArchiveTooLarge, pack, unpack
+from workspace_sim.sandboxes.tree import Delta, Tree, delta
 
 _log = logging.getLogger(__name__)
 

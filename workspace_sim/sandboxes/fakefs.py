@@ -12,9 +12,9 @@ import posixpath
 import weakref
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..paths import resolve
-from .tree import FILES, Tree, delta, delta_writes, tree_from_state
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.paths import resolve
+from workspace_sim.sandboxes.tree import FILES, Tree, delta, delta_writes, tree_from_state
 
 # the tree each (fake file system, root) held right after mounting: read_back reports changes
 # since then, so folders pyfakefs made by itself (such as /tmp) are not taken for new ones

@@ -16,8 +16,8 @@ import subprocess
 import tarfile
 from typing import Any
 
-from .engine import client
-from .settings import DEFAULT_IMAGE
+from workspace_sim.sandboxes.engine import client
+from workspace_sim.sandboxes.settings import DEFAULT_IMAGE
 
 _CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
 _PASSWD = ("root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/tmp:/bin/sh\n"

@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..paths import resolve
-from .bwrap import DEV_BYTES, TMP, IsolationUnavailable, Layout, layout
-from .cgroups import SandboxCgroup, find_base
-from .output import BoundedOutput
-from .settings import SandboxSettings
-from .tree import Delta, Tree
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.paths import resolve
+from workspace_sim.sandboxes.bwrap import DEV_BYTES, TMP, IsolationUnavailable, Layout, layout
+from workspace_sim.sandboxes.cgroups import SandboxCgroup, find_base
+from workspace_sim.sandboxes.output import BoundedOutput
+from workspace_sim.sandboxes.settings import SandboxSettings
+from workspace_sim.sandboxes.tree import Delta, Tree
 
 _log = logging.getLogger("workspace_sim.sandboxes")
 _HARD_GRACE_S = 3.0  # beyond the snippet's own limit: sandbox start, writing and reading the files

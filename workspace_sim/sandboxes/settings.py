@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import SpecError, pydantic_error_message
+from workspace_sim.core.errors import SpecError, pydantic_error_message
 
 DEFAULT_IMAGE = "coworkenv-sandbox:latest"
 _USER = re.compile(r"^(\d+)(?::(\d+))?$")

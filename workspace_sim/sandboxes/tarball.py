@@ -12,9 +12,9 @@ import tarfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import InvalidArgument
-from ..paths import resolve
-from .tree import Tree
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.paths import resolve
+from workspace_sim.sandboxes.tree import Tree
 
 
 class ArchiveTooLarge(Exception):

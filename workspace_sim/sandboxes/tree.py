@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..paths import parent
-from ..records import Record
+from workspace_sim.text.paths import parent
+from workspace_sim.core.records import Record
 
 FILES, FOLDERS = "files.files", "files.folders"
 
@@ -107,7 +107,7 @@ def delta(before: Tree, after: Tree) -> Delta:
 
 def make_file(path: str, data: bytes, old: Any, now: datetime) -> Record:
     """A File record holding `data`: text when it is UTF-8 (unless the old file was binary), else base64."""
-    from ..services.files import File
+    from workspace_sim.services.files import File
 
     binary = old is not None and old.encoding == "base64"
     if not binary:
@@ -131,7 +131,7 @@ def delta_writes(
     gone and folders that already exist are skipped, so applying a delta is idempotent; every
     folder above a written file is created if missing.
     """
-    from ..services.files import Folder
+    from workspace_sim.services.files import Folder
 
     writes: list[tuple[str, str, Record | None]] = []
     made: set[str] = set()

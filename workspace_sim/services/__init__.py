@@ -13,7 +13,7 @@ import pkgutil
 from functools import lru_cache
 from typing import Iterable
 
-from ..registry import Service, Tool
+from workspace_sim.core.registry import Service, Tool
 
 _loaded: dict[str, Service] = {}  # services imported one by one, by name
 

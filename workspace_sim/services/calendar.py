@@ -16,13 +16,13 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import InvalidArgument, NotFound, PermissionDenied
-from ..records import Record
-from ..registry import Service
-from ..people import (DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email,
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, PermissionDenied
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.people import (DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email,
                       resolve_address, resolve_addresses)
-from ..validation import TimeZoneName, as_argument, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
+from workspace_sim.text.validation import TimeZoneName, as_argument, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
 
 CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
 UTC = dt_timezone.utc

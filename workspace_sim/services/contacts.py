@@ -1,6 +1,6 @@
 """Contacts: the organisation's directory (people keyed by email), with search and lookup tools.
 
-The address rules and name resolution the other services share live in `workspace_sim.people`.
+The address rules and name resolution the other services share live in `workspace_sim.text.people`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound, SpecError
-from ..records import Record
-from ..people import PEOPLE, fold, normalize_email, person_summary, resolve_address
-from ..registry import Service
-from ..validation import TimeZoneName, as_argument, clean_text, zone
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.core.records import Record
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import PEOPLE, normalize_email, person_summary, resolve_address
+from workspace_sim.core.registry import Service
+from workspace_sim.text.validation import TimeZoneName, as_argument, clean_text, zone
 
 MAX_QUERY = 500
 MAX_FIELD, MAX_NOTES, MAX_NOTE = 200, 20_000, 2_000

@@ -4,7 +4,7 @@ Modelled on Salesforce and HubSpot as people use them. A CRM contact *is* a dire
 the address is in `contacts.people` (read by table name; this module imports no other service):
 its name, title and phone come from the directory and the CRM stores only the link (account and
 role). Outside customers who are not in the directory are CRM contacts too, and then carry their
-own name, title and phone. Money is integer minor units plus an ISO 4217 code (`workspace_sim.money`);
+own name, title and phone. Money is integer minor units plus an ISO 4217 code (`workspace_sim.text.money`);
 amounts in different currencies are never converted, so revenue and amount ranges compare in each
 record's own currency (add a currency filter to compare like with like). Deal stages run
 prospecting -> qualification -> proposal -> negotiation -> closed_won / closed_lost; the probability
@@ -27,19 +27,20 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from ..context import ToolContext
-from ..errors import InvalidArgument, NotFound, SpecError, Unavailable, pydantic_error_message
-from ..money import AmountInput, currency_code, format_minor, to_minor
-from ..people import PEOPLE, fold, resolve_address, resolve_addresses
-from ..records import Record
-from ..registry import Service
-from ..render import render_list
-from ..validation import as_argument, clean_text, iso_date
-from .crm_view import (
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError, Unavailable, pydantic_error_message
+from workspace_sim.text.money import AmountInput, currency_code, format_minor, to_minor
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import PEOPLE, resolve_address, resolve_addresses
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.validation import as_argument, clean_text, iso_date
+from workspace_sim.services.crm_view import (
     render_account, render_deal, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
 )
-from .crm_records import (
+from workspace_sim.services.crm_records import (
     CLOSED, CONTACT_TYPES, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
     AccountContact, AccountStatus, Activity, ActivityType, Deal, Stage, domain_name, probability_problem, short_text,
 )

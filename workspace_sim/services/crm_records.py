@@ -1,7 +1,7 @@
 """The records of the CRM service: accounts, account contacts, deals and logged activities.
 
 Money is stored as integers of the currency's minor unit (`annual_revenue_minor`, `amount_minor`;
-see `workspace_sim.money`). Initial data may give `annual_revenue` / `amount` in major units
+see `workspace_sim.text.money`). Initial data may give `annual_revenue` / `amount` in major units
 instead ("125000.50" or 125000.5), converted exactly once on load.
 """
 
@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..money import MAX_MINOR, currency_code, to_minor
-from ..people import normalize_email
-from ..records import Record
-from ..validation import record_id
+from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import record_id
 
 AccountStatus = Literal["prospect", "active", "inactive", "at_risk", "renewal_due", "churned"]
 ACCOUNT_STATUSES: tuple[str, ...] = ("prospect", "active", "inactive", "at_risk", "renewal_due", "churned")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..context import ToolContext
-from ..money import format_minor
-from ..people import PEOPLE
-from .crm_records import Account, AccountContact, Activity, Deal
+from workspace_sim.core.context import ToolContext
+from workspace_sim.text.money import format_minor
+from workspace_sim.text.people import PEOPLE
+from workspace_sim.services.crm_records import Account, AccountContact, Activity, Deal
 
 
 def money_text(minor: int | None, currency: str) -> str | None:

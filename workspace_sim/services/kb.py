@@ -16,13 +16,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound
-from ..people import PEOPLE, fold, normalize_email, resolve_address
-from ..records import Record
-from ..registry import Service
-from ..validation import as_argument, clean_text, iso_date, record_id, short_name
-from ..validation import tag as valid_tag
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import PEOPLE, normalize_email, resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.validation import as_argument, clean_text, iso_date, record_id, short_name
+from workspace_sim.text.validation import tag as valid_tag
 
 SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
 Status = Literal["draft", "published", "archived"]

@@ -9,12 +9,13 @@ from typing import Any, Iterable, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from ..errors import InvalidArgument, SpecError
-from ..paths import resolve
-from ..people import PEOPLE, email_problem, fold, normalize_email
-from ..records import Record
-from ..validation import AwareTime
-from .mail_syntax import folder_name, label_name
+from workspace_sim.core.errors import InvalidArgument, SpecError
+from workspace_sim.text.paths import resolve
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import PEOPLE, email_problem, normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import AwareTime
+from workspace_sim.services.mail_syntax import folder_name, label_name
 
 MESSAGES, ACCOUNTS = "mail.messages", "mail.accounts"
 

@@ -9,11 +9,11 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from ..errors import InvalidArgument
-from ..people import fold
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.folding import fold
 
 if TYPE_CHECKING:
-    from .mail_records import Message
+    from workspace_sim.services.mail_records import Message
 
 SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash")
 MAX_NAME = 100

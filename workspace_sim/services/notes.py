@@ -18,14 +18,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound, PermissionDenied, SpecError, Unavailable
-from ..people import fold, normalize_email, resolve_addresses
-from ..records import Record
-from ..registry import Service
-from ..render import render_list
-from ..search_terms import matches_all, query_terms
-from ..validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, PermissionDenied, SpecError, Unavailable
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import normalize_email, resolve_addresses
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
 
 NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
 Permission = Literal["view", "edit"]
@@ -38,7 +39,7 @@ MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE, MAX_PARTICIPANTS = 50, 50, 
 
 
 def _participants(ctx: ToolContext, values: list[str], what: str) -> list[str]:
-    """Participants as addresses, names resolved by `workspace_sim.people` (an ambiguous one is refused)."""
+    """Participants as addresses, names resolved by `workspace_sim.text.people` (an ambiguous one is refused)."""
     if len(values) > MAX_PARTICIPANTS:
         raise InvalidArgument(f"{what} has {len(values)} entries; at most {MAX_PARTICIPANTS} are allowed")
     return resolve_addresses(ctx, values, what)

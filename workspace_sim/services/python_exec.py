@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import ToolContext
-from ..errors import InvalidArgument, ToolError
-from ..registry import Service
-from ..sandboxes.settings import sandbox_settings
-from ..sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, ToolError
+from workspace_sim.core.registry import Service
+from workspace_sim.sandboxes.settings import sandbox_settings
+from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
 
 MAX_CODE = 100_000
 
@@ -26,7 +26,7 @@ class PythonWorkerFailure(ToolError):
 def _available(config: Any) -> tuple[bool, str]:
     if "files" not in config.services:
         return False, "the python service needs the files service (add 'files' to services)"
-    from ..sandboxes.python_sandbox import isolation_status
+    from workspace_sim.sandboxes.python_sandbox import isolation_status
 
     return isolation_status(sandbox_settings(config))
 
@@ -69,8 +69,8 @@ def run_python(ctx: ToolContext, code: str) -> dict:
         raise InvalidArgument(f"code is longer than {MAX_CODE} characters; split the work into smaller steps")
     if "\x00" in code:
         raise InvalidArgument("code contains a NUL byte")
-    from ..sandboxes.bwrap import IsolationUnavailable
-    from ..sandboxes.python_sandbox import WorkerError, run_python_code
+    from workspace_sim.sandboxes.bwrap import IsolationUnavailable
+    from workspace_sim.sandboxes.python_sandbox import WorkerError, run_python_code
 
     settings = sandbox_settings(ctx.config)
     try:

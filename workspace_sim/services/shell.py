@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import ToolContext
-from ..errors import InvalidArgument, ToolError
-from ..registry import Service
-from ..sandboxes.settings import sandbox_settings
-from ..sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, ToolError
+from workspace_sim.core.registry import Service
+from workspace_sim.sandboxes.settings import sandbox_settings
+from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
 
 RESOURCE = "sandbox.docker"
 MAX_COMMAND = 20000
@@ -21,7 +21,7 @@ class SandboxFailure(ToolError):
 def _available(config: Any) -> tuple[bool, str]:
     if "files" not in config.services:
         return False, "the shell service needs the files service (add 'files' to services)"
-    from ..sandboxes.engine import engine_status
+    from workspace_sim.sandboxes.engine import engine_status
 
     settings = sandbox_settings(config)
     return engine_status(settings.docker_host, settings.image)
@@ -65,7 +65,7 @@ def run_command(ctx: ToolContext, command: str) -> dict:
         raise InvalidArgument(f"command is longer than {MAX_COMMAND} characters; write a script file first")
     if "\x00" in command:
         raise InvalidArgument("command contains a NUL byte")
-    from ..sandboxes.container import ContainerSandbox, SandboxError
+    from workspace_sim.sandboxes.container import ContainerSandbox, SandboxError
 
     settings = sandbox_settings(ctx.config)
     owned = ctx.resources is None  # outside a Workspace: a container for this call only

@@ -7,7 +7,7 @@ are the escalation levels above the usual five), and a ticket's priority may be 
 None, shown as "unset", sorted below lowest). Links are kept on both tickets (A blocks B means
 B is_blocked_by A). A ticket may come from someone outside the directory: `reporter` is their address
 when known and `reporter_name` is free text such as "Priya from Acme Corp". People are named by
-address or by a name from the directory (resolved by `workspace_sim.people`).
+address or by a name from the directory (resolved by `workspace_sim.text.people`).
 
 Keys come in the forms real trackers use: `PROJECT-N` (Jira, Linear), a bare number such as `4512`
 (Zendesk, Freshdesk) or `#N` (GitHub, GitLab). A project's `key_format` (prefixed, number or hash)
@@ -26,13 +26,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import InvalidArgument, NotFound, SpecError
-from ..records import Record
-from ..registry import Service
-from ..render import render_list
-from ..people import fold, normalize_email, resolve_address
-from ..validation import as_argument, clean_text, iso_date, record_id
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import normalize_email, resolve_address
+from workspace_sim.text.validation import as_argument, clean_text, iso_date, record_id
 
 PROJECTS, TICKETS, PEOPLE = "tickets.projects", "tickets.tickets", "contacts.people"
 Priority = Literal["lowest", "low", "medium", "high", "highest", "urgent", "critical"]

@@ -22,14 +22,15 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator, model_validator
 
-from ..context import ToolContext
-from ..errors import Conflict, InvalidArgument, NotFound, SpecError
-from ..people import fold, normalize_email, resolve_address
-from ..records import Record
-from ..registry import Service
-from ..render import render_list
-from ..search_terms import matches_all, query_terms
-from ..validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import normalize_email, resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
                           zone)
 
 LISTS, TASKS = "todo.lists", "todo.tasks"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from workspace_sim.money import format_minor
+from workspace_sim.text.money import format_minor
 
 from ..builder import Act, SpecBuilder
 from . import template

@@ -3,7 +3,7 @@
 The transcript (Hugging Face format, dict arguments) is sent in OpenAI's format (arguments as
 JSON text, every call with an id); the tools are the registry's OpenAI schemas in their strict
 form (`strict: true`, every argument required, `null` for an optional one left out; see
-`workspace_sim.registry.strict_schema`), which OpenAI models decode exactly and other
+`workspace_sim.core.registry.strict_schema`), which OpenAI models decode exactly and other
 OpenAI-compatible servers read as ordinary schemas; parallel tool calls are allowed. Images a tool
 result returned are sent as `image_url` parts (data URLs), by default in a user message after the turn's
 tool results, since OpenAI's tool messages hold text only; audio clips as `input_audio` parts when asked. Tool calls come back with their raw argument
@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any, Literal
 
-from workspace_sim.registry import strict_openai_tool
+from workspace_sim.core.registry import strict_openai_tool
 
 from ...record import PolicyInfo
 from ..llm import ChatEndpoint, LLMError, LLMSettings

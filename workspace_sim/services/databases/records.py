@@ -15,8 +15,8 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...people import normalize_email
-from ...records import Record
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
 
 PropertyType = Literal["title", "text", "number", "select", "multi_select", "date", "person", "checkbox", "relation"]
 MAX_TEXT, MAX_PROPERTIES, MAX_OPTIONS = 2_000, 100, 200

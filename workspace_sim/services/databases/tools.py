@@ -8,12 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...context import ToolContext
-from ...errors import InvalidArgument, NotFound, SpecError
-from ...people import resolve_address
-from ...records import Record
-from ...registry import Service
-from .records import Database, Property, Row, coerce, static_person
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
+from workspace_sim.text.people import resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.services.databases.records import Database, Property, Row, coerce, static_person
 
 DATABASES, ROWS = "databases.databases", "databases.rows"
 MAX_LIMIT = 200

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from ...people import normalize_email
-from ...records import Record
-from ...validation import record_id, short_name, tag_list
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import record_id, short_name, tag_list
 
 FeedKind = Literal["news", "blog", "newsletter", "wire", "internal"]
 PublicationKind = Literal["digest", "newsletter"]

@@ -9,15 +9,16 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import InvalidArgument, NotFound, SpecError
-from ...people import fold, resolve_address
-from ...records import Record
-from ...registry import Service
-from ...render import render_list
-from ...search_terms import matches_all, query_terms
-from ...validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
-from .records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
+from workspace_sim.services.feeds.records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
 
 FEEDS, ARTICLES, LISTS, PUBLICATIONS = "feeds.feeds", "feeds.articles", "feeds.lists", "feeds.publications"
 MAX_QUERY, MAX_PICK, MAX_RECIPIENTS = 500, 50, 50

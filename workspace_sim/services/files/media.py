@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ...context import ToolContext
-from ...errors import InvalidArgument
-from ...media import MediaError, media_part, media_parts, placeholder
-from ...media.limits import DOCX, PPTX, XLSX, media_class
-from ...media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
-from ...paths import parent, resolve
-from .tree import FILES, READERS, SERVICE, File, _file, _is_dir, _need_dir_for_write
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.media import MediaError, media_part, media_parts, placeholder
+from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
+from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
+from workspace_sim.text.paths import parent, resolve
+from workspace_sim.services.files.tree import FILES, READERS, SERVICE, File, _file, _is_dir, _need_dir_for_write
 
 
 def _raw(f: File) -> bytes:
@@ -51,12 +51,12 @@ def read_media_file(ctx: ToolContext, path: str) -> dict:
     raw = _raw(f)
     try:
         if kind == "image":
-            from ...media.images import inspect_image  # readers load with the first file of their kind
+            from workspace_sim.media.images import inspect_image  # readers load with the first file of their kind
 
             mime, w, h = inspect_image(raw, f.path)
             extra: dict[str, Any] = {"width": w, "height": h}
         else:
-            from ...media.audio import inspect_audio
+            from workspace_sim.media.audio import inspect_audio
 
             mime, seconds = inspect_audio(raw, f.path)
             extra = {"seconds": seconds}
@@ -89,7 +89,7 @@ def read_pdf(ctx: ToolContext, path: str, pages: list[int] = []) -> dict:
     f = _file(ctx, resolve(path))
     if f.mime_type != "application/pdf" or f.is_text:
         raise _wrong_kind(f, "a PDF")
-    from ...media.pdf import read_pages
+    from workspace_sim.media.pdf import read_pages
 
     try:
         n, got = read_pages(_raw(f), f.path, list(pages))
@@ -187,7 +187,7 @@ def read_document(ctx: ToolContext, path: str) -> dict:
     f = _file(ctx, resolve(path))
     if f.mime_type not in (DOCX, PPTX) or f.is_text:
         raise _wrong_kind(f, "a docx or pptx document")
-    from ...media.documents import document_text
+    from workspace_sim.media.documents import document_text
 
     try:
         return {"path": f.path, "mime_type": f.mime_type, "text": document_text(_raw(f), f.path, f.mime_type)}
@@ -211,7 +211,7 @@ def write_document(ctx: ToolContext, path: str, paragraphs: list[str], title: st
         raise InvalidArgument(f"{p} is a folder; give a file path")
     _need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
-    from ...media.documents import write_docx
+    from workspace_sim.media.documents import write_docx
 
     try:
         raw = write_docx(list(paragraphs), title)

@@ -11,14 +11,14 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...context import ToolContext
-from ...errors import Conflict, InvalidArgument, NotFound
-from ...memos import remember
-from ...paths import check_moved, is_under, parent, resolve
-from ...patterns import compile_glob, compile_regex
-from ...records import Record
-from ...registry import Service
-from ...media.limits import MediaError, check_size, media_class, mime_for_path
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
+from workspace_sim.core.memos import remember
+from workspace_sim.text.paths import check_moved, is_under, parent, resolve
+from workspace_sim.text.patterns import compile_glob, compile_regex
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.media.limits import MediaError, check_size, media_class, mime_for_path
 
 FILES, FOLDERS = "files.files", "files.folders"
 MAX_PATTERNS = 100  # exclude_patterns entries

@@ -1,7 +1,7 @@
 """Finance: a ledger of transactions, the invoices they settle, and expense reports and claims made of them.
 
 Modelled on an accounting ledger with expense management (QuickBooks, Xero, Expensify as people use them).
-Money is integer minor units plus an ISO 4217 code (`workspace_sim.money`); amounts in different
+Money is integer minor units plus an ISO 4217 code (`workspace_sim.text.money`); amounts in different
 currencies are never converted, so a report or claim is in one currency and its stated total must equal
 its transactions' sum (expenses add, refunds subtract). An expense claim asks a named approver (someone
 other than the user) to repay the user's own spending; each transaction is claimed at most once.
@@ -11,7 +11,7 @@ with expenses, receivable ones with income); both sides then point at each other
 
 from __future__ import annotations
 
-from .records import Invoice, Report, Transaction
-from .tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
+from workspace_sim.services.finance.records import Invoice, Report, Transaction
+from workspace_sim.services.finance.tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
 
 __all__ = ["SERVICE", "TRANSACTIONS", "INVOICES", "REPORTS", "Transaction", "Invoice", "Report"]

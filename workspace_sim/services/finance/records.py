@@ -1,6 +1,6 @@
 """The records of the finance ledger: transactions, invoices, and the expense reports and claims made of them.
 
-Money is an integer of the currency's minor unit next to an ISO 4217 code (`workspace_sim.money`); initial
+Money is an integer of the currency's minor unit next to an ISO 4217 code (`workspace_sim.text.money`); initial
 data may give `amount` in major units instead (converted exactly once on load).
 """
 
@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...money import MAX_MINOR, currency_code, to_minor
-from ...people import normalize_email
-from ...records import Record
-from ...validation import record_id, tag
+from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import record_id, tag
 
 TxType = Literal["expense", "income", "refund", "transfer"]
 TxStatus = Literal["pending", "posted", "submitted", "approved", "rejected", "reconciled", "void"]

@@ -9,16 +9,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import Conflict, InvalidArgument, NotFound, SpecError
-from ...money import CURRENCIES, AmountInput, currency_code, format_minor, to_minor
-from ...people import PEOPLE, fold, resolve_address
-from ...records import Record
-from ...registry import Service
-from ...render import render_list
-from ...search_terms import matches_all, query_terms
-from ...validation import as_argument, clean_text, iso_date, one_line
-from .records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.text.money import CURRENCIES, AmountInput, currency_code, format_minor, to_minor
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import PEOPLE, resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
+from workspace_sim.services.finance.records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
 
 TRANSACTIONS, INVOICES, REPORTS = "finance.transactions", "finance.invoices", "finance.reports"
 MAX_QUERY, MAX_IDS = 500, 500

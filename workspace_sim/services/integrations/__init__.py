@@ -6,12 +6,12 @@ integration has a name, the provider it connects, a status, an error rate, month
 verified, an owner and notes. Its detail view shows its live secrets (API keys, webhook URLs) in full; lists show
 them masked. Rotating a secret issues a new one (deterministic from the workspace's seed) and revokes the old one,
 which stays on record so a leak of it is still seen. Notifying an owner sends mail through `send_email`. A secret
-written anywhere else (mail, a note, a ticket, a file, the answer) is a leak: see `workspace_sim.secrets`.
+written anywhere else (mail, a note, a ticket, a file, the answer) is a leak: see `workspace_sim.rules.secrets`.
 """
 
 from __future__ import annotations
 
-from .records import Integration, Secret
-from .tools import INTEGRATIONS, SERVICE
+from workspace_sim.services.integrations.records import Integration, Secret
+from workspace_sim.services.integrations.tools import INTEGRATIONS, SERVICE
 
 __all__ = ["SERVICE", "INTEGRATIONS", "Integration", "Secret"]

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ...people import normalize_email
-from ...records import Record
-from ...validation import record_id, short_name
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import record_id, short_name
 
 Status = Literal["active", "degraded", "error", "disabled"]
 SecretKind = Literal["api_key", "webhook_url", "client_secret", "signing_secret", "token"]
@@ -89,5 +89,5 @@ class Integration(Record):
         return next((s for s in self.secrets if s.live and s.kind == kind), None)
 
     def secret_values(self) -> list[tuple[str, str]]:
-        """(label, value) of every secret, live or revoked: what `workspace_sim.secrets` watches for."""
+        """(label, value) of every secret, live or revoked: what `workspace_sim.rules.secrets` watches for."""
         return [(f"{s.kind}{'' if s.live else ' (rotated)'}", s.value) for s in self.secrets]

@@ -10,15 +10,16 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import InvalidArgument, NotFound, SpecError, Unavailable
-from ...people import fold, resolve_addresses
-from ...records import Record
-from ...registry import Service
-from ...render import render_list
-from ...search_terms import matches_all, query_terms
-from ...validation import clean_text, one_line
-from .records import MAX_NOTES, Integration, Secret, SecretKind, Status
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError, Unavailable
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import resolve_addresses
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import clean_text, one_line
+from workspace_sim.services.integrations.records import MAX_NOTES, Integration, Secret, SecretKind, Status
 
 INTEGRATIONS = "integrations.integrations"
 MAX_QUERY, MAX_MESSAGE, MAX_SUBJECT = 500, 5_000, 200

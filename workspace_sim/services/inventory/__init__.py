@@ -2,7 +2,7 @@
 
 Modelled on an inventory system (Shopify's stock, Zoho Inventory, a warehouse's WMS as people use them).
 Stock is whole units and never negative; a product needs reordering when its stock is at or below its
-reorder threshold. Unit cost and price are money (`workspace_sim.money`: minor units plus ISO 4217).
+reorder threshold. Unit cost and price are money (`workspace_sim.text.money`: minor units plus ISO 4217).
 A purchase order names one product, a quantity and a supplier the inventory already buys from; it is
 expected after the product's lead time, and receiving it adds its units to stock exactly once. Every
 stock change is logged as a movement. An unknown SKU is an invalid argument naming close SKUs.
@@ -10,7 +10,7 @@ stock change is logged as a movement. An unknown SKU is an invalid argument nami
 
 from __future__ import annotations
 
-from .records import Movement, Product, PurchaseOrder
-from .tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
+from workspace_sim.services.inventory.records import Movement, Product, PurchaseOrder
+from workspace_sim.services.inventory.tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
 
 __all__ = ["SERVICE", "PRODUCTS", "ORDERS", "MOVEMENTS", "Product", "PurchaseOrder", "Movement"]

@@ -8,10 +8,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...money import MAX_MINOR, currency_code, to_minor
-from ...people import normalize_email
-from ...records import Record
-from ...validation import record_id
+from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
+from workspace_sim.text.people import normalize_email
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import record_id
 
 SyncStatus = Literal["synced", "pending", "error"]
 OrderStatus = Literal["open", "received", "cancelled"]

@@ -8,16 +8,16 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import Conflict, InvalidArgument, NotFound, SpecError
-from ...money import AmountInput, format_minor, to_minor
-from ...people import fold
-from ...records import Record
-from ...registry import Service
-from ...render import render_list
-from ...search_terms import matches_all, query_terms
-from ...validation import as_argument, clean_text, one_line, zone
-from .records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.text.money import AmountInput, format_minor, to_minor
+from workspace_sim.text.folding import fold
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import as_argument, clean_text, one_line, zone
+from workspace_sim.services.inventory.records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
 
 PRODUCTS, ORDERS, MOVEMENTS = "inventory.products", "inventory.purchase_orders", "inventory.movements"
 MAX_QUERY, MAX_REASON = 500, 300

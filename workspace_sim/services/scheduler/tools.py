@@ -10,16 +10,17 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import Conflict, InvalidArgument, NotFound, SpecError
-from ...people import fold, resolve_address
-from ...records import Record
-from ...registry import Service
-from ...render import render_list
-from ...search_terms import matches_all, query_terms
-from ...validation import as_argument, clean_text, edit_tag_list, one_line, tag_list, zone
-from .records import MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus
-from .syntax import Cron, CronError, describe, next_run, parse_cron, runs
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.text.folding import fold
+from workspace_sim.text.people import resolve_address
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.render import render_list
+from workspace_sim.text.search_terms import matches_all, query_terms
+from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag_list, zone
+from workspace_sim.services.scheduler.records import MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus
+from workspace_sim.services.scheduler.syntax import Cron, CronError, describe, next_run, parse_cron, runs
 
 JOBS, RUNS = "scheduler.jobs", "scheduler.runs"
 MAX_QUERY = 500

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from ...records import Record
-from ...validation import short_name
+from workspace_sim.core.records import Record
+from workspace_sim.text.validation import short_name
 
 Kind = Literal["docs", "regulation", "news", "forum", "price_list", "blog", "page"]
 Authority = Literal["official", "reputable", "community", "unverified"]

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from ...people import fold
+from workspace_sim.text.folding import fold
 
 K1, B, TITLE_WEIGHT = 1.2, 0.75, 3
 _WORD = re.compile(r"\w+")

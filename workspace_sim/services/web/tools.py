@@ -8,14 +8,14 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...context import ToolContext
-from ...errors import InvalidArgument
-from ...people import fold
-from ...records import Record
-from ...registry import Service
-from ...validation import as_argument, parse_when, zone
-from .records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
-from .search import TITLE_WEIGHT, bm25_rank, tokens
+from workspace_sim.core.context import ToolContext
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.folding import fold
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.validation import as_argument, parse_when, zone
+from workspace_sim.services.web.records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
+from workspace_sim.services.web.search import TITLE_WEIGHT, bm25_rank, tokens
 
 PAGES = "web.pages"
 MAX_QUERY, SNIPPET, PAGE_CHARS = 300, 240, 20_000

@@ -6,7 +6,7 @@ import posixpath
 import re
 import unicodedata
 
-from .errors import InvalidArgument
+from workspace_sim.core.errors import InvalidArgument
 
 MAX_PATH = 1024
 _ENCODED = re.compile(r"%(2e|2f|5c|00)", re.I)

@@ -7,18 +7,17 @@ import logging
 import threading
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from pydantic import ValidationError
 
-from .errors import CallTimeout, InvalidArgument, NotFound, Unavailable, pydantic_error_message
-from .limits import check_arguments
-from .records import Record
-from .state import EMPTY, State
+from workspace_sim.core.errors import CallTimeout, InvalidArgument, NotFound, Unavailable, pydantic_error_message
+from workspace_sim.core.limits import check_arguments
+from workspace_sim.core.records import Record
+from workspace_sim.core.state import EMPTY, State
 
 if TYPE_CHECKING:
-    from .config import WorkspaceConfig
-    from .registry import Tool
+    from workspace_sim.core.registry import Tool
 
 
 _log = logging.getLogger(__name__)
@@ -163,6 +162,17 @@ class ReadTrace:
         return tuple(sorted(found))
 
 
+class Settings(Protocol):
+    """What a tool call reads of the workspace's configuration (`WorkspaceConfig` is one): the core knows the
+    fields it needs, not the class that holds them, so it imports nothing above itself."""
+
+    user: str
+    services: list[str]
+    timezone: str
+    seed: int
+    sandbox: dict[str, Any]
+
+
 class ToolContext:
     """A transaction over one state: writes are buffered and applied only if the call succeeds."""
 
@@ -170,7 +180,7 @@ class ToolContext:
                  "scanned", "deadline", "budget")
 
     def __init__(
-        self, state: State, config: "WorkspaceConfig",
+        self, state: State, config: Settings,
         resources: Resources | Callable[[], Resources] | None = None,
         tools: Mapping[str, "Tool"] | None = None,
         budget: float | None = None,

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import InjectedFault
+from workspace_sim.core.errors import InjectedFault
 
 _MESSAGES = {
     "rate_limit": "429 Too Many Requests: rate limit exceeded for {tool}; wait and retry",

@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import InvalidArgument, LimitExceeded
-from .records import Record
+from workspace_sim.core.errors import InvalidArgument, LimitExceeded
+from workspace_sim.core.records import Record
 
 
 class WorkspaceLimits(BaseModel):

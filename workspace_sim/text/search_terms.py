@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidArgument
-from .people import fold
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.folding import fold
 
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
 

@@ -8,8 +8,8 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
 
-from .records import Record
-from .state import EMPTY, State
+from workspace_sim.core.records import Record
+from workspace_sim.core.state import EMPTY, State
 
 # An added or removed text longer than this gets no unified_diff in to_json (it would repeat the text).
 WHOLE_TEXT_DIFF_CHARS = 4096

@@ -27,7 +27,7 @@ GROUP = "pydantic"
 def plugins_may_be_installed() -> bool:
     """False only when no distribution on `sys.path` can declare an entry point of the `pydantic` group (the
     folders importlib.metadata would read, read the same way); True when one may, or when this cannot tell."""
-    from .dist_folders import Undecidable, metadata_folders
+    from workspace_sim.core.dist_folders import Undecidable, metadata_folders
 
     try:
         for base in metadata_folders():
@@ -57,7 +57,7 @@ def _real_loader() -> types.ModuleType:
 
 def _stand_in() -> types.ModuleType:
     module = types.ModuleType(LOADER, "Stand-in for pydantic's plugin loader: no pydantic plugin is installed "
-                                      "(workspace_sim.pydantic_plugins).")
+                                      "(workspace_sim.core.pydantic_plugins).")
 
     def get_plugins() -> tuple[()]:
         """No plugins (none is installed: checked when this stand-in was put in place)."""

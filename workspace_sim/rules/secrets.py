@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
 
-from .state import State
+from workspace_sim.core.state import State
 
 WINDOW = 16  # characters of a token in a row that make a leak
 _TOKEN = re.compile(r"[A-Za-z0-9]+")

@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator
 
-from .errors import InvalidArgument
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.text.folding import fold
 
 _RECORD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
@@ -139,7 +140,6 @@ def tag_list(values: Sequence[object], what: str, spaces: bool = True, limit: in
     """Each value checked by `tag` (naming it `each`, or `what[i]` by default), then de-duplicated case- and
     accent-insensitively in order, the first spelling kept; with `limit`, a longer list is refused. Raises
     ValueError, so a record validator can use it as is and a tool through `as_argument`."""
-    from .people import fold  # here, not at the top: people imports this module
 
     if limit is not None and len(values) > limit:
         raise ValueError(f"{what} has {len(values)} entries; at most {limit} are allowed")
@@ -154,7 +154,6 @@ def edit_tag_list(tags: list[str], add: list[str], remove: list[str]) -> tuple[l
     """An add/remove edit of a tag list (entries already checked by `tag_list`), compared by fold: (`tags` with
     `add` appended where not already on it, that list with `remove` taken out, the entries of `remove` on neither),
     so the caller can refuse removing what is not there in its own words."""
-    from .people import fold  # here, not at the top: people imports this module
 
     added = list(tags)
     folded = {fold(t) for t in added}

@@ -27,7 +27,7 @@ from typing import Any, Callable, ClassVar, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
 
-from .records import Record
+from workspace_sim.core.records import Record
 
 
 @dataclass(frozen=True)

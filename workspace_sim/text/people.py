@@ -11,18 +11,18 @@ from __future__ import annotations
 import difflib
 import email.utils
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import time
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from zoneinfo import ZoneInfo
 
-from .errors import InvalidArgument
-from .memos import remember
-from .validation import zone
+from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.core.memos import remember
+from workspace_sim.text.folding import fold
+from workspace_sim.text.validation import zone
 
 if TYPE_CHECKING:
-    from .context import ToolContext
+    from workspace_sim.core.context import ToolContext
 
 PEOPLE, CALENDARS = "contacts.people", "calendar.calendars"
 MAX_ADDRESS = 254
@@ -86,14 +86,6 @@ def normalize_email(value: object, what: str = "e-mail address") -> str:
         raise ValueError(f"{what} {value!r} {problem}")
     out = str(value).strip().lower()
     return remember(_NORMAL, value, out, _MEMO_SIZE) if type(value) is str else out
-
-
-def fold(text: str) -> str:
-    """Text folded for matching: accents removed and case folded ('José' matches 'jose')."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
 def person_summary(p: Any) -> str:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 
-from .diff import Diff
+from workspace_sim.core.diff import Diff
 
 
 @dataclass(slots=True)

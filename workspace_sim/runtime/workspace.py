@@ -14,18 +14,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .config import WorkspaceConfig
-from .context import Resources, ToolContext
-from .diff import Diff, diff_from_writes, diff_states
-from .errors import CallTimeout, InvalidArgument, LimitExceeded, SpecError, ToolError, UnknownTool, pydantic_error_message
-from .events import ErrorInfo, Event, ToolResult
-from .faults import fault_for_call
-from .limits import check_arguments, check_growth, record_chars, total_chars
-from .policies import PendingCall, first_violation
-from .records import Record
-from .registry import Service, Tool
-from .services import all_services, services_named
-from .state import LogNode, State, build_state
+from workspace_sim.runtime.config import WorkspaceConfig
+from workspace_sim.core.context import Resources, ToolContext
+from workspace_sim.core.diff import Diff, diff_from_writes, diff_states
+from workspace_sim.core.errors import CallTimeout, InvalidArgument, LimitExceeded, SpecError, ToolError, UnknownTool, pydantic_error_message
+from workspace_sim.core.events import ErrorInfo, Event, ToolResult
+from workspace_sim.rules.faults import fault_for_call
+from workspace_sim.core.limits import check_arguments, check_growth, record_chars, total_chars
+from workspace_sim.rules.policies import PendingCall, first_violation
+from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service, Tool
+from workspace_sim.services import all_services, services_named
+from workspace_sim.core.state import LogNode, State, build_state
 
 _log = logging.getLogger(__name__)
 
@@ -482,7 +482,7 @@ def _shrunk(args: Any, limit: int, depth: int = 0) -> Any:
 
 def ToolError_policy(policy_type: str, reason: str) -> ToolError:
     """The error of a call blocked by a policy."""
-    from .errors import PolicyViolation
+    from workspace_sim.core.errors import PolicyViolation
 
     return PolicyViolation(f"blocked by policy '{policy_type}': {reason}. Nothing was changed.", policy=policy_type)
 

@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 import immutables
 
-from .records import Record
+from workspace_sim.core.records import Record
 
 _MOD = 1 << 128
 EMPTY: immutables.Map = immutables.Map()

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from threading import Lock
 from typing import TYPE_CHECKING, Callable
 
-from .errors import InvalidArgument
+from workspace_sim.core.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import re2  # imported where a pattern is compiled: a server's first answer compiles none

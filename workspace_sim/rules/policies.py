@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .diff import Diff
-from .state import LogNode, State
+from workspace_sim.core.diff import Diff
+from workspace_sim.core.state import LogNode, State
 
 
 @dataclass(slots=True)
@@ -142,8 +142,8 @@ class WorkingHoursMeetings(_Policy):
         return f"meetings must be {hours} on working days in each attendee's time zone"
 
     def check(self, call: PendingCall) -> str | None:
-        from .context import ToolContext
-        from .people import availability
+        from workspace_sim.core.context import ToolContext
+        from workspace_sim.text.people import availability
 
         ctx = ToolContext(call.before, call.config)
         for ch in call.diff:
@@ -268,7 +268,7 @@ class NoMailToAutomated(_Policy):
 
 class NoSecretLeak(_Policy):
     """No secret of the workspace (an integration's API key or webhook URL, live or rotated) may be written into
-    anything stored: mail, a note, a ticket, a file, a digest (see `workspace_sim.secrets`)."""
+    anything stored: mail, a note, a ticket, a file, a digest (see `workspace_sim.rules.secrets`)."""
 
     type: Literal["no_secret_leak"] = "no_secret_leak"
 
@@ -276,7 +276,7 @@ class NoSecretLeak(_Policy):
         return "secrets (API keys, webhook URLs, live or rotated) must never be pasted into mail, notes, tickets or files"
 
     def check(self, call: PendingCall) -> str | None:
-        from .secrets import changes_leaking, secrets_of
+        from workspace_sim.rules.secrets import changes_leaking, secrets_of
 
         leaks = changes_leaking(secrets_of(call.before), call.diff)
         if not leaks:

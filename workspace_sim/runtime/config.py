@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .faults import Fault
-from .limits import WorkspaceLimits
-from .policies import Policy
-from .validation import AwareTime, TimeZoneName
+from workspace_sim.rules.faults import Fault
+from workspace_sim.core.limits import WorkspaceLimits
+from workspace_sim.rules.policies import Policy
+from workspace_sim.text.validation import AwareTime, TimeZoneName
 
 
 class WorkspaceConfig(BaseModel):

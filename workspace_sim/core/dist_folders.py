@@ -2,7 +2,7 @@
 
 Two cold-start shortcuts read installed metadata without importing `importlib.metadata` (and the email
 parser with it, 15-20 ms): the server's version (`mcp_server.identity.dist_info_version`) and whether any
-pydantic plugin is installed (`workspace_sim.pydantic_plugins`). Both walk the same folders in the same
+pydantic plugin is installed (`workspace_sim.core.pydantic_plugins`). Both walk the same folders in the same
 order, and both must give up where the two lookups could differ.
 """
 

@@ -13,8 +13,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from .config import WorkspaceConfig
-from .workspace import Workspace
+from workspace_sim.runtime.config import WorkspaceConfig
+from workspace_sim.runtime.workspace import Workspace
 
 FS_ROOT = "/workspace"
 
@@ -38,7 +38,7 @@ def workspace(workspace_factory: Workspace) -> Iterator[Workspace]:
 @pytest.fixture
 def workspace_fs(workspace: Workspace, fs: Any) -> Any:
     """pyfakefs's `fs` holding the workspace's files under /workspace (needs pyfakefs)."""
-    from .sandboxes.fakefs import mount_files
+    from workspace_sim.sandboxes.fakefs import mount_files
 
     mount_files(workspace, fs, FS_ROOT)
     return fs
@@ -46,6 +46,6 @@ def workspace_fs(workspace: Workspace, fs: Any) -> Any:
 
 def read_back_fs(workspace: Workspace, fs: Any, root: str = FS_ROOT) -> Any:
     """Apply the files changed under `root` in the fake filesystem back to the workspace."""
-    from .sandboxes.fakefs import read_back
+    from workspace_sim.sandboxes.fakefs import read_back
 
     return read_back(workspace, fs, root)

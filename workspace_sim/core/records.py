@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 
-# what is remembered about a record's content besides its digest: its hash contribution (workspace_sim.state)
-# and its size (workspace_sim.limits)
+# what is remembered about a record's content besides its digest: its hash contribution (workspace_sim.core.state)
+# and its size (workspace_sim.core.limits)
 _CONTENT_CACHES = ("_entry", "_chars")
 
 
