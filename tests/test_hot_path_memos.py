@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workspace_sim import people
+from workspace_sim.text import people
 from workspace_sim.core.diff import RecordChange
 from workspace_sim.predicates import conditions
 from workspace_sim.predicates.scope import in_scope
