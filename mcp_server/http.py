@@ -65,7 +65,7 @@ from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironm
 from .episode import EPISODE_ID, EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
 from .jsoncheck import JsonProblem, parse_client_json, request_id
-from .recording import RecordReadError, read_record_file
+from workspace_sim.record import RecordReadError, read_record_file
 
 log = logging.getLogger("coworkenv.mcp.http")
 MAX_BODY = 1 << 20

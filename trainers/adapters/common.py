@@ -34,7 +34,7 @@ from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec, Trans
 from ..episodes.sources import load_specs
 from ..episodes.turns import AgentTurn, PolicyCall
 from ..episodes.users import SimulatedUser
-from ..record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward, shaping_rewards
 
 UserFactory = Callable[[EnvironmentSpec, int], SimulatedUser]

@@ -27,7 +27,7 @@ from gymnasium import spaces
 from synth.spec import EnvironmentSpec
 
 from ..episodes.runner import EpisodeLimits, EpisodeSession
-from ..record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, turn_rewards
 from .common import (EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action,
                      stage_verdicts)

@@ -37,7 +37,7 @@ from pydantic_core import PydanticCustomError
 
 from ..episodes.runner import EpisodeLimits, EpisodeSession
 from ..episodes.turns import AgentTurn, PolicyCall
-from ..record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
 from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, stage_verdicts
 

@@ -24,7 +24,7 @@ import verifiers as vf
 from datasets import Dataset
 
 from ..episodes.runner import EpisodeLimits, EpisodeSession
-from ..record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
 from .common import EpisodeSettings, SpecSource, UserFactory, stage_verdicts, turn_from_message
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..episodes.batch import summarize
-from ..record import EpisodeRecord
+from workspace_sim.record import EpisodeRecord
 from ..training.callspans import PARTS, teacher_forced_parts, training_values
 
 

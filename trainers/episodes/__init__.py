@@ -16,7 +16,7 @@
 from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
 from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
 from .remote import RemoteError, RemoteServers, RemoteTarget
-from .replay import ReplayReport, replay_record, replay_records
+from workspace_sim.record import ReplayReport, replay_record, replay_records
 from .runner import EpisodeLimits, PreparedSpec, run_episode, system_prompt
 from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall, TurnTokens
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser

@@ -28,7 +28,7 @@ from workspace_sim import Workspace
 from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import Judge
 
-from ..record import (
+from workspace_sim.record import (
     ChatMessage,
     PolicyInfo,
     EpisodeRecord,
@@ -39,7 +39,7 @@ from ..record import (
     StopReason,
     violations_and_faults,
 )
-from ..record import TurnTokens as RecordTokens
+from workspace_sim.record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward
 from .channels import DirectChannel, InProcessMCPChannel, ToolChannel
 from .remote import RemoteError, RemoteServers, RemoteSession, RemoteTarget

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..credit import CreditConfig, compute_advantages
-from ..record import EpisodeRecord, read_records
+from workspace_sim.record import EpisodeRecord, read_records
 from ..rewards import RewardConfig
 
 

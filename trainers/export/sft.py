@@ -35,7 +35,7 @@ from synth.driver import DAY_HEADER
 from workspace_sim.core.registry import Tool, strict_arguments
 
 from ..media_parts import call_media, with_media_parts
-from ..record import EpisodeRecord, RecordError, read_records
+from workspace_sim.record import EpisodeRecord, RecordError, read_records
 
 
 Format = Literal["hf", "openai"]

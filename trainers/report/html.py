@@ -24,7 +24,7 @@ from typing import Any
 from synth.driver import DAY_HEADER
 
 from ..episodes.batch import CapabilityRow, summarize
-from ..record import EpisodeRecord, stage_verdicts
+from workspace_sim.record import EpisodeRecord, stage_verdicts
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}

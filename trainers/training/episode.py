@@ -27,7 +27,7 @@ from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec
 from ..episodes.turns import AgentTurn, PolicyCall
 from ..episodes.turns import TurnTokens as AgentTokens
 from ..episodes.users import SimulatedUser
-from ..record import (
+from workspace_sim.record import (
     ChatMessage,
     EpisodeRecord,
     EventLine,

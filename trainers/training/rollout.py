@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from synth.spec import AskStep, CallStep, EndStageStep, SayStep
 
 from ..episodes.runner import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
+from workspace_sim.record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 from .vision_inputs import VisionInputs, reset_rope, share_pixels, text_tokenizer, turn_prompt, vision_token_ids
