@@ -29,9 +29,11 @@ class Attendee(BaseModel):
     """One invited person and their answer."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    email: str
-    response: Response = "needs_action"
-    optional: bool = False
+    email: str = Field(description="The invitee's e-mail address.")
+    response: Response = Field("needs_action",
+        description="Their answer: needs_action (not answered yet), accepted, declined or tentative.")
+    optional: bool = Field(False,
+        description="Whether attendance is optional (an optional attendee's conflicts do not block a slot).")
 
     @field_validator("email", mode="before")
     @classmethod
@@ -43,11 +45,12 @@ class Calendar(Record):
     """A person's calendar settings: time zone and working hours (days 0=Monday .. 6=Sunday)."""
 
     key_field = "owner"
-    owner: str
-    timezone: TimeZoneName = "UTC"
-    working_hours_start: time = DEFAULT_START
-    working_hours_end: time = DEFAULT_END
-    working_days: list[int] = Field(default_factory=lambda: list(DEFAULT_DAYS))
+    owner: str = Field(description="The e-mail address of the person whose calendar this is.")
+    timezone: TimeZoneName = Field("UTC", description="The IANA time zone the person works in, e.g. Europe/Berlin.")
+    working_hours_start: time = Field(DEFAULT_START, description="Local time the working day starts.")
+    working_hours_end: time = Field(DEFAULT_END, description="Local time the working day ends.")
+    working_days: list[int] = Field(default_factory=lambda: list(DEFAULT_DAYS),
+        description="Working weekdays, 0=Monday .. 6=Sunday.")
 
     @field_validator("owner", mode="before")
     @classmethod
@@ -68,17 +71,20 @@ class Event(Record):
     """A meeting: aware start/end (stored in its own time zone), organizer and attendees. Initial data may leave the
     organizer out (an imported or system event, e.g. a holiday or a booking); it then defaults to the user."""
 
-    id: str
-    title: str
-    start: datetime
-    end: datetime
-    timezone: TimeZoneName = "UTC"
-    organizer: str = ""  # empty in initial data means the workspace user
-    attendees: list[Attendee] = Field(default_factory=list)
-    location: str = ""
-    description: str = ""
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The event's id, unique in the calendar service.")
+    title: str = Field(description="The event's title.")
+    start: datetime = Field(description="When it starts (aware; stored in the event's own time zone).")
+    end: datetime = Field(description="When it ends (aware; after the start).")
+    timezone: TimeZoneName = Field("UTC", description="The IANA time zone the event is kept in.")
+    organizer: str = Field("",
+        description="The organizer's e-mail address; empty in initial data means the workspace user.")
+    attendees: list[Attendee] = Field(default_factory=list,
+        description="The invited people and their answers (the organizer is not listed).")
+    location: str = Field("", description="Where it happens: a room, an address or a video link.")
+    description: str = Field("", description="The invitation's text (agenda, notes).")
+    created: datetime | None = Field(None,
+        description="When the event was created (the workspace start when initial data leaves it out).")
+    updated: datetime | None = Field(None, description="When the event was last changed.")
 
     @field_validator("organizer", mode="before")
     @classmethod

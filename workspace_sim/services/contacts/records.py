@@ -22,17 +22,18 @@ class Person(Record):
     """One person of the directory. Working hours are local times in the person's time zone."""
 
     key_field = "email"
-    email: str
-    name: str
-    title: str = ""
-    department: str = ""
-    manager: str | None = None
-    timezone: TimeZoneName = "UTC"
-    phone: str = ""
-    location: str | None = None
-    working_hours_start: time = time(9, 0)
-    working_hours_end: time = time(17, 0)
-    notes: str = Field("", max_length=MAX_NOTES)
+    email: str = Field(description="The person's e-mail address (the directory's key).")
+    name: str = Field(description="Full name as shown in the directory.")
+    title: str = Field("", description="Job title.")
+    department: str = Field("", description="Department or team.")
+    manager: str | None = Field(None,
+        description="The e-mail address of the person's manager, who is in the directory too; None for none.")
+    timezone: TimeZoneName = Field("UTC", description="The IANA time zone the person works in.")
+    phone: str = Field("", description="Phone number, digits with optional + and separators, an extension allowed.")
+    location: str | None = Field(None, description="Office or city; None when unknown.")
+    working_hours_start: time = Field(time(9, 0), description="Local time the person's working day starts.")
+    working_hours_end: time = Field(time(17, 0), description="Local time the person's working day ends.")
+    notes: str = Field("", max_length=MAX_NOTES, description="Free-text notes about the person, newest added last.")
 
     @field_validator("email")
     @classmethod

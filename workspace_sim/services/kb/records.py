@@ -57,9 +57,9 @@ class Space(Record):
     """A space (section) of the knowledge base."""
 
     key_field = "key"
-    key: str
-    name: str = ""
-    description: str = Field("", max_length=2_000)
+    key: str = Field(description="The space's key: an upper-case letter then 1-9 letters or digits, e.g. HR.")
+    name: str = Field("", description="The space's display name.")
+    description: str = Field("", max_length=2_000, description="What the space is for.")
 
     @field_validator("key", mode="before")
     @classmethod
@@ -76,33 +76,37 @@ class ArticleVersion(BaseModel):
     """An earlier version of an article's content as it was: who saved it, when, and their change note."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    version: int = Field(ge=1)
-    title: str
-    body: str
-    tags: list[str] = Field(default_factory=list)
-    editor: str | None = None
-    saved: datetime | None = None
-    note: str = ""
+    version: int = Field(ge=1, description="The version number this content had (1 is the first).")
+    title: str = Field(description="The article's title in that version.")
+    body: str = Field(description="The article's body in that version.")
+    tags: list[str] = Field(default_factory=list, description="The article's tags in that version.")
+    editor: str | None = Field(None, description="The e-mail address of who saved that version; None when unknown.")
+    saved: datetime | None = Field(None, description="When that version was saved.")
+    note: str = Field("", description="The editor's change note for that version.")
 
 
 class Article(Record):
     """A knowledge-base article; `history` holds earlier versions, oldest first, ending at `version - 1`."""
 
-    id: str
-    space: str
-    title: str
-    body: str = Field("", max_length=MAX_BODY)
-    tags: list[str] = Field(default_factory=list)
-    owner: str | None = None
-    status: Status = "published"
-    created: datetime | None = None
-    updated: datetime | None = None
-    last_reviewed: date | None = None
-    version: int = Field(1, ge=1)
-    editor: str | None = None
-    change_note: str = Field("", max_length=300)
-    history: list[ArticleVersion] = Field(default_factory=list, max_length=MAX_HISTORY)
-    related: list[str] = Field(default_factory=list)
+    id: str = Field(description="The article's id, unique in the knowledge base.")
+    space: str = Field(description="The key of the space the article is in.")
+    title: str = Field(description="The article's title.")
+    body: str = Field("", max_length=MAX_BODY, description="The article's text (markdown).")
+    tags: list[str] = Field(default_factory=list, description="Tags, unique ignoring case.")
+    owner: str | None = Field(None,
+        description="The e-mail address of the person responsible for the article; None for none.")
+    status: Status = Field("published", description="draft (not yet visible to readers), published or archived.")
+    created: datetime | None = Field(None, description="When the article was created.")
+    updated: datetime | None = Field(None, description="When its content last changed.")
+    last_reviewed: date | None = Field(None,
+        description="The day its content was last confirmed as still right; None if never.")
+    version: int = Field(1, ge=1, description="The current version number; earlier ones are in history.")
+    editor: str | None = Field(None, description="The e-mail address of who saved the current version.")
+    change_note: str = Field("", max_length=300, description="The editor's note on the current version.")
+    history: list[ArticleVersion] = Field(default_factory=list, max_length=MAX_HISTORY,
+        description="Earlier versions, oldest first, ending at version - 1.")
+    related: list[str] = Field(default_factory=list,
+        description="Related items: article ids, ticket keys (PROJ-12 or #12) or http(s) URLs.")
 
     @field_validator("id")
     @classmethod

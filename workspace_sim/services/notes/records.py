@@ -23,10 +23,10 @@ MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE, MAX_PARTICIPANTS = 50, 50, 
 class Notebook(Record):
     """A personal folder of notes; names are unique per owner (case-insensitive)."""
 
-    id: str
-    name: str
-    owner: str = ""  # empty in initial data means the workspace user
-    created: datetime | None = None
+    id: str = Field(description="The notebook's id.")
+    name: str = Field(description="The notebook's name, unique per owner ignoring case.")
+    owner: str = Field("", description="The owner's e-mail address; empty in initial data means the workspace user.")
+    created: datetime | None = Field(None, description="When the notebook was created.")
 
     @field_validator("name")
     @classmethod
@@ -43,8 +43,8 @@ class Collaborator(BaseModel):
     """A person a note is shared with, and what they may do with it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    email: str
-    permission: Permission = "view"
+    email: str = Field(description="The collaborator's e-mail address.")
+    permission: Permission = Field("view", description="What they may do: view (read) or edit (read and change).")
 
     @field_validator("email", mode="before")
     @classmethod
@@ -55,19 +55,21 @@ class Collaborator(BaseModel):
 class Note(Record):
     """A note: title and body, its notebook (None for none), tags, flags, owner and collaborators."""
 
-    id: str
-    title: str = ""
-    body: str = ""
-    format: Format = "markdown"
-    notebook: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    pinned: bool = False
-    archived: bool = False
-    owner: str = ""  # empty in initial data means the workspace user
-    collaborators: list[Collaborator] = Field(default_factory=list)
-    participants: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS)  # who took part (meeting notes)
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The note's id.")
+    title: str = Field("", description="The note's title, one line (a note needs a title or a body).")
+    body: str = Field("", description="The note's text, plain or markdown as format says.")
+    format: Format = Field("markdown", description="How the body is written: text or markdown.")
+    notebook: str | None = Field(None, description="The id of the notebook the note is in; None for none.")
+    tags: list[str] = Field(default_factory=list, description="Tags, unique ignoring case.")
+    pinned: bool = Field(False, description="Whether the note is pinned to the top.")
+    archived: bool = Field(False, description="Whether the note is archived (kept, out of the way).")
+    owner: str = Field("", description="The owner's e-mail address; empty in initial data means the workspace user.")
+    collaborators: list[Collaborator] = Field(default_factory=list,
+        description="The people the note is shared with and their permissions (never the owner).")
+    participants: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS,
+        description="Who took part in what the note records (e.g. a meeting), by e-mail address; gives no access.")
+    created: datetime | None = Field(None, description="When the note was created.")
+    updated: datetime | None = Field(None, description="When the note last changed.")
 
     @field_validator("owner", mode="before")
     @classmethod

@@ -60,9 +60,9 @@ def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetim
 class TaskList(Record):
     """A list (project) of tasks; names are unique, ignoring case."""
 
-    id: str
-    name: str
-    created: datetime | None = None
+    id: str = Field(description="The list's id (the Inbox is inbox).")
+    name: str = Field(description="The list's name, unique ignoring case.")
+    created: datetime | None = Field(None, description="When the list was created.")
 
     @field_validator("name")
     @classmethod
@@ -73,21 +73,24 @@ class TaskList(Record):
 class Task(Record):
     """A task of a list; `parent` makes it a subtask (same list). `due_at` is set only for a due time."""
 
-    id: str
-    list_id: str = INBOX
-    title: str
-    notes: str = ""
-    due_date: date | None = None
-    due_at: datetime | None = None
-    priority: Priority = "none"
-    status: Status = "open"
-    completed_at: datetime | None = None
-    assignee: str | None = None
-    labels: list[str] = Field(default_factory=list)
-    parent: str | None = None
-    source: str = ""
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The task's id.")
+    list_id: str = Field(INBOX, description="The id of the list the task is in (the Inbox when none is named).")
+    title: str = Field(description="What is to be done, one line.")
+    notes: str = Field("", description="Free-text notes on the task.")
+    due_date: date | None = Field(None, description="The local day the task is due; None for no due date.")
+    due_at: datetime | None = Field(None,
+        description="The due time, set only when the task is due at a time (its local date is due_date).")
+    priority: Priority = Field("none", description="none < low < medium < high.")
+    status: Status = Field("open",
+        description="open (not started), in_progress, waiting (on someone else) or completed.")
+    completed_at: datetime | None = Field(None, description="When the task was completed; None while it is not.")
+    assignee: str | None = Field(None, description="The e-mail address of who is to do it; None for the user.")
+    labels: list[str] = Field(default_factory=list, description="Free-text labels, unique ignoring case.")
+    parent: str | None = Field(None,
+        description="The id of the task this is a subtask of (same list); None for a top-level task.")
+    source: str = Field("", description="Where the task came from, e.g. a mail message id or a ticket key.")
+    created: datetime | None = Field(None, description="When the task was created.")
+    updated: datetime | None = Field(None, description="When the task last changed.")
 
     @field_validator("priority", mode="before")
     @classmethod
