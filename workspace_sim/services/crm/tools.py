@@ -36,11 +36,11 @@ from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.validation import as_argument, clean_text, iso_date
-from workspace_sim.services.crm_view import (
+from workspace_sim.services.crm.views import (
     render_account, render_deal, account_summary, activity_json, activity_line, account_line,
     contact_card, deal_line, deal_summary, money_text,
 )
-from workspace_sim.services.crm_records import (
+from workspace_sim.services.crm.records import (
     CLOSED, CONTACT_TYPES, MAX_BODY, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, STAGE_PROBABILITY, STAGES, Account,
     AccountContact, AccountStatus, Activity, ActivityType, Deal, Stage, domain_name, probability_problem, short_text,
 )

@@ -8,7 +8,7 @@ size limits are in `workspace_sim.media`.
 
 from __future__ import annotations
 
-from workspace_sim.services.files import media  # noqa: F401  (registers the media tools on SERVICE)
-from workspace_sim.services.files.tree import FILES, FOLDERS, File, Folder, SERVICE
+from workspace_sim.services.files import media_tools  # noqa: F401  (registers the media tools on SERVICE)
+from workspace_sim.services.files.tools import FILES, FOLDERS, File, Folder, SERVICE
 
 __all__ = ["SERVICE", "FILES", "FOLDERS", "File", "Folder"]

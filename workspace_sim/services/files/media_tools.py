@@ -17,7 +17,7 @@ from workspace_sim.media import MediaError, media_part, media_parts, placeholder
 from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
 from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
 from workspace_sim.text.paths import parent, resolve
-from workspace_sim.services.files.tree import FILES, READERS, SERVICE, File, _file, _is_dir, _need_dir_for_write
+from workspace_sim.services.files.tools import FILES, READERS, SERVICE, File, _file, _is_dir, _need_dir_for_write
 
 
 def _raw(f: File) -> bytes:

@@ -15,7 +15,7 @@ from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, email_problem, normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import AwareTime
-from workspace_sim.services.mail_syntax import folder_name, label_name
+from workspace_sim.services.mail.syntax import folder_name, label_name
 
 MESSAGES, ACCOUNTS = "mail.messages", "mail.accounts"
 

@@ -13,7 +13,7 @@ from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.text.folding import fold
 
 if TYPE_CHECKING:
-    from workspace_sim.services.mail_records import Message
+    from workspace_sim.services.mail.records import Message
 
 SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash")
 MAX_NAME = 100

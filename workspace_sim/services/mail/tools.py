@@ -21,8 +21,8 @@ from workspace_sim.text.paths import resolve
 from workspace_sim.core.registry import Service
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_addresses
-from workspace_sim.services.mail_records import ACCOUNTS, MESSAGES, Account, Message, prepare, unique
-from workspace_sim.services.mail_syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
+from workspace_sim.services.mail.records import ACCOUNTS, MESSAGES, Account, Message, prepare, unique
+from workspace_sim.services.mail.syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
 
 FILES, FOLDERS = "files.files", "files.folders"
 MAX_SUBJECT = 998
