@@ -1,0 +1,4 @@
+"""The shell service (being split into records.py and tools.py)."""
+
+from workspace_sim.services.shell.tools import *  # noqa: F401,F403
+from workspace_sim.services.shell.tools import SERVICE  # noqa: F401
