@@ -9,6 +9,7 @@ from workspace_sim.core.errors import InvalidArgument, ToolError
 from workspace_sim.core.registry import Service
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
 
 RESOURCE = "sandbox.docker"
 MAX_COMMAND = 20000
@@ -79,7 +80,7 @@ def run_command(ctx: ToolContext, command: str) -> dict:
             sandbox.close()
     notes = list(outcome.notes) + [f"not saved: {i}" for i in outcome.ignored]
     if outcome.delta is not None:
-        apply_delta(ctx, outcome.delta)
+        apply_delta(ctx, outcome.delta, File, Folder)
     empty = {"written": [], "deleted": [], "folders_created": [], "folders_deleted": []}
     return {
         "command": command, "exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
