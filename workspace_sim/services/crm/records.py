@@ -1,8 +1,9 @@
-"""The records of the CRM service: accounts, account contacts, deals and logged activities.
+"""The records of the CRM service: accounts, account contacts, deals and logged activities, and its declared tables.
 
 Money is stored as integers of the currency's minor unit (`annual_revenue_minor`, `amount_minor`;
-see `workspace_sim.text.money`). Initial data may give `annual_revenue` / `amount` in major units
-instead ("125000.50" or 125000.5), converted exactly once on load.
+see `workspace_sim.text.money`, whose shared field types `MinorAmount` and `Currency` they use). Initial data
+may give `annual_revenue` / `amount` in major units instead ("125000.50" or 125000.5), converted exactly once on load.
+`prepare` completes and checks initial data across the tables (links to accounts and deals, directory contacts).
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
-from workspace_sim.text.people import normalize_email
+from workspace_sim.core.errors import SpecError
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
+from workspace_sim.text.folding import fold
+from workspace_sim.text.money import Currency, MinorAmount, major_to_minor
+from workspace_sim.text.people import PEOPLE, normalize_email
 from workspace_sim.text.validation import record_id
 
 AccountStatus = Literal["prospect", "active", "inactive", "at_risk", "renewal_due", "churned"]
@@ -53,39 +57,33 @@ def short_text(value: str, what: str, limit: int, required: bool = False) -> str
     return text
 
 
-def _major_to_minor(data: Any, major: str, minor: str) -> Any:
-    """Let initial data give an amount in major units under `major`; store it under `minor`."""
-    if isinstance(data, dict) and major in data:
-        data = dict(data)
-        value = data.pop(major)
-        if minor in data:
-            raise ValueError(f"give {major} or {minor}, not both")
-        data[minor] = None if value is None else to_minor(value, data.get("currency") or "USD", major)
-    return data
-
-
 class Account(Record):
     """A customer or prospect organisation."""
 
-    id: str
-    name: str
-    domain: str = ""
-    industry: str = ""
-    tier: str = ""
-    annual_revenue_minor: int | None = Field(None, ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    owner: str | None = None
-    status: AccountStatus = "active"
-    renewal_date: date | None = None
-    last_contact: datetime | None = None
-    description: str = Field("", max_length=MAX_DESCRIPTION)
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The account's id, e.g. acc-0001.")
+    name: str = Field(description="The organisation's name, one line; no two accounts share it (any case).")
+    domain: str = Field("", description="Its internet domain in lower case, e.g. example.com; empty for none.")
+    industry: str = Field("", description="Its industry, e.g. Logistics; empty for none.")
+    tier: str = Field("", description="Its tier or segment, e.g. Enterprise; empty for none.")
+    annual_revenue_minor: MinorAmount | None = Field(
+        None, description="Annual revenue in minor units of currency (cents for USD); None when unknown. Initial "
+                          "data may give annual_revenue in major units instead.")
+    currency: Currency = Field("USD", description="ISO 4217 code of annual_revenue_minor, e.g. USD.")
+    owner: str | None = Field(None, description="Address of the account owner, or None when unowned.")
+    status: AccountStatus = Field("active", description="prospect, active, inactive, at_risk, renewal_due or churned.")
+    renewal_date: date | None = Field(None, description="Contract renewal date, or None.")
+    last_contact: datetime | None = Field(
+        None, description="Last contact recorded by the initial data (history imported without activities), with "
+                          "a time zone offset; the CRM shows the later of this and the latest logged contact.")
+    description: str = Field("", max_length=MAX_DESCRIPTION, description="Free-text notes about the account.")
+    created: datetime | None = Field(None, description="When the account was created; the workspace's start when "
+                                                       "omitted.")
+    updated: datetime | None = Field(None, description="When it last changed; its creation time when omitted.")
 
     @model_validator(mode="before")
     @classmethod
     def _money(cls, data: Any) -> Any:
-        return _major_to_minor(data, "annual_revenue", "annual_revenue_minor")
+        return major_to_minor(data, ("annual_revenue", "annual_revenue_minor"))
 
     @field_validator("last_contact")
     @classmethod
@@ -114,11 +112,6 @@ class Account(Record):
     def _domain(cls, v: str) -> str:
         return domain_name(v)
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
-
     @field_validator("owner", mode="before")
     @classmethod
     def _owner(cls, v: object) -> str | None:
@@ -131,13 +124,13 @@ class AccountContact(Record):
     not in the directory carries their own name, title and phone here."""
 
     key_field = "email"
-    email: str
-    account_id: str
-    role: str = ""
-    name: str = ""
-    title: str = ""
-    phone: str = ""
-    created: datetime | None = None
+    email: str = Field(description="The contact's address, lower case; the record's key (one account per contact).")
+    account_id: str = Field(description="Id of the account the contact belongs to.")
+    role: str = Field("", description="Their role for the account, e.g. Economic buyer or Champion.")
+    name: str = Field("", description="Full name, only for someone not in the directory (else from contacts.people).")
+    title: str = Field("", description="Job title, only for someone not in the directory.")
+    phone: str = Field("", description="Phone number, only for someone not in the directory.")
+    created: datetime | None = Field(None, description="When the link was made; the workspace's start when omitted.")
 
     @field_validator("email", mode="before")
     @classmethod
@@ -163,23 +156,25 @@ class AccountContact(Record):
 class Deal(Record):
     """An opportunity: an amount that may be won from an account, moving through the sales stages."""
 
-    id: str
-    name: str
-    account_id: str
-    amount_minor: int = Field(0, ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    stage: Stage = "prospecting"
+    id: str = Field(description="The deal's id, e.g. deal-0001.")
+    name: str = Field(description="The deal's name, one line, e.g. Acme 2026 renewal.")
+    account_id: str = Field(description="Id of the account the deal may be won from.")
+    amount_minor: MinorAmount = Field(0, description="Its value in minor units of currency (cents for USD); initial "
+                                                     "data may give amount in major units instead.")
+    currency: Currency = Field("USD", description="ISO 4217 code of amount_minor, e.g. USD.")
+    stage: Stage = Field("prospecting", description="Sales stage: prospecting, qualification, proposal, negotiation, "
+                                                    "closed_won or closed_lost.")
     probability: int | None = Field(None, ge=0, le=100, description="Percent; the stage's default when left out.")
-    close_date: date | None = None
-    owner: str | None = None
-    next_step: str = ""
-    created: datetime | None = None
-    updated: datetime | None = None
+    close_date: date | None = Field(None, description="Expected (or, once closed, actual) close date, or None.")
+    owner: str | None = Field(None, description="Address of the deal owner, or None when unowned.")
+    next_step: str = Field("", description="The next action, one line, e.g. Send revised quote by Friday.")
+    created: datetime | None = Field(None, description="When the deal was created; the workspace's start when omitted.")
+    updated: datetime | None = Field(None, description="When it last changed; its creation time when omitted.")
 
     @model_validator(mode="before")
     @classmethod
     def _money(cls, data: Any) -> Any:
-        data = _major_to_minor(data, "amount", "amount_minor")
+        data = major_to_minor(data, ("amount", "amount_minor"))
         if isinstance(data, dict) and data.get("amount_minor", 0) is None:
             raise ValueError("amount must not be null; give 0 for an unknown amount")
         return data
@@ -198,11 +193,6 @@ class Deal(Record):
     @classmethod
     def _next(cls, v: str) -> str:
         return short_text(v, "next_step", 500)
-
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @field_validator("owner", mode="before")
     @classmethod
@@ -236,15 +226,16 @@ def probability_problem(stage: str, probability: int) -> str | None:
 class Activity(Record):
     """A call, meeting, e-mail, note or task logged against an account and optionally one of its deals."""
 
-    id: str
-    type: ActivityType = "note"
-    subject: str
-    body: str = Field("", max_length=MAX_BODY)
-    account_id: str = ""
-    deal_id: str | None = None
-    contacts: list[str] = Field(default_factory=list, max_length=50)
-    author: str | None = None
-    occurred: datetime | None = None
+    id: str = Field(description="The activity's id, e.g. act-0001.")
+    type: ActivityType = Field("note", description="call, meeting, email, note or task.")
+    subject: str = Field(description="One-line summary, e.g. Pricing call with procurement.")
+    body: str = Field("", max_length=MAX_BODY, description="Notes, e.g. what was agreed.")
+    account_id: str = Field("", description="Id of the account it concerns; taken from the deal when empty.")
+    deal_id: str | None = Field(None, description="Id of the deal it concerns, or None.")
+    contacts: list[str] = Field(default_factory=list, max_length=50, description="Addresses of the people involved.")
+    author: str | None = Field(None, description="Address of who logged it, or None.")
+    occurred: datetime | None = Field(None, description="When it happened (a task: when it is planned), with a time "
+                                                        "zone offset; the workspace's start when omitted.")
 
     @field_validator("id")
     @classmethod
@@ -273,3 +264,48 @@ class Activity(Record):
         if self.occurred is not None and self.occurred.utcoffset() is None:
             raise ValueError(f"activity {self.id}: occurred needs a time zone offset")
         return self
+
+
+def prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Complete initial data (times, an activity's account from its deal) and refuse links to accounts
+    or deals that do not exist, and CRM contacts with neither a directory entry nor a name."""
+    accounts, contacts, deals, acts = (tables.get(t) for t in (ACCOUNTS, CONTACTS, DEALS, ACTIVITIES))
+    if accounts is None or contacts is None or deals is None or acts is None:
+        return
+    people = tables.get(PEOPLE)
+    for key, a in list(accounts.items()):
+        accounts[key] = a.evolve(created=a.created or config.now, updated=a.updated or a.created or config.now)
+    for key, d in list(deals.items()):
+        if d.account_id not in accounts:
+            raise SpecError(f"data.crm.deals[{key}].account_id", f"account {d.account_id!r} does not exist")
+        deals[key] = d.evolve(created=d.created or config.now, updated=d.updated or d.created or config.now)
+    for key, c in list(contacts.items()):
+        where = f"data.crm.contacts[{key}]"
+        if c.account_id not in accounts:
+            raise SpecError(f"{where}.account_id", f"account {c.account_id!r} does not exist")
+        person = people.get(key) if people is not None else None
+        if person is None and not c.name:
+            raise SpecError(f"{where}.name", f"{key} is not in the directory, so the CRM contact needs a name")
+        if person is not None and c.name and fold(c.name) != fold(person.name):
+            raise SpecError(f"{where}.name", f"{key} is {person.name!r} in the directory; leave name empty "
+                            "(directory people take their name from contacts.people)")
+        contacts[key] = c.evolve(created=c.created or config.now)
+    for key, act in list(acts.items()):
+        where = f"data.crm.activities[{key}]"
+        account_id = act.account_id
+        if act.deal_id is not None:
+            deal = deals.get(act.deal_id)
+            if deal is None:
+                raise SpecError(f"{where}.deal_id", f"deal {act.deal_id!r} does not exist")
+            if account_id and account_id != deal.account_id:
+                raise SpecError(f"{where}.account_id", f"deal {deal.id} belongs to account {deal.account_id}, "
+                                f"not {account_id}")
+            account_id = deal.account_id
+        if account_id not in accounts:
+            raise SpecError(f"{where}.account_id", f"account {account_id!r} does not exist")
+        acts[key] = act.evolve(account_id=account_id, occurred=act.occurred or config.now)
+
+
+SERVICE = Service("crm", {"accounts": Account, "contacts": AccountContact, "deals": Deal, "activities": Activity},
+                  title="CRM", prepare=prepare)
+ACCOUNTS, CONTACTS, DEALS, ACTIVITIES = (SERVICE.table(t) for t in ("accounts", "contacts", "deals", "activities"))
