@@ -15,7 +15,7 @@ import importlib.util
 import time
 from typing import Any
 
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.procedural import generate
 from trainers.episodes.batch import BatchConfig
 from trainers.episodes.policies import PolicySpec, TeacherPolicy

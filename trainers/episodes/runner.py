@@ -22,7 +22,7 @@ from typing import Any, Literal
 from mcp_server.episode import Episode
 from mcp_server.jsoncheck import JsonProblem, decode_arguments
 from mcp_server.results import PAGER
-from synth.driver import SpecDriver
+from synth.spec import SpecDriver
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
 from workspace_sim.core.errors import SpecError

@@ -15,7 +15,7 @@ from typing import Any
 from workspace_sim import Workspace
 
 from .driver import Checkpoint, SpecDriver
-from .spec import EnvironmentSpec
+from .model import EnvironmentSpec
 
 
 class SpecConversation:

@@ -21,7 +21,7 @@ from workspace_sim import ToolResult, Workspace
 from workspace_sim.core.errors import SpecError
 from workspace_sim.core.state import State
 
-from .spec import (
+from .model import (
     FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent,
 )
 from .user import ScriptedUser

@@ -30,8 +30,8 @@ from workspace_sim.services import all_services, services_named
 from workspace_sim.text.validation import AwareTime, TimeZoneName
 from workspace_sim.runtime.workspace import load_tables
 
-from .capabilities import CAPABILITIES
-from .errors import SpecLoadError
+from ..capabilities import CAPABILITIES
+from ..errors import SpecLoadError
 
 SPEC_VERSION = "1.2"
 # Versions this build reads: a 1.x reader reads every 1.y with y <= x (1.1 added free arguments,
@@ -394,7 +394,7 @@ class EnvironmentSpec(_Model):
         return Workspace.create(self.config(), self._records if self._records is not None else self.initial)
 
     def conversation(self, workspace: Workspace, user: Any = None) -> Any:
-        """The episode's conversation for an MCP-only server (`synth.conversation.SpecConversation`):
+        """The episode's conversation for an MCP-only server (`synth.spec.conversation.SpecConversation`):
         the simulated user (`user`, else the scripted one) and the world events, by `SpecDriver`."""
         from .conversation import SpecConversation
 
