@@ -1,6 +1,6 @@
 """What every framework adapter shares: where specs come from, the episode settings, actions, step rewards.
 
-An adapter is a thin face over `trainers.episodes.runner.EpisodeSession` (the runner's turn
+An adapter is a thin face over `trainers.episodes.session.EpisodeSession` (the runner's turn
 semantics, the same record writer), so an episode played through Gymnasium, OpenEnv or verifiers
 gives the same `EpisodeRecord` and reward as `coworkenv run` with the same turns, and replays the
 same way. This module holds the parts the faces share:
@@ -30,7 +30,9 @@ from typing import Any
 from mcp_server.jsoncheck import MAX_DEPTH, JsonProblem, parse_client_json
 from synth.spec import EnvironmentSpec
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec, Transport
+from ..episodes.backends import Transport
+from ..episodes.prepared import EpisodeLimits, PreparedSpec
+from ..episodes.session import EpisodeSession
 from ..episodes.sources import load_specs
 from ..episodes.turns import AgentTurn, PolicyCall
 from ..episodes.users import SimulatedUser

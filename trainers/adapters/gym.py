@@ -26,7 +26,8 @@ from gymnasium import spaces
 
 from synth.spec import EnvironmentSpec
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, turn_rewards
 from .common import (EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action,

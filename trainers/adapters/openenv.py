@@ -35,7 +35,8 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession
 from ..episodes.turns import AgentTurn, PolicyCall
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig

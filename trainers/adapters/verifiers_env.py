@@ -23,7 +23,8 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession
 from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
 from .common import EpisodeSettings, SpecSource, UserFactory, stage_verdicts, turn_from_message
