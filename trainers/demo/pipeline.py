@@ -21,12 +21,12 @@ from typing import Any
 
 from synth.pipeline import SynthResult, synthesize
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, write_records
 
 from ..episodes.batch import BatchConfig, run_local
 from ..episodes.policies import PolicySpec
 from ..episodes.prepared import EpisodeLimits
 from ..export.sft import export_sft, select_sft_episodes, to_hf
-from workspace_sim.record import EpisodeRecord, write_records
 from .metrics import StudentScore, heldout_loss, learning_parts, student_score
 from .progress import Reporter, SilentReporter, budget_callback
 from .settings import SHIPPED_BASE, DemoSettings
