@@ -1,4 +1,4 @@
-"""Shell: run a command in an isolated Docker container that holds the workspace's files in /work."""
+"""The shell service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
 from workspace_sim.core.registry import Service
+from workspace_sim.services.shell.records import FileChanges, CommandResult
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
 from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
@@ -81,9 +82,8 @@ def run_command(ctx: ToolContext, command: str) -> dict:
     notes = list(outcome.notes) + [f"not saved: {i}" for i in outcome.ignored]
     if outcome.delta is not None:
         apply_delta(ctx, outcome.delta, File, Folder)
-    empty = {"written": [], "deleted": [], "folders_created": [], "folders_deleted": []}
-    return {
-        "command": command, "exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
-        "stdout": outcome.stdout, "stderr": outcome.stderr,
-        "files": outcome.delta.summary() if outcome.delta is not None else empty, "notes": notes,
-    }
+    return CommandResult(
+        command=command, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
+        stdout=outcome.stdout, stderr=outcome.stderr,
+        files=FileChanges(**outcome.delta.summary()) if outcome.delta is not None else FileChanges(), notes=notes,
+    ).model_dump()
