@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import typing
 from pathlib import Path
 
@@ -110,3 +111,20 @@ def test_every_declared_table_has_a_checked_handle(service: Service) -> None:
         assert handle.model is model and handle.service == service.name
     with pytest.raises(LookupError, match=f"service {service.name} declares no table 'no_such_table'"):
         service.table("no_such_table")
+
+
+# Where a table is named as text outside its service: modules below the services (text, core) and modules that must
+# not import a service (rules.policies is loaded with every workspace, which imports only its own services).
+_QUALIFIED = re.compile(r"""["']([a-z_]+)\.([a-z_]+)["']""")
+
+
+def test_table_names_written_as_text_name_declared_tables() -> None:
+    root = Path(importlib.import_module("workspace_sim").__file__).parent  # type: ignore[arg-type]
+    declared = {f"{s.name}.{t}" for s in SERVICES.values() for t in s.tables}
+    unknown = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in _QUALIFIED.finditer(line):
+                if m.group(1) in SERVICES and m.group(0)[1:-1] not in declared:
+                    unknown.append(f"{path.relative_to(root)}:{number}: {m.group(0)}")
+    assert not unknown, f"table names that no service declares: {unknown}"

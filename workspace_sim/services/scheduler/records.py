@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import record_id, short_name, tag_list
-from workspace_sim.services.scheduler.syntax import CronError, parse_cron
+from .syntax import CronError, parse_cron
 
 RunStatus = Literal["success", "failed", "timeout", "skipped", "running"]
 LastStatus = Literal["never", "success", "failed", "timeout", "skipped", "running"]
