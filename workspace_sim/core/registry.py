@@ -200,6 +200,19 @@ class Service:
 
         return register
 
+    def add_tools(self, *fns: Callable[..., Any]) -> "Service":
+        """Register functions marked with `tool(...)` as this service's tools, in the order given (the order tool
+        lists show); returns the service. A service whose tools span several modules lists them all here, in one
+        place, so importing a tool module registers nothing."""
+        for fn in fns:
+            options = getattr(fn, "tool_options", None)
+            if not isinstance(options, ToolOptions):
+                raise TypeError(f"{getattr(fn, '__name__', fn)!r} is not marked as a tool; decorate it with @tool(...)")
+            if fn.__name__ in self.tools:
+                raise TypeError(f"service {self.name} already has a tool named {fn.__name__}")
+            self.tool(options.read_only, options.destructive, options.idempotent, options.render, options.large)(fn)
+        return self
+
 
 class ToolArgs(BaseModel):
     """Base of every tool's arguments model: unknown arguments are refused, and `null` for an optional
@@ -440,3 +453,32 @@ def make_tool(
 
     return Tool(fn.__name__, service, fn, description, hints, build_model, render,
                 frozenset(names & (TEXT_ARGUMENTS | set(large))))
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """How `tool(...)` marked a function: the hints and rendering `Service.add_tools` registers it with."""
+
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    render: Callable[[Any], str] | None = None
+    large: tuple[str, ...] = ()
+
+
+def tool(
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+    render: Callable[[Any], str] | None = None,
+    large: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator marking a function as a tool without registering it (the arguments mean what `Service.tool`'s
+    do); the service's package registers its marked functions with `Service.add_tools`. The function is returned
+    unchanged apart from its `tool_options`."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.tool_options = ToolOptions(read_only, destructive, idempotent, render, tuple(large))  # type: ignore[attr-defined]
+        return fn
+
+    return mark

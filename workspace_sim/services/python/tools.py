@@ -10,6 +10,7 @@ from workspace_sim.core.registry import Service
 from .records import FileChanges, PythonRun
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
 
 MAX_CODE = 100_000
 
@@ -82,7 +83,7 @@ def run_python(ctx: ToolContext, code: str) -> dict:
     notes += [f"not saved: {i}" for i in outcome.ignored]
     notes += [f"not visible to the code (the sandbox's own path): {h}" for h in outcome.hidden]
     if outcome.delta is not None:
-        apply_delta(ctx, outcome.delta)
+        apply_delta(ctx, outcome.delta, File, Folder)
     return PythonRun(
         status=outcome.status, exit_code=outcome.exit_code, error=outcome.error,
         stdout=outcome.stdout, stderr=outcome.stderr,

@@ -10,6 +10,7 @@ from workspace_sim.core.registry import Service
 from .records import FileChanges, CommandResult
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
 
 RESOURCE = "sandbox.docker"
 MAX_COMMAND = 20000
@@ -80,7 +81,7 @@ def run_command(ctx: ToolContext, command: str) -> dict:
             sandbox.close()
     notes = list(outcome.notes) + [f"not saved: {i}" for i in outcome.ignored]
     if outcome.delta is not None:
-        apply_delta(ctx, outcome.delta)
+        apply_delta(ctx, outcome.delta, File, Folder)
     return CommandResult(
         command=command, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
         stdout=outcome.stdout, stderr=outcome.stderr,

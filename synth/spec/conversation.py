@@ -14,8 +14,7 @@ from typing import Any
 
 from workspace_sim import Workspace
 
-from .driver import Checkpoint, SpecDriver
-from .spec import EnvironmentSpec
+from .driver import Checkpoint, ScriptedSpec, SpecDriver
 
 
 class SpecConversation:
@@ -25,7 +24,7 @@ class SpecConversation:
     e.g. an LLM user); it may add `describe()` for the record.
     """
 
-    def __init__(self, spec: EnvironmentSpec, workspace: Workspace, user: Any = None,
+    def __init__(self, spec: ScriptedSpec, workspace: Workspace, user: Any = None,
                  driver: SpecDriver | None = None) -> None:
         self.spec = spec
         self.driver = driver if driver is not None else SpecDriver(spec, workspace)

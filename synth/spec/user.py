@@ -6,7 +6,7 @@ from functools import cached_property
 
 import regex
 
-from .spec import HiddenFact, UserSimulator
+from .parts import HiddenFact, UserSimulator
 
 
 class ScriptedUser:

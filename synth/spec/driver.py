@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from workspace_sim import ToolResult, Workspace
 from workspace_sim.core.errors import SpecError
 from workspace_sim.core.state import State
 
-from .spec import (
-    FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep, WorldEvent,
+from .parts import (
+    FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, ReferenceSolution, SayStep, Stage, UserSimulator, WorldEvent,
 )
 from .user import ScriptedUser
 
@@ -33,6 +33,23 @@ DAY_HEADER = re.compile(r"^\[Day (\d+) of (\d+)(?:, [^\]\n]*)?\]")  # how a late
 def day_header(day: int, days: int, title: str = "") -> str:
     """The line that opens a working day's message, e.g. '[Day 2 of 3, Tuesday 3 March]' (DAY_HEADER reads it)."""
     return f"[Day {day} of {days}" + (f", {title}" if title else "") + "]"
+
+
+class ScriptedSpec(Protocol):
+    """What the driver reads of a spec (an `EnvironmentSpec` is one): the request, the simulated user, the world
+    events, the working days, the reference solution, and a fresh start-state workspace."""
+
+    @property
+    def request(self) -> str: ...
+    @property
+    def user_simulator(self) -> UserSimulator: ...
+    @property
+    def events(self) -> list[WorldEvent]: ...
+    @property
+    def stages(self) -> list[Stage]: ...
+    @property
+    def reference(self) -> ReferenceSolution: ...
+    def build_workspace(self) -> Workspace: ...
 
 
 @dataclass(frozen=True)
@@ -52,7 +69,7 @@ class Checkpoint:
 class SpecDriver:
     """One episode of a spec, driven step by step (agent actions in, user replies and events out)."""
 
-    def __init__(self, spec: EnvironmentSpec, workspace: Workspace | None = None, withhold_answers: bool = False) -> None:
+    def __init__(self, spec: ScriptedSpec, workspace: Workspace | None = None, withhold_answers: bool = False) -> None:
         self.spec = spec
         self.ws = workspace if workspace is not None else spec.build_workspace()
         self.user = ScriptedUser(spec.user_simulator)
@@ -244,7 +261,7 @@ def run_steps(driver: SpecDriver, steps: Sequence[Any], final_answer: str | None
     return run
 
 
-def run_reference(spec: EnvironmentSpec, workspace: Workspace | None = None, withhold_answers: bool = False,
+def run_reference(spec: ScriptedSpec, workspace: Workspace | None = None, withhold_answers: bool = False,
                   keep_checkpoints: bool = False, solution: ReferenceSolution | None = None) -> Run:
     """Run the spec's reference solution (or `solution`, e.g. one of its alternatives) from the start
     state (a fresh workspace unless given one).
