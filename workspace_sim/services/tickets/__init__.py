@@ -19,22 +19,22 @@ when the CRM is present) and `customer` is an outside organisation as free text.
 
 from __future__ import annotations
 
-from workspace_sim.services.tickets.records import (
+from .records import (
     PROJECTS, TICKETS, ACCOUNTS, Priority, PRIORITIES, UNSET, PriorityArg, SortBy, LinkType, INVERSE,
     DEFAULT_WORKFLOW, DONE_NAMES, MAX_TITLE, MAX_TEXT, MAX_LABELS, MAX_FIELD, MAX_WATCHERS, PROJECT_KEY, TICKET_KEY,
     KeyFormat, KEY_HELP, label_word, priority_rank, ticket_number, key_format, Project, Comment, Link, Ticket,
     SERVICE, prepare,
 )
-from workspace_sim.services.tickets.lookups import (
+from .lookups import (
     ticket_named, project_named, person_address, people_addresses, field_text, account_id_of, priority_arg,
     label_list, due_arg,
 )
-from workspace_sim.services.tickets.views import (
+from .views import (
     ticket_summary, ticket_json, ticket_line, reporter_text, render_search, render_ticket,
 )
-from workspace_sim.services.tickets.syntax import FILTERS, parse_query, priority_test
-from workspace_sim.services.tickets.search import search_tickets
-from workspace_sim.services.tickets.tools import (
+from .syntax import FILTERS, parse_query, priority_test
+from .search import search_tickets
+from .tools import (
     get_ticket, create_ticket, update_ticket, transition_ticket, add_comment, assign_ticket, link_tickets,
 )
 

@@ -12,7 +12,7 @@ from workspace_sim.core.errors import InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, record_id
-from workspace_sim.services.tickets.records import (
+from .records import (
     PROJECTS, TICKETS, ACCOUNTS, UNSET, MAX_LABELS, MAX_FIELD, MAX_WATCHERS, TICKET_KEY, KEY_HELP, label_word,
     ticket_number, Project, Ticket,
 )

@@ -14,12 +14,12 @@ from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.core.registry import tool
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
-from workspace_sim.services.tickets.records import (
+from .records import (
     PROJECTS, TICKETS, ACCOUNTS, Priority, PriorityArg, SortBy, priority_rank, ticket_number, Project, Ticket,
 )
-from workspace_sim.services.tickets.lookups import project_named, account_id_of
-from workspace_sim.services.tickets.views import ticket_summary, render_search
-from workspace_sim.services.tickets.syntax import parse_query, priority_test
+from .lookups import project_named, account_id_of
+from .views import ticket_summary, render_search
+from .syntax import parse_query, priority_test
 
 
 def _person_test(ctx: ToolContext, name: str, value: str) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 
 
 from workspace_sim.core.errors import InvalidArgument
-from workspace_sim.services.tickets.records import PRIORITIES, UNSET, priority_rank
+from .records import PRIORITIES, UNSET, priority_rank
 
 FILTERS = ("project", "status", "assignee", "reporter", "priority", "label", "department", "category", "account",
            "customer", "is")

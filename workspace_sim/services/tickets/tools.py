@@ -13,15 +13,15 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.core.registry import tool
 from workspace_sim.text.validation import clean_text
-from workspace_sim.services.tickets.records import (
+from .records import (
     PROJECTS, TICKETS, PriorityArg, LinkType, INVERSE, MAX_TITLE, MAX_TEXT, MAX_WATCHERS, ticket_number, Comment,
     Link, Ticket,
 )
-from workspace_sim.services.tickets.lookups import (
+from .lookups import (
     ticket_named, project_named, person_address, people_addresses, field_text, account_id_of, priority_arg,
     label_list, due_arg,
 )
-from workspace_sim.services.tickets.views import ticket_json, render_ticket
+from .views import ticket_json, render_ticket
 
 
 @tool(read_only=True, render=render_ticket)

@@ -6,7 +6,7 @@ from typing import Any
 
 
 from workspace_sim.text.render import render_list
-from workspace_sim.services.tickets.records import UNSET, Project, Ticket
+from .records import UNSET, Project, Ticket
 
 
 def ticket_summary(t: Ticket) -> dict[str, Any]:
