@@ -8,7 +8,7 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.text.money import format_minor
 from workspace_sim.text.people import PEOPLE
-from workspace_sim.services.crm_records import Account, AccountContact, Activity, Deal
+from workspace_sim.services.crm.records import Account, AccountContact, Activity, Deal
 
 
 def money_text(minor: int | None, currency: str) -> str | None:
@@ -36,6 +36,7 @@ def deal_summary(d: Deal, account_name: str = "") -> dict[str, Any]:
 
 
 def contact_card(ctx: ToolContext, c: AccountContact) -> dict[str, Any]:
+    """A CRM contact as a tool shows it: name, title and phone from the directory when the person is in it."""
     p = ctx.get(PEOPLE, c.email) if ctx.has_service("contacts") else None
     return {"email": c.email, "account_id": c.account_id, "role": c.role, "in_directory": p is not None,
             "name": p.name if p is not None else c.name, "title": p.title if p is not None else c.title,
@@ -43,12 +44,14 @@ def contact_card(ctx: ToolContext, c: AccountContact) -> dict[str, Any]:
 
 
 def activity_json(a: Activity) -> dict[str, Any]:
+    """An activity's fields as JSON."""
     return {"id": a.id, "type": a.type, "subject": a.subject, "body": a.body, "account_id": a.account_id,
             "deal_id": a.deal_id, "contacts": list(a.contacts), "author": a.author,
             "occurred": a.occurred.isoformat() if a.occurred else None}
 
 
 def account_line(d: dict[str, Any]) -> str:
+    """One line of text for an account summary."""
     money = f", revenue {d['annual_revenue']} {d['currency']}" if d["annual_revenue"] is not None else ""
     renew = f", renews {d['renewal_date']}" if d["renewal_date"] else ""
     renew += f", last contact {d['last_contact'][:10]}" if d.get("last_contact") else ""
@@ -58,17 +61,20 @@ def account_line(d: dict[str, Any]) -> str:
 
 
 def deal_line(d: dict[str, Any]) -> str:
+    """One line of text for a deal summary."""
     close = f", closes {d['close_date']}" if d["close_date"] else ""
     return (f"{d['id']} {d['name']} ({d['account_name'] or d['account_id']}) [{d['stage']} {d['probability']}%] "
             f"{d['amount']} {d['currency']}{close}; owner {d['owner'] or 'none'}")
 
 
 def activity_line(a: dict[str, Any]) -> str:
+    """One line of text for an activity."""
     deal = f" deal {a['deal_id']}" if a["deal_id"] else ""
     return f"{a['id']} {a['occurred'][:16].replace('T', ' ')} {a['type']}: {a['subject']} ({a['account_id']}{deal})"
 
 
 def render_account(data: dict) -> str:
+    """The text rendering of get_account's answer: the account, its contacts, open deals and recent activities."""
     d = data["account"]
     lines = [account_line(d)]
     if d["domain"]:
@@ -86,6 +92,7 @@ def render_account(data: dict) -> str:
 
 
 def render_deal(data: dict) -> str:
+    """The text rendering of a deal answer: the deal, its next step, what changed and its activities."""
     d = data["deal"]
     lines = [deal_line(d), f"Next step: {d['next_step'] or 'none'}"]
     if data.get("changed") is not None:

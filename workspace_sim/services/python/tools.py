@@ -1,10 +1,4 @@
-"""Python: run a snippet in a bubblewrap sandbox whose file system is the workspace.
-
-Each call runs in fresh user, mount, PID, network and IPC namespaces with a tmpfs root holding
-only the workspace's files and the read-only interpreter, an empty environment and a seccomp
-filter (see workspace_sim/sandboxes/bwrap.py). Where that sandbox cannot be built the tool is not
-offered, and the reason is in `Workspace.unavailable` and the log.
-"""
+"""The python service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
@@ -13,8 +7,10 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
 from workspace_sim.core.registry import Service
+from workspace_sim.services.python.records import FileChanges, PythonRun
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
 
 MAX_CODE = 100_000
 
@@ -87,10 +83,9 @@ def run_python(ctx: ToolContext, code: str) -> dict:
     notes += [f"not saved: {i}" for i in outcome.ignored]
     notes += [f"not visible to the code (the sandbox's own path): {h}" for h in outcome.hidden]
     if outcome.delta is not None:
-        apply_delta(ctx, outcome.delta)
-    empty = {"written": [], "deleted": [], "folders_created": [], "folders_deleted": []}
-    return {
-        "status": outcome.status, "exit_code": outcome.exit_code, "error": outcome.error,
-        "stdout": outcome.stdout, "stderr": outcome.stderr,
-        "files": outcome.delta.summary() if outcome.delta is not None else empty, "notes": notes,
-    }
+        apply_delta(ctx, outcome.delta, File, Folder)
+    return PythonRun(
+        status=outcome.status, exit_code=outcome.exit_code, error=outcome.error,
+        stdout=outcome.stdout, stderr=outcome.stderr,
+        files=FileChanges(**outcome.delta.summary()) if outcome.delta is not None else FileChanges(), notes=notes,
+    ).model_dump()

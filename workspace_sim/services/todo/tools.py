@@ -1,152 +1,27 @@
-"""To-do: task lists and tasks with due dates, priorities, assignees, labels and subtasks.
-
-Modelled on Todoist, Microsoft To Do and Google Tasks. Every workspace has an Inbox list (id
-`inbox`), where tasks go when no list is named. A task is due on a date, or at a date-time; both are
-read in the user's time zone unless they carry an offset, and `due_date` is always the local date.
-Priorities use one scale, none < low < medium < high (Todoist's p1 is high, p4 none). A completed
-task never has open subtasks: completing a task with open subtasks needs `include_subtasks`, and
-reopening a subtask reopens its completed parents. `source` is free text saying where a task came
-from, such as a mail message id or a ticket key. A task not completed is `open` (not started),
-`in_progress` or `waiting` (on someone else), as Microsoft To Do's statuses; `set_task_status` moves it
-between these and "open" in filters means any of them. Labels are free text in any script.
-"""
+"""The to-do service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from datetime import date, datetime
-from datetime import timezone as dt_timezone
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
 from workspace_sim.text.folding import fold
-from workspace_sim.text.people import normalize_email, resolve_address
+from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
-from workspace_sim.text.validation import (as_argument, clean_text, edit_tag_list, one_line, parse_when, short_name, tag, tag_list,
-                          zone)
-
-LISTS, TASKS = "todo.lists", "todo.tasks"
-INBOX = "inbox"
-UTC = dt_timezone.utc
-Priority = Literal["none", "low", "medium", "high"]
-Status = Literal["open", "in_progress", "waiting", "completed"]
-ActiveStatus = Literal["open", "in_progress", "waiting"]
-STATUS_WORDS: dict[str, str] = {"open": "not started", "in_progress": "in progress", "waiting": "waiting",
-                                "completed": "completed"}
-RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2, "none": 3}
-MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY = 300, 20_000, 500, 100, 50, 500
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-# --- validation helpers ---------------------------------------------------------------------------
-
-
-def _labels(values: list[str], what: str) -> list[str]:
-    """Labels (free text in any script), de-duplicated case-insensitively in order."""
-    return as_argument(tag_list, values, what, True, MAX_LABELS)
-
-
-def parse_due(value: str, what: str, tz: ZoneInfo) -> tuple[date | None, datetime | None]:
-    """(local date, UTC instant or None) from a due text: empty for none, YYYY-MM-DD for a day, or an ISO
-    date-time (read in `tz` when it has no offset)."""
-    text = value.strip()
-    if not text:
-        return None, None
-    if _DATE.match(text):
-        try:
-            day = date.fromisoformat(text)
-        except ValueError:
-            raise InvalidArgument(f"{what} {value!r} is not a real date (YYYY-MM-DD)") from None
-        if not 1900 <= day.year <= 2200:
-            raise InvalidArgument(f"{what} {value!r} is outside the years 1900-2200")
-        return day, None
-    at = parse_when(text, what, tz)
-    return at.astimezone(tz).date(), at.astimezone(UTC)
-
-
-# --- records --------------------------------------------------------------------------------------
-
-
-class TaskList(Record):
-    """A list (project) of tasks; names are unique, ignoring case."""
-
-    id: str
-    name: str
-    created: datetime | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        return short_name(v, "list name", MAX_NAME)
-
-
-class Task(Record):
-    """A task of a list; `parent` makes it a subtask (same list). `due_at` is set only for a due time."""
-
-    id: str
-    list_id: str = INBOX
-    title: str
-    notes: str = ""
-    due_date: date | None = None
-    due_at: datetime | None = None
-    priority: Priority = "none"
-    status: Status = "open"
-    completed_at: datetime | None = None
-    assignee: str | None = None
-    labels: list[str] = Field(default_factory=list)
-    parent: str | None = None
-    source: str = ""
-    created: datetime | None = None
-    updated: datetime | None = None
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) else v
-
-    @field_validator("assignee", mode="before")
-    @classmethod
-    def _assignee(cls, v: object) -> str | None:
-        return None if v is None or v == "" else normalize_email(v, "assignee")
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: list[str]) -> list[str]:
-        return tag_list(v, "labels", True, each="label")
-
-    @field_validator("due_at")
-    @classmethod
-    def _due_at(cls, v: datetime | None) -> datetime | None:
-        if v is not None and (v.tzinfo is None or v.utcoffset() is None):
-            raise ValueError("due_at must include a time zone offset, e.g. 2026-03-05T17:00:00+00:00")
-        return v.astimezone(UTC) if v is not None else None
-
-    @model_validator(mode="after")
-    def _check(self) -> "Task":
-        title = self.title.strip()
-        if not title or "\n" in title or len(title) > MAX_TITLE:
-            raise ValueError(f"task {self.id} title must be one non-empty line of at most {MAX_TITLE} characters")
-        if len(self.notes) > MAX_TEXT or len(self.source) > MAX_SOURCE:
-            raise ValueError(f"task {self.id}: notes or source too long ({MAX_TEXT} / {MAX_SOURCE} characters)")
-        if self.status != "completed" and self.completed_at is not None:
-            raise ValueError(f"task {self.id} is {self.status} but has completed_at; remove it or set status completed")
-        if self.parent == self.id:
-            raise ValueError(f"task {self.id} cannot be its own parent")
-        return self
-
-    def is_overdue(self, now: datetime, tz: ZoneInfo) -> bool:
-        """Not completed and past due: after its due time, or (due on a day) after that day in `tz`."""
-        if self.status == "completed" or self.due_date is None:
-            return False
-        return self.due_at < now if self.due_at is not None else self.due_date < now.astimezone(tz).date()
+from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag, zone
+from workspace_sim.services.todo.records import (
+    INBOX, Priority, ActiveStatus, STATUS_WORDS, RANK, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_QUERY,
+    label_list, parse_due, TaskList, Task
+)
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -196,6 +71,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("todo", {"lists": TaskList, "tasks": Task}, title="To-do", prepare=_prepare)
+LISTS, TASKS = SERVICE.table("lists"), SERVICE.table("tasks")
 
 
 # --- lookups --------------------------------------------------------------------------------------
@@ -477,7 +353,7 @@ def create_task(
     t = Task(id=ctx.new_id("task"), list_id=lst.id, title=t_title, notes=clean_text(notes, "notes", MAX_TEXT),
              due_date=day, due_at=at, priority=priority,
              assignee=_assignee(ctx, assignee) if assignee is not None else None,
-             labels=_labels(labels, "labels"), parent=up.id if up is not None else None,
+             labels=label_list(labels, "labels"), parent=up.id if up is not None else None,
              source=one_line(source, "source", MAX_SOURCE, required=False), created=ctx.now, updated=ctx.now)
     ctx.put(TASKS, t)
     return {"task": task_json(ctx, t)}
@@ -521,9 +397,9 @@ def update_task(
         changes["assignee"] = _assignee(ctx, assignee) if assignee.strip() else None
     if source is not None:
         changes["source"] = one_line(source, "source", MAX_SOURCE, required=False)
-    base = _labels(labels, "labels") if labels is not None else t.labels
-    added, changes["labels"], missing = edit_tag_list(base, _labels(add_labels, "add_labels"),
-                                                      _labels(remove_labels, "remove_labels"))
+    base = label_list(labels, "labels") if labels is not None else t.labels
+    added, changes["labels"], missing = edit_tag_list(base, label_list(add_labels, "add_labels"),
+                                                      label_list(remove_labels, "remove_labels"))
     if missing:
         raise InvalidArgument(f"task {t.id} has no label {', '.join(missing)}; "
                               f"its labels are {', '.join(added) or 'none'}")

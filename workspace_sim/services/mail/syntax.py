@@ -1,4 +1,4 @@
-"""The mail service's syntax: folder and label names, and the search query language."""
+"""The mail service's search query language: Gmail-style operators parsed into terms, and their matcher."""
 
 from __future__ import annotations
 
@@ -11,42 +11,12 @@ from zoneinfo import ZoneInfo
 
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.text.folding import fold
+from workspace_sim.services.mail.names import folder_name
 
 if TYPE_CHECKING:
-    from workspace_sim.services.mail_records import Message
+    from workspace_sim.services.mail.records import Message
 
-SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash")
-MAX_NAME = 100
 MAX_QUERY = 2000
-
-
-def _name_problem(name: object) -> str | None:
-    if not isinstance(name, str):
-        return f"must be a string, got {type(name).__name__}"
-    if not name.strip():
-        return "is empty"
-    if len(name) > MAX_NAME:
-        return f"is longer than {MAX_NAME} characters"
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        return "contains control characters"
-    return None
-
-
-def folder_name(name: str) -> str:
-    """The canonical folder name: stripped; the system folders (inbox, sent, ...) in lower case."""
-    problem = _name_problem(name)
-    if problem is not None:
-        raise ValueError(f"folder name {name!r} {problem}")
-    name = name.strip()
-    return name.lower() if name.lower() in SYSTEM_FOLDERS else name
-
-
-def label_name(name: str) -> str:
-    """A label stripped of surrounding space (labels keep their case but compare case-insensitively)."""
-    problem = _name_problem(name)
-    if problem is not None:
-        raise ValueError(f"label {name!r} {problem}")
-    return name.strip()
 
 
 _OPERATORS = {

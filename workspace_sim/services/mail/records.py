@@ -1,6 +1,7 @@
-"""Mail records: mailboxes (accounts) and each mailbox's copy of a message, and the start-data check.
+"""Mail records: mailboxes (accounts) and each mailbox's copy of a message, the start-data check, and the declared
+tables.
 
-The tools live in `mail`; search syntax in `mail_syntax`.
+The tools live in `tools.py`, the search syntax in `syntax.py`, folder and label names in `names.py`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, email_problem, normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import AwareTime
-from workspace_sim.services.mail_syntax import folder_name, label_name
-
-MESSAGES, ACCOUNTS = "mail.messages", "mail.accounts"
+from workspace_sim.core.registry import Service
+from workspace_sim.services.mail.names import folder_name, label_name
 
 
 # --- records -------------------------------------------------------------------------------------
@@ -44,9 +44,10 @@ class Account(Record):
     lands in its inbox; a policy (`no_mail_to_automated`) may refuse personal mail to the non-person kinds."""
 
     key_field = "email"
-    email: str
-    name: str = ""
-    kind: AccountKind = "person"
+    email: str = Field(description="The mailbox's address, stored in lower case; the record's key.")
+    name: str = Field("", description="Display name of the mailbox's owner, e.g. Dana Lee; may be empty.")
+    kind: AccountKind = Field("person", description="person (the user or a colleague), system (an automated sender) or "
+                              "newsletter.")
 
     @field_validator("email")
     @classmethod
@@ -62,22 +63,22 @@ class Message(Record):
     mailbox, or None. Addresses are stored in lower case; attachments are file paths.
     """
 
-    id: str = Field(min_length=1)
-    owner: str
-    folder: str = "inbox"
-    thread_id: str = ""
-    message_id: str = ""
-    in_reply_to: str | None = None
-    sender: str
-    to: list[str] = Field(default_factory=list)
-    cc: list[str] = Field(default_factory=list)
-    bcc: list[str] = Field(default_factory=list)
-    subject: str = ""
-    body: str = ""
-    date: AwareTime
-    labels: list[str] = Field(default_factory=list)
-    read: bool = False
-    attachments: list[str] = Field(default_factory=list)
+    id: str = Field(min_length=1, description="This copy's id, unique across every mailbox.")
+    owner: str = Field(description="Address of the mailbox holding this copy; it must have a mail account.")
+    folder: str = Field("inbox", description="Folder: inbox, sent, drafts, archive, trash or a custom folder name.")
+    thread_id: str = Field("", description="Conversation the message belongs to; its own id when empty.")
+    message_id: str = Field("", description="Id shared by every copy of one sent mail; its own id when empty.")
+    in_reply_to: str | None = Field(None, description="Id of the answered message in the same mailbox, or None.")
+    sender: str = Field(description="Address the message is from, stored in lower case.")
+    to: list[str] = Field(default_factory=list, description="Addresses of the To recipients, lower case, no repeats.")
+    cc: list[str] = Field(default_factory=list, description="Addresses of the Cc recipients, lower case, no repeats.")
+    bcc: list[str] = Field(default_factory=list, description="Addresses of the Bcc recipients (seen by the sender only).")
+    subject: str = Field("", description="One-line subject.")
+    body: str = Field("", description="Plain-text body.")
+    date: AwareTime = Field(description="When it was sent or received, ISO 8601 with a time zone offset.")
+    labels: list[str] = Field(default_factory=list, description="Labels, case kept, compared case-insensitively.")
+    read: bool = Field(False, description="Whether the mailbox owner has read it.")
+    attachments: list[str] = Field(default_factory=list, description="Paths of attached files in the files service.")
     _folded: str | None = PrivateAttr(default=None)
 
     @field_validator("owner", "sender")
@@ -158,3 +159,7 @@ def prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         if owner not in accounts:
             raise SpecError(f"data.mail.messages[id={mid}].owner",
                             f"{owner} has no mail account; add it to data.mail.accounts")
+
+
+SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=prepare)
+ACCOUNTS, MESSAGES = SERVICE.table("accounts"), SERVICE.table("messages")

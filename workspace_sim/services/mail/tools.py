@@ -1,9 +1,6 @@
-"""Mail: per-person mailboxes with folders, threads, labels, drafts, and attachments that refer to files.
+"""The mail tools: search, read, send, reply, forward, draft, file, label and delete the user's mail.
 
-Every stored message is one mailbox's copy, owned by `owner`. Sending stores the sender's copy in
-"sent" and a copy in the inbox of every recipient who has an account; all copies of one sent mail
-share `message_id` and `thread_id`. The agent acts as the workspace user and only ever sees or
-changes that user's copies: another mailbox's message ids answer "not found", like missing ones.
+Each function is marked with `tool(...)`; the package registers them (`workspace_sim.services.mail`).
 """
 
 from __future__ import annotations
@@ -18,20 +15,20 @@ from pydantic import Field
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.paths import resolve
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import tool
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_addresses
-from workspace_sim.services.mail_records import ACCOUNTS, MESSAGES, Account, Message, prepare, unique
-from workspace_sim.services.mail_syntax import SYSTEM_FOLDERS, Matcher, Term, folder_name, label_name, parse_query
+from workspace_sim.services.mail.names import SYSTEM_FOLDERS, folder_name, label_name
+from workspace_sim.services.mail.records import ACCOUNTS, MESSAGES, Message, unique
+from workspace_sim.services.mail.syntax import Matcher, Term, parse_query
 
-FILES, FOLDERS = "files.files", "files.folders"
+FILES, FOLDERS = "files.files", "files.folders"  # the files service's tables, read by name (no service imports another)
 MAX_SUBJECT = 998
 MAX_BODY = 200_000
 MAX_RECIPIENTS = 100
 SNIPPET = 100
 
 
-SERVICE = Service("mail", {"accounts": Account, "messages": Message}, title="Mail", prepare=prepare)
 
 
 # --- shared helpers ------------------------------------------------------------------------------
@@ -220,7 +217,7 @@ def _render_search(d: dict) -> str:
     return "\n".join(lines)
 
 
-@SERVICE.tool(read_only=True, render=_render_search)
+@tool(read_only=True, render=_render_search)
 def search_emails(
     ctx: ToolContext, query: str = "", folder: str | None = None,
     max_results: Annotated[int, Field(ge=1, le=100)] = 20, offset: Annotated[int, Field(ge=0)] = 0,
@@ -275,7 +272,7 @@ def _render_folders(d: dict) -> str:
     return "\n".join(lines)
 
 
-@SERVICE.tool(read_only=True, render=_render_folders)
+@tool(read_only=True, render=_render_folders)
 def list_mail_folders(ctx: ToolContext) -> dict:
     """List your mail folders (inbox, sent, drafts, archive, trash and any custom ones) and labels, each with its
     number of messages and unread messages."""
@@ -312,7 +309,7 @@ def _render_message(d: dict) -> str:
     return "\n".join(lines) + "\n\n" + d["body"]
 
 
-@SERVICE.tool(idempotent=True, render=_render_message)
+@tool(idempotent=True, render=_render_message)
 def read_email(ctx: ToolContext, id: str, mark_read: bool = False) -> dict:
     """Read one of your messages in full: sender, recipients, date, subject, body, labels, attachments (file paths)
     and thread. It leaves the read flag as it is unless mark_read is true.
@@ -334,7 +331,7 @@ def read_email(ctx: ToolContext, id: str, mark_read: bool = False) -> dict:
 # --- sending -------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(render=_render_sent)
+@tool(render=_render_sent)
 def send_email(
     ctx: ToolContext, to: list[str], subject: str, body: str, cc: list[str] = [], bcc: list[str] = [],
     attachments: list[str] = [],
@@ -379,7 +376,7 @@ def _answerable(m: Message, verb: str) -> None:
         )
 
 
-@SERVICE.tool(render=_render_sent)
+@tool(render=_render_sent)
 def reply_email(
     ctx: ToolContext, id: str, body: str, reply_all: bool = False, attachments: list[str] = [], cc: list[str] = [],
 ) -> dict:
@@ -423,7 +420,7 @@ def _forwarded_block(m: Message, names: dict[str, str], tz: ZoneInfo) -> str:
     return "\n".join(head) + "\n\n" + m.body
 
 
-@SERVICE.tool(render=_render_sent)
+@tool(render=_render_sent)
 def forward_email(ctx: ToolContext, id: str, to: list[str], body: str = "", cc: list[str] = []) -> dict:
     """Forward one of your messages, with its attachments, to new recipients; your note comes first, then the original
     message. The subject becomes 'Fwd: ...'.
@@ -471,7 +468,7 @@ def _draft(ctx: ToolContext, draft_id: str) -> Message:
     return m
 
 
-@SERVICE.tool(render=_render_draft)
+@tool(render=_render_draft)
 def create_draft(
     ctx: ToolContext, to: list[str] = [], subject: str = "", body: str = "", cc: list[str] = [],
     bcc: list[str] = [], attachments: list[str] = [], in_reply_to: str | None = None,
@@ -507,7 +504,7 @@ def create_draft(
     return _draft_result(m, _tz(ctx))
 
 
-@SERVICE.tool(render=_render_draft)
+@tool(render=_render_draft)
 def update_draft(
     ctx: ToolContext, id: str, to: list[str] | None = None, subject: str | None = None, body: str | None = None,
     cc: list[str] | None = None, bcc: list[str] | None = None, attachments: list[str] | None = None,
@@ -536,7 +533,7 @@ def update_draft(
     return _draft_result(new, _tz(ctx))  # type: ignore[arg-type]
 
 
-@SERVICE.tool(render=_render_sent)
+@tool(render=_render_sent)
 def send_draft(ctx: ToolContext, id: str) -> dict:
     """Send one of your drafts as it is: it leaves the drafts folder and is sent like send_email (a reply draft stays
     in its thread). The sent message gets a new id.
@@ -565,7 +562,7 @@ def send_draft(ctx: ToolContext, id: str) -> dict:
 # --- organising ----------------------------------------------------------------------------------
 
 
-@SERVICE.tool(idempotent=True)
+@tool(idempotent=True)
 def move_email(ctx: ToolContext, id: str, folder: str) -> dict:
     """Move one of your messages to another folder: inbox, archive, trash, or a custom folder (created on first use).
     Drafts cannot be moved, and only mail you sent can go to sent.
@@ -591,7 +588,7 @@ def move_email(ctx: ToolContext, id: str, folder: str) -> dict:
     return {"id": m.id, "folder": target, "from_folder": m.folder, "moved": True}
 
 
-@SERVICE.tool(idempotent=True)
+@tool(idempotent=True)
 def label_email(ctx: ToolContext, id: str, add: list[str] = [], remove: list[str] = []) -> dict:
     """Add labels to and remove labels from one of your messages (labels compare case-insensitively; 'starred' marks a
     star).
@@ -619,7 +616,7 @@ def label_email(ctx: ToolContext, id: str, add: list[str] = [], remove: list[str
     return {"id": m.id, "labels": labels, **({"not_present": absent} if absent else {})}
 
 
-@SERVICE.tool(idempotent=True)
+@tool(idempotent=True)
 def mark_email_read(ctx: ToolContext, id: str, read: bool = True) -> dict:
     """Mark one of your messages as read, or as unread with read=false.
 
@@ -633,7 +630,7 @@ def mark_email_read(ctx: ToolContext, id: str, read: bool = True) -> dict:
     return {"id": m.id, "read": read}
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_email(ctx: ToolContext, id: str) -> dict:
     """Delete one of your messages: mail goes to trash (move it back with move_email); a message already in trash, or
     a draft, is removed permanently.

@@ -1,83 +1,22 @@
-"""Contacts: the organisation's directory (people keyed by email), with search and lookup tools.
-
-The address rules and name resolution the other services share live in `workspace_sim.text.people`.
-"""
+"""The contacts service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from datetime import time
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
 from workspace_sim.core.records import Record
 from workspace_sim.text.folding import fold
-from workspace_sim.text.people import PEOPLE, normalize_email, person_summary, resolve_address
+from workspace_sim.text.people import normalize_email, person_summary, resolve_address
 from workspace_sim.core.registry import Service
-from workspace_sim.text.validation import TimeZoneName, as_argument, clean_text, zone
-
-MAX_QUERY = 500
-MAX_FIELD, MAX_NOTES, MAX_NOTE = 200, 20_000, 2_000
-_PHONE = re.compile(r"^\+?[0-9][0-9 ()./-]{2,30}[0-9)]( *(x|ext\.?) *[0-9]{1,6})?$")
-_HOURS = re.compile(r"^([0-9]{1,2}:[0-9]{2})-([0-9]{1,2}:[0-9]{2})$")
-
-
-class Person(Record):
-    """One person of the directory. Working hours are local times in the person's time zone."""
-
-    key_field = "email"
-    email: str
-    name: str
-    title: str = ""
-    department: str = ""
-    manager: str | None = None
-    timezone: TimeZoneName = "UTC"
-    phone: str = ""
-    location: str | None = None
-    working_hours_start: time = time(9, 0)
-    working_hours_end: time = time(17, 0)
-    notes: str = Field("", max_length=MAX_NOTES)
-
-    @field_validator("email")
-    @classmethod
-    def _email(cls, v: str) -> str:
-        return normalize_email(v)
-
-    @field_validator("manager")
-    @classmethod
-    def _manager(cls, v: str | None) -> str | None:
-        return None if v is None or not v.strip() else normalize_email(v)
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v:
-            raise ValueError("name is empty")
-        return v
-
-    @field_validator("working_hours_start", "working_hours_end")
-    @classmethod
-    def _local_time(cls, v: time) -> time:
-        if v.tzinfo is not None:
-            raise ValueError("working hours are local to the person's time zone; give them without an offset")
-        return v
-
-    @model_validator(mode="after")
-    def _check(self) -> "Person":
-        if self.working_hours_start >= self.working_hours_end:
-            raise ValueError(
-                f"working_hours_start {self.working_hours_start:%H:%M} must be before "
-                f"working_hours_end {self.working_hours_end:%H:%M}"
-            )
-        if self.manager == self.email:
-            raise ValueError(f"{self.email} cannot be their own manager")
-        return self
+from workspace_sim.text.validation import as_argument, clean_text, zone
+from workspace_sim.services.contacts.records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -108,6 +47,7 @@ def chain_loop(manager_of: Any, email: str) -> str:
 
 
 SERVICE = Service("contacts", {"people": Person}, title="Contacts", prepare=_prepare)
+PEOPLE = SERVICE.table("people")  # the table workspace_sim.text.people.PEOPLE names
 
 
 def _card(ctx: ToolContext, p: Person) -> dict[str, Any]:
@@ -278,14 +218,14 @@ def _field(value: str, what: str) -> str:
 
 def _phone(value: str) -> str:
     text = " ".join(_field(value, "phone").split())
-    if text and not _PHONE.match(text):
+    if text and not PHONE.match(text):
         raise InvalidArgument(f"phone {value!r} is not a phone number; use digits with an optional leading +, spaces, "
                               "dashes or brackets, e.g. +1 555 0100 or +44 20 7946 0958 ext 12")
     return text
 
 
 def _hours(value: str) -> tuple[time, time]:
-    m = _HOURS.match(value.replace(" ", ""))
+    m = HOURS.match(value.replace(" ", ""))
     try:
         if m is None:
             raise ValueError

@@ -1,38 +1,27 @@
-"""Notes: notebooks and notes (title, text or markdown body, tags, pinned, archived) with sharing.
-
-Modelled on Apple Notes, OneNote, Google Keep and Evernote as people use them at work. A note has an
-owner; the owner can share it with collaborators who may `view` or `edit` it. The agent acts as the
-user: it sees the user's own notes and those shared with the user, can edit the latter only with
-`edit` permission, and only an owner may delete, move or share a note. Notebooks are personal
-folders. Sharing can also send each new collaborator the note by e-mail, through the mail service's
-`send_email` tool in the same call, so mail policies judge the share as a whole. A note may list its
-participants (who took part in the meeting it records), named by address or by a directory name;
-being a participant gives no access.
-"""
+"""The notes service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
 import difflib
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, PermissionDenied, SpecError, Unavailable
 from workspace_sim.text.folding import fold
-from workspace_sim.text.people import normalize_email, resolve_addresses
+from workspace_sim.text.people import resolve_addresses
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
-from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, short_name, tag as valid_tag, tag_list
+from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
+from workspace_sim.services.notes.records import (
+    Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE,
+    MAX_PARTICIPANTS, Notebook, Collaborator, Note
+)
 
-NOTEBOOKS, NOTES = "notes.notebooks", "notes.notes"
-Permission = Literal["view", "edit"]
-Format = Literal["text", "markdown"]
-MAX_TITLE, MAX_TEXT, MAX_NAME = 300, 50_000, 100
-MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE, MAX_PARTICIPANTS = 50, 50, 500, 5_000, 100
 
 
 # --- validation helpers ---------------------------------------------------------------------------
@@ -48,104 +37,6 @@ def _participants(ctx: ToolContext, values: list[str], what: str) -> list[str]:
 def _tags(values: list[str], what: str) -> list[str]:
     """Tags with spaces collapsed, de-duplicated case-insensitively in order."""
     return as_argument(tag_list, values, what, True, MAX_TAGS)
-
-
-# --- records --------------------------------------------------------------------------------------
-
-
-class Notebook(Record):
-    """A personal folder of notes; names are unique per owner (case-insensitive)."""
-
-    id: str
-    name: str
-    owner: str = ""  # empty in initial data means the workspace user
-    created: datetime | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        return short_name(v, "notebook name", MAX_NAME)
-
-    @field_validator("owner", mode="before")
-    @classmethod
-    def _owner(cls, v: object) -> str:
-        return "" if v is None or v == "" else normalize_email(v, "notebook owner")
-
-
-class Collaborator(BaseModel):
-    """A person a note is shared with, and what they may do with it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    email: str
-    permission: Permission = "view"
-
-    @field_validator("email", mode="before")
-    @classmethod
-    def _email(cls, v: object) -> str:
-        return normalize_email(v, "collaborator email")
-
-
-class Note(Record):
-    """A note: title and body, its notebook (None for none), tags, flags, owner and collaborators."""
-
-    id: str
-    title: str = ""
-    body: str = ""
-    format: Format = "markdown"
-    notebook: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    pinned: bool = False
-    archived: bool = False
-    owner: str = ""  # empty in initial data means the workspace user
-    collaborators: list[Collaborator] = Field(default_factory=list)
-    participants: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS)  # who took part (meeting notes)
-    created: datetime | None = None
-    updated: datetime | None = None
-
-    @field_validator("owner", mode="before")
-    @classmethod
-    def _owner(cls, v: object) -> str:
-        return "" if v is None or v == "" else normalize_email(v, "note owner")
-
-    @field_validator("tags")
-    @classmethod
-    def _tags(cls, v: list[str]) -> list[str]:
-        return tag_list(v, "tags", each="tag")
-
-    @field_validator("participants", mode="before")
-    @classmethod
-    def _participants(cls, v: object) -> object:
-        if not isinstance(v, list):
-            return v
-        return list(dict.fromkeys(normalize_email(x, "participant") for x in v))
-
-    @model_validator(mode="after")
-    def _check(self) -> "Note":
-        if "\n" in self.title or "\r" in self.title or len(self.title) > MAX_TITLE:
-            raise ValueError(f"note {self.id} title must be one line of at most {MAX_TITLE} characters")
-        if len(self.body) > MAX_TEXT:
-            raise ValueError(f"note {self.id} body is longer than {MAX_TEXT} characters")
-        if not self.title.strip() and not self.body.strip():
-            raise ValueError(f"note {self.id} has neither a title nor a body")
-        emails = [c.email for c in self.collaborators]
-        if len(set(emails)) != len(emails):
-            raise ValueError(f"note {self.id} lists a collaborator twice")
-        if self.owner and self.owner in emails:
-            raise ValueError(f"note {self.id}: its owner {self.owner} cannot also be a collaborator")
-        return self
-
-    def permission_of(self, email: str) -> str | None:
-        """'owner', 'edit' or 'view' for `email`, or None when the note is not theirs or shared with them."""
-        if email == self.owner:
-            return "owner"
-        return next((c.permission for c in self.collaborators if c.email == email), None)
-
-    def display_title(self) -> str:
-        """The title, or for an untitled note the start of its first line."""
-        if self.title:
-            return self.title
-        first = self.body.strip().splitlines()[0] if self.body.strip() else ""
-        return (first[:60] + "...") if len(first) > 60 else first
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -182,6 +73,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("notes", {"notebooks": Notebook, "notes": Note}, title="Notes", prepare=_prepare)
+NOTEBOOKS, NOTES = SERVICE.table("notebooks"), SERVICE.table("notes")
 
 
 # --- lookups --------------------------------------------------------------------------------------

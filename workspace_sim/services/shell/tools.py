@@ -1,4 +1,4 @@
-"""Shell: run a command in an isolated Docker container that holds the workspace's files in /work."""
+"""The shell service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
 from workspace_sim.core.registry import Service
+from workspace_sim.services.shell.records import FileChanges, CommandResult
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
+from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as
 
 RESOURCE = "sandbox.docker"
 MAX_COMMAND = 20000
@@ -79,10 +81,9 @@ def run_command(ctx: ToolContext, command: str) -> dict:
             sandbox.close()
     notes = list(outcome.notes) + [f"not saved: {i}" for i in outcome.ignored]
     if outcome.delta is not None:
-        apply_delta(ctx, outcome.delta)
-    empty = {"written": [], "deleted": [], "folders_created": [], "folders_deleted": []}
-    return {
-        "command": command, "exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
-        "stdout": outcome.stdout, "stderr": outcome.stderr,
-        "files": outcome.delta.summary() if outcome.delta is not None else empty, "notes": notes,
-    }
+        apply_delta(ctx, outcome.delta, File, Folder)
+    return CommandResult(
+        command=command, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
+        stdout=outcome.stdout, stderr=outcome.stderr,
+        files=FileChanges(**outcome.delta.summary()) if outcome.delta is not None else FileChanges(), notes=notes,
+    ).model_dump()

@@ -17,7 +17,9 @@ from workspace_sim.media import MediaError, media_part, media_parts, placeholder
 from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
 from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
 from workspace_sim.text.paths import parent, resolve
-from workspace_sim.services.files.tree import FILES, READERS, SERVICE, File, _file, _is_dir, _need_dir_for_write
+from workspace_sim.core.registry import tool
+from workspace_sim.services.files.records import FILES, File
+from workspace_sim.services.files.tools import READERS, file_at, is_dir, need_dir_for_write
 
 
 def _raw(f: File) -> bytes:
@@ -37,14 +39,14 @@ def _media_text(d: dict) -> str:
     return "\n".join(placeholder(p) for p in parts) + (f"\n{d['path']}:{extra}" if extra else "")
 
 
-@SERVICE.tool(read_only=True, render=_media_text)
+@tool(read_only=True, render=_media_text)
 def read_media_file(ctx: ToolContext, path: str) -> dict:
     """Look at an image (PNG, JPEG, GIF, WebP) or listen to an audio clip (WAV, MP3): returns it as image or audio content with its MIME type.
 
     Args:
         path: Path of the image or audio file, e.g. /receipts/lunch.png.
     """
-    f = _file(ctx, resolve(path))
+    f = file_at(ctx, resolve(path))
     kind = media_class(f.mime_type)
     if kind not in ("image", "audio") or f.is_text:
         raise _wrong_kind(f, "an image or audio file")
@@ -78,7 +80,7 @@ def _pdf_text(d: dict) -> str:
     return "\n".join(out)
 
 
-@SERVICE.tool(read_only=True, render=_pdf_text)
+@tool(read_only=True, render=_pdf_text)
 def read_pdf(ctx: ToolContext, path: str, pages: list[int] = []) -> dict:
     """Read a PDF page by page: a page's text where it has a text layer, the page's images where it is a scan (at most 20 pages per call).
 
@@ -86,7 +88,7 @@ def read_pdf(ctx: ToolContext, path: str, pages: list[int] = []) -> dict:
         path: Path of the PDF file.
         pages: Page numbers to read, from 1; empty reads the first 20.
     """
-    f = _file(ctx, resolve(path))
+    f = file_at(ctx, resolve(path))
     if f.mime_type != "application/pdf" or f.is_text:
         raise _wrong_kind(f, "a PDF")
     from workspace_sim.media.pdf import read_pages
@@ -119,7 +121,7 @@ def _sheet_text(d: dict) -> str:
     return "\n".join([head, *lines])
 
 
-@SERVICE.tool(read_only=True, render=_sheet_text)
+@tool(read_only=True, render=_sheet_text)
 def read_sheet(ctx: ToolContext, path: str, sheet: str | None = None, range: str | None = None) -> dict:
     """Read cells of a spreadsheet (xlsx, or csv as one sheet) by sheet and A1 range; formulas come back as their text.
 
@@ -128,7 +130,7 @@ def read_sheet(ctx: ToolContext, path: str, sheet: str | None = None, range: str
         sheet: Sheet name; the first sheet when not given.
         range: Cells in A1 notation, e.g. A1:D20, B:B, 3:7 or C5; the used area when not given.
     """
-    f = _file(ctx, resolve(path))
+    f = file_at(ctx, resolve(path))
     try:
         if f.mime_type == XLSX and not f.is_text:
             return {"path": f.path, **read_xlsx(_raw(f), f.path, sheet, range)}
@@ -139,7 +141,7 @@ def read_sheet(ctx: ToolContext, path: str, sheet: str | None = None, range: str
     raise _wrong_kind(f, "a spreadsheet (xlsx or csv)")
 
 
-@SERVICE.tool()
+@tool()
 def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str = "Sheet1", start: str = "A1") -> dict:
     """Write rows of cells into an xlsx workbook from a start cell, creating the workbook or the sheet when missing; other cells are kept.
 
@@ -152,9 +154,9 @@ def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str 
     p = resolve(path)
     if not p.lower().endswith(".xlsx"):
         raise InvalidArgument(f"{p}: write_sheet writes .xlsx workbooks; for CSV use write_file")
-    if _is_dir(ctx, p):
+    if is_dir(ctx, p):
         raise InvalidArgument(f"{p} is a folder; give a file path")
-    _need_dir_for_write(ctx, parent(p))
+    need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
     if old is not None and (old.mime_type != XLSX or old.is_text):
         raise _wrong_kind(old, "an xlsx workbook")
@@ -177,14 +179,14 @@ def _binary(ctx: ToolContext, p: str, raw: bytes, mime: str, old: File | None) -
     return rec
 
 
-@SERVICE.tool(read_only=True, render=lambda d: d["text"])
+@tool(read_only=True, render=lambda d: d["text"])
 def read_document(ctx: ToolContext, path: str) -> dict:
     """Read the text of a Word (.docx) or PowerPoint (.pptx) document: paragraphs then tables, or slide by slide.
 
     Args:
         path: Path of the .docx or .pptx file.
     """
-    f = _file(ctx, resolve(path))
+    f = file_at(ctx, resolve(path))
     if f.mime_type not in (DOCX, PPTX) or f.is_text:
         raise _wrong_kind(f, "a docx or pptx document")
     from workspace_sim.media.documents import document_text
@@ -195,7 +197,7 @@ def read_document(ctx: ToolContext, path: str) -> dict:
         raise InvalidArgument(str(e)) from None
 
 
-@SERVICE.tool()
+@tool()
 def write_document(ctx: ToolContext, path: str, paragraphs: list[str], title: str = "") -> dict:
     """Create or overwrite a Word document (.docx) made of the given paragraphs, with an optional heading.
 
@@ -207,9 +209,9 @@ def write_document(ctx: ToolContext, path: str, paragraphs: list[str], title: st
     p = resolve(path)
     if not p.lower().endswith(".docx"):
         raise InvalidArgument(f"{p}: write_document writes .docx documents; for text use write_file")
-    if _is_dir(ctx, p):
+    if is_dir(ctx, p):
         raise InvalidArgument(f"{p} is a folder; give a file path")
-    _need_dir_for_write(ctx, parent(p))
+    need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
     from workspace_sim.media.documents import write_docx
 

@@ -1,130 +1,21 @@
-"""Calendar: per-person calendars and events with time-zone-aware times, invitations and free-slot search.
-
-A person's calendar is every event they organise or are invited to; their busy time is the part of
-it they have not declined. Times are stored as aware datetimes in each event's own time zone and
-shown in whatever zone the caller asks for. Working hours and time zones come from the person's
-calendar record, else their contact record (when the contacts service is enabled), else defaults.
-"""
+"""The calendar service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
 import difflib
 from datetime import date, datetime, time, timedelta
-from datetime import timezone as dt_timezone
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, NotFound, PermissionDenied
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
-from workspace_sim.text.people import (DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, Availability, availability, normalize_email,
-                      resolve_address, resolve_addresses)
-from workspace_sim.text.validation import TimeZoneName, as_argument, clean_text, parse_when, zone  # noqa: F401 (parse_when re-exported)
-
-CALENDARS, EVENTS = "calendar.calendars", "calendar.events"
-UTC = dt_timezone.utc
-Response = Literal["needs_action", "accepted", "declined", "tentative"]
-MAX_TITLE, MAX_TEXT, MAX_ATTENDEES = 500, 20_000, 200
-MAX_WINDOW_DAYS = 92
-
-
-# --- validation helpers (shared by records and tools) ---------------------------------------------
-
-
-# --- records --------------------------------------------------------------------------------------
-
-
-class Attendee(BaseModel):
-    """One invited person and their answer."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    email: str
-    response: Response = "needs_action"
-    optional: bool = False
-
-    @field_validator("email", mode="before")
-    @classmethod
-    def _email(cls, v: object) -> str:
-        return normalize_email(v, "attendee email")
-
-
-class Calendar(Record):
-    """A person's calendar settings: time zone and working hours (days 0=Monday .. 6=Sunday)."""
-
-    key_field = "owner"
-    owner: str
-    timezone: TimeZoneName = "UTC"
-    working_hours_start: time = DEFAULT_START
-    working_hours_end: time = DEFAULT_END
-    working_days: list[int] = Field(default_factory=lambda: list(DEFAULT_DAYS))
-
-    @field_validator("owner", mode="before")
-    @classmethod
-    def _owner(cls, v: object) -> str:
-        return normalize_email(v, "owner")
-
-    @model_validator(mode="after")
-    def _check(self) -> "Calendar":
-        if self.working_hours_end <= self.working_hours_start:
-            raise ValueError("working_hours_end must be later than working_hours_start")
-        if any(d < 0 or d > 6 for d in self.working_days) or len(set(self.working_days)) != len(self.working_days):
-            raise ValueError("working_days must be distinct numbers 0 (Monday) to 6 (Sunday)")
-        object.__setattr__(self, "working_days", sorted(self.working_days))
-        return self
-
-
-class Event(Record):
-    """A meeting: aware start/end (stored in its own time zone), organizer and attendees. Initial data may leave the
-    organizer out (an imported or system event, e.g. a holiday or a booking); it then defaults to the user."""
-
-    id: str
-    title: str
-    start: datetime
-    end: datetime
-    timezone: TimeZoneName = "UTC"
-    organizer: str = ""  # empty in initial data means the workspace user
-    attendees: list[Attendee] = Field(default_factory=list)
-    location: str = ""
-    description: str = ""
-    created: datetime | None = None
-    updated: datetime | None = None
-
-    @field_validator("organizer", mode="before")
-    @classmethod
-    def _organizer(cls, v: object) -> str:
-        return "" if v is None or v == "" else normalize_email(v, "organizer")
-
-    @model_validator(mode="after")
-    def _check(self) -> "Event":
-        if self.start.tzinfo is None or self.end.tzinfo is None:
-            raise ValueError("start and end must include a time zone offset")
-        if self.end <= self.start:
-            raise ValueError(f"end ({self.end.isoformat()}) must be after start ({self.start.isoformat()})")
-        emails = [a.email for a in self.attendees]
-        if len(set(emails)) != len(emails):
-            raise ValueError("an attendee is listed twice")
-        z = zone(self.timezone)
-        object.__setattr__(self, "start", self.start.astimezone(z))
-        object.__setattr__(self, "end", self.end.astimezone(z))
-        return self
-
-    def attendee(self, email: str) -> Attendee | None:
-        """The attendee entry of `email`, or None."""
-        return next((a for a in self.attendees if a.email == email), None)
-
-    def involves(self, email: str) -> bool:
-        """Whether the event is on `email`'s calendar (organised or invited, declined or not)."""
-        return self.organizer == email or self.attendee(email) is not None
-
-    def busy_for(self, email: str) -> bool:
-        """Whether the event blocks `email`'s time (on their calendar and not declined)."""
-        a = self.attendee(email)
-        if a is not None:
-            return a.response != "declined"
-        return self.organizer == email
+from workspace_sim.text.people import Availability, availability, resolve_address, resolve_addresses
+from workspace_sim.text.validation import as_argument, clean_text, parse_when, zone
+from workspace_sim.services.calendar.records import (
+    UTC, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee, Calendar, Event
+)
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
@@ -140,6 +31,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("calendar", {"calendars": Calendar, "events": Event}, title="Calendar", prepare=_prepare)
+CALENDARS, EVENTS = SERVICE.table("calendars"), SERVICE.table("events")
 
 
 def _user_zone(ctx: ToolContext) -> ZoneInfo:

@@ -1,130 +1,39 @@
-"""The folder tree of the files service: file and folder records and the text tools (read, write, edit, move, search)."""
+"""The text tools of the files service: read, write, edit, list, move, delete and search files and folders.
+
+Each function is marked with `tool(...)`; the package registers them (`workspace_sim.services.files`).
+"""
 
 from __future__ import annotations
 
-import base64
 import difflib
-import mimetypes
-from functools import lru_cache
-from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Callable
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.core.memos import remember
+from workspace_sim.core.registry import tool
 from workspace_sim.text.paths import check_moved, is_under, parent, resolve
 from workspace_sim.text.patterns import compile_glob, compile_regex
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
-from workspace_sim.media.limits import MediaError, check_size, media_class, mime_for_path
+from workspace_sim.media.limits import media_class
+from workspace_sim.services.files.records import FILES, FOLDERS, File, Folder
 
-FILES, FOLDERS = "files.files", "files.folders"
 MAX_PATTERNS = 100  # exclude_patterns entries
 MAX_TREE_DEPTH = 100  # levels directory_tree expands in one answer
-# the tool that reads each kind of binary file (the media tools are in media.py)
+# the tool that reads each kind of binary file (the media tools are in media_tools.py)
 READERS = {"image": "read_media_file", "audio": "read_media_file", "pdf": "read_pdf", "sheet": "read_sheet",
            "document": "read_document"}
 
 
-@lru_cache(maxsize=8192)
-def _path_problem(path: str) -> str:
-    """Why a stored record's path is not a normalised absolute path ('' when it is); cached, paths repeat."""
-    try:
-        normal = resolve(path)
-    except InvalidArgument as e:
-        return e.message
-    return "" if path == normal else f"path {path!r} is not a normalised absolute path"
-
-
-class File(Record):
-    """A file: text (utf-8) or binary (base64 in `content`)."""
-
-    key_field = "path"
-    path: str
-    content: str = ""
-    encoding: Literal["utf-8", "base64"] = "utf-8"
-    size: int = 0
-    mime_type: str = ""
-    created: datetime | None = None
-    modified: datetime | None = None
-
-    @model_validator(mode="after")
-    def _derive(self) -> "File":
-        problem = _path_problem(self.path)
-        if problem:
-            raise ValueError(problem)
-        raw = base64.b64decode(self.content, validate=True) if self.encoding == "base64" else self.content.encode()
-        object.__setattr__(self, "size", len(raw))
-        if not self.mime_type:
-            guess = mime_for_path(self.path) or _guess_mime(self.path.rsplit("/", 1)[-1].rpartition(".")[2].lower())
-            object.__setattr__(self, "mime_type", guess or ("text/plain" if self.encoding == "utf-8" else "application/octet-stream"))
-        try:
-            check_size(self.path, self.mime_type, len(raw))
-        except MediaError as e:
-            raise ValueError(str(e)) from None
-        return self
-
-    @property
-    def is_text(self) -> bool:
-        return self.encoding == "utf-8"
-
-    def diff_text(self) -> str | None:
-        return self.content if self.is_text else None
-
-
-@lru_cache(maxsize=256)
-def _guess_mime(extension: str) -> str | None:
-    return mimetypes.guess_type(f"x.{extension}")[0] if extension else None
-
-
-class Folder(Record):
-    """A folder of the tree ('/' is implicit)."""
-
-    key_field = "path"
-    path: str
-    created: datetime | None = None
-
-    @model_validator(mode="after")
-    def _normal(self) -> "Folder":
-        problem = _path_problem(self.path) or ("the root '/' is implicit, not a folder record" if self.path == "/" else "")
-        if problem:
-            raise ValueError(problem)
-        return self
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give files and folders times and create every missing parent folder."""
-    files, folders = tables.get(FILES), tables.get(FOLDERS)
-    if files is None or folders is None:
-        return
-    for path, f in list(files.items()):
-        if f.created is None or f.modified is None:
-            files[path] = f.evolve(created=f.created or config.now, modified=f.modified or f.created or config.now)
-    for path in list(files) + list(folders):
-        p = parent(path)
-        while p != "/" and p not in folders:
-            folders[p] = Folder(path=p, created=config.now)
-            p = parent(p)
-    for path, d in list(folders.items()):
-        if d.created is None:
-            folders[path] = d.evolve(created=config.now)
-        if path in files:
-            raise ValueError(f"{path} is both a file and a folder")
-
-
-SERVICE = Service("files", {"files": File, "folders": Folder}, title="Files", prepare=_prepare)
-
-
-def _is_dir(ctx: ToolContext, path: str) -> bool:
+def is_dir(ctx: ToolContext, path: str) -> bool:
     return path == "/" or ctx.get(FOLDERS, path) is not None
 
 
-def _file(ctx: ToolContext, path: str) -> File:
+def file_at(ctx: ToolContext, path: str) -> File:
     f = ctx.get(FILES, path)
     if f is None:
-        if _is_dir(ctx, path):
+        if is_dir(ctx, path):
             raise InvalidArgument(f"{path} is a folder, not a file")
         raise NotFound(f"file {path} not found" + _suggest(ctx, path))
     return f
@@ -145,7 +54,7 @@ def _suggest(ctx: ToolContext, path: str) -> str:
 
 
 def _need_dir(ctx: ToolContext, path: str) -> None:
-    if not _is_dir(ctx, path):
+    if not is_dir(ctx, path):
         if ctx.get(FILES, path) is not None:
             raise InvalidArgument(f"{path} is a file, not a folder")
         raise NotFound(f"folder {path} not found")
@@ -170,7 +79,7 @@ def _render_listing(data: dict) -> str:
     return "\n".join(lines) or f"{data['path']} is empty"
 
 
-@SERVICE.tool(read_only=True, render=lambda d: d["content"])
+@tool(read_only=True, render=lambda d: d["content"])
 def read_text_file(ctx: ToolContext, path: str, head: int | None = None, tail: int | None = None) -> dict:
     """Read a text file, optionally only its first or last lines.
 
@@ -183,7 +92,7 @@ def read_text_file(ctx: ToolContext, path: str, head: int | None = None, tail: i
         raise InvalidArgument("give head or tail, not both")
     if (head is not None and head < 0) or (tail is not None and tail < 0):
         raise InvalidArgument("head and tail must be zero or positive")
-    f = _file(ctx, resolve(path))
+    f = file_at(ctx, resolve(path))
     text = _text(f)
     if head is not None or tail is not None:
         lines = text.splitlines(keepends=True)
@@ -191,7 +100,7 @@ def read_text_file(ctx: ToolContext, path: str, head: int | None = None, tail: i
     return {"path": f.path, "content": text}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def read_multiple_files(ctx: ToolContext, paths: list[str]) -> dict:
     """Read several text files at once; a file that cannot be read gets an error entry, not a failure.
 
@@ -203,14 +112,14 @@ def read_multiple_files(ctx: ToolContext, paths: list[str]) -> dict:
     out = []
     for p in paths:
         try:
-            f = _file(ctx, resolve(p))
+            f = file_at(ctx, resolve(p))
             out.append({"path": f.path, "content": _text(f)})
         except (NotFound, InvalidArgument) as e:
             out.append({"path": p, "error": e.message})
     return {"files": out}
 
 
-@SERVICE.tool()
+@tool()
 def write_file(ctx: ToolContext, path: str, content: str) -> dict:
     """Create a new text file or overwrite an existing one with the given content. Its folder must exist.
 
@@ -219,18 +128,18 @@ def write_file(ctx: ToolContext, path: str, content: str) -> dict:
         content: The full new text of the file.
     """
     p = resolve(path)
-    if p == "/" or _is_dir(ctx, p):
+    if p == "/" or is_dir(ctx, p):
         raise InvalidArgument(f"{p} is a folder; give a file path")
     folder = parent(p)
-    _need_dir_for_write(ctx, folder)
+    need_dir_for_write(ctx, folder)
     old = ctx.get(FILES, p)
     rec = File(path=p, content=content, created=old.created if old else ctx.now, modified=ctx.now)
     ctx.put(FILES, rec)
     return {"path": p, "size": rec.size, "created": old is None}
 
 
-def _need_dir_for_write(ctx: ToolContext, folder: str) -> None:
-    if not _is_dir(ctx, folder):
+def need_dir_for_write(ctx: ToolContext, folder: str) -> None:
+    if not is_dir(ctx, folder):
         if ctx.get(FILES, folder) is not None:
             raise InvalidArgument(f"{folder} is a file, not a folder")
         raise NotFound(f"folder {folder} does not exist; create it first with create_directory")
@@ -244,7 +153,7 @@ class Edit(BaseModel):
     new_text: str = Field(description="Text to put in its place.")
 
 
-@SERVICE.tool(render=lambda d: d["diff"] or "no changes")
+@tool(render=lambda d: d["diff"] or "no changes")
 def edit_file(ctx: ToolContext, path: str, edits: list[Edit], dry_run: bool = False) -> dict:
     """Apply exact-text replacements to a text file and return a unified diff of the change.
 
@@ -254,7 +163,7 @@ def edit_file(ctx: ToolContext, path: str, edits: list[Edit], dry_run: bool = Fa
         dry_run: If true, only show the diff and change nothing.
     """
     p = resolve(path)
-    f = _file(ctx, p)
+    f = file_at(ctx, p)
     text = original = _text(f)
     if not edits:
         raise InvalidArgument("edits is empty")
@@ -271,7 +180,7 @@ def edit_file(ctx: ToolContext, path: str, edits: list[Edit], dry_run: bool = Fa
     return {"path": p, "diff": diff, "dry_run": dry_run}
 
 
-@SERVICE.tool(idempotent=True)
+@tool(idempotent=True)
 def create_directory(ctx: ToolContext, path: str) -> dict:
     """Create a folder and any missing parent folders; succeeds quietly if it already exists.
 
@@ -282,7 +191,7 @@ def create_directory(ctx: ToolContext, path: str) -> dict:
     created = []
     walk = p
     chain = []
-    while walk != "/" and not _is_dir(ctx, walk):
+    while walk != "/" and not is_dir(ctx, walk):
         if ctx.get(FILES, walk) is not None:
             raise Conflict(f"{walk} is a file; cannot create a folder there")
         chain.append(walk)
@@ -293,7 +202,7 @@ def create_directory(ctx: ToolContext, path: str) -> dict:
     return {"path": p, "created": created}
 
 
-@SERVICE.tool(read_only=True, render=_render_listing)
+@tool(read_only=True, render=_render_listing)
 def list_directory(ctx: ToolContext, path: str = "/") -> dict:
     """List the files and folders directly inside a folder.
 
@@ -309,7 +218,7 @@ def list_directory(ctx: ToolContext, path: str = "/") -> dict:
     return {"path": p, "entries": entries}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def directory_tree(ctx: ToolContext, path: str = "/", exclude_patterns: list[str] = []) -> dict:
     """A recursive tree of a folder: each entry has a name, a type and, for folders, children (100 levels at most; deeper folders are marked truncated).
 
@@ -363,7 +272,7 @@ def _exclusions(patterns: list[str]) -> Callable[[str], bool]:
     return lambda q: any(m(q) or m(q.rsplit("/", 1)[-1]) for m in matchers)
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
     """Move or rename a file or folder; fails if the destination already exists.
 
@@ -374,15 +283,15 @@ def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
     src, dst = resolve(source, "source"), resolve(destination, "destination")
     if src == "/":
         raise InvalidArgument("the root folder cannot be moved")
-    if ctx.get(FILES, dst) is not None or _is_dir(ctx, dst):
+    if ctx.get(FILES, dst) is not None or is_dir(ctx, dst):
         raise Conflict(f"destination {dst} already exists")
-    _need_dir_for_write(ctx, parent(dst))
+    need_dir_for_write(ctx, parent(dst))
     f = ctx.get(FILES, src)
     if f is not None:
         ctx.delete(FILES, src)
         ctx.put(FILES, f.evolve(path=dst, modified=ctx.now))
         return {"source": src, "destination": dst, "moved": 1}
-    if not _is_dir(ctx, src):
+    if not is_dir(ctx, src):
         raise NotFound(f"{src} not found" + _suggest(ctx, src))
     if is_under(dst, src):
         raise InvalidArgument(f"cannot move {src} into itself")
@@ -400,7 +309,7 @@ def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
     return {"source": src, "destination": dst, "moved": moved}
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_file(ctx: ToolContext, path: str) -> dict:
     """Delete a file, or an empty folder.
 
@@ -413,7 +322,7 @@ def delete_file(ctx: ToolContext, path: str) -> dict:
         return {"deleted": p}
     if p == "/":
         raise InvalidArgument("the root folder cannot be deleted")
-    if _is_dir(ctx, p):
+    if is_dir(ctx, p):
         dirs, files = _children(ctx, p)
         if dirs or files:
             raise Conflict(f"folder {p} is not empty ({len(dirs) + len(files)} entries); delete its contents first")
@@ -422,7 +331,7 @@ def delete_file(ctx: ToolContext, path: str) -> dict:
     raise NotFound(f"{p} not found" + _suggest(ctx, p))
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def search_files(ctx: ToolContext, pattern: str, path: str = "/", exclude_patterns: list[str] = []) -> dict:
     """Find files and folders under a folder whose name or relative path matches a glob pattern.
 
@@ -475,7 +384,7 @@ def _globs(patterns: list[str]) -> list[Callable[[str], bool]]:
     return [_glob(x, f"exclude_patterns[{i}]") for i, x in enumerate(patterns)]
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def grep(
     ctx: ToolContext, pattern: str, path: str = "/", include: str = "*", ignore_case: bool = False,
     fixed_string: bool = False, max_results: int = 100,
@@ -521,7 +430,7 @@ def grep(
     return {"pattern": pattern, "matches": hits, "truncated": truncated}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def get_file_info(ctx: ToolContext, path: str) -> dict:
     """Metadata of a file or folder: type, size, MIME type, created and modified times.
 
@@ -534,7 +443,7 @@ def get_file_info(ctx: ToolContext, path: str) -> dict:
         return {"path": p, "type": "file", "size": f.size, "mime_type": f.mime_type, "encoding": f.encoding,
                 "created": f.created.isoformat() if f.created else None,
                 "modified": f.modified.isoformat() if f.modified else None}
-    if _is_dir(ctx, p):
+    if is_dir(ctx, p):
         d = ctx.get(FOLDERS, p)
         dirs, files = _children(ctx, p)
         return {"path": p, "type": "directory", "entries": len(dirs) + len(files),

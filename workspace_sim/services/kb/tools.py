@@ -1,160 +1,25 @@
-"""Knowledge base: spaces of articles with owners, review dates, versions and history.
-
-Modelled on Confluence, Notion and Zendesk Guide. An article has a stable id (e.g. kb-0001abcd, or
-whatever the initial data gives) that every result shows, so answers can cite it and predicates can
-check the citation. Each content change saves the previous title, body and tags in `history` and
-adds one to `version`; `expected_version` makes an edit fail with a Conflict when someone changed
-the article since it was read. Status runs draft -> published -> archived (publish restores).
-"""
+"""The knowledge base service's tools (the package docstring says what the service models)."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from datetime import date, datetime
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
-from workspace_sim.text.people import PEOPLE, normalize_email, resolve_address
+from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
-from workspace_sim.text.validation import as_argument, clean_text, iso_date, record_id, short_name
-from workspace_sim.text.validation import tag as valid_tag
-
-SPACES, ARTICLES, TICKETS = "kb.spaces", "kb.articles", "tickets.tickets"
-Status = Literal["draft", "published", "archived"]
-MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY = 200, 100_000, 30, 30, 50, 500
-_SPACE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-MAX_TAG = 50
-_TICKET = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}-|#)[1-9][0-9]{0,8}$")
-_URL = re.compile(r"^https?://[^\s/$.?#][^\s]{0,490}$")
-_WORD = re.compile(r"[\w#+.-]+")
+from workspace_sim.text.validation import as_argument, clean_text, iso_date
+from workspace_sim.services.kb.records import (
+    Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, TICKET_REF, WORD, article_tag, related_ref,
+    unique_values, Space, ArticleVersion, Article
+)
 
 
-def _space_key(v: str) -> str:
-    if not _SPACE.match(v):
-        raise ValueError(f"space key {v!r} must be 2-10 capital letters or digits, first a letter (e.g. IT)")
-    return v
-
-
-def _tag(v: object) -> str:
-    """A tag: free text in any script (e.g. vpn, remote access, 远程办公), NFKC-normalized, spaces collapsed,
-    lower-cased, at most 50 characters."""
-    text = valid_tag(v, "tag").lower()
-    if len(text) > MAX_TAG:
-        raise ValueError(f"tag {v!r} is {len(text)} characters long; at most {MAX_TAG} are allowed")
-    return text
-
-
-def _related(v: object) -> str:
-    text = v.strip() if isinstance(v, str) else ""
-    if _TICKET.match(text.upper()):
-        return text.upper()
-    if _URL.match(text):
-        return text
-    raise ValueError(f"related item {v!r} must be a ticket key like OPS-12 or #4512, or a link starting with https://")
-
-
-def _unique(values: list[str], fn: Any, what: str, limit: int) -> list[str]:
-    if len(values) > limit:
-        raise ValueError(f"{what} has {len(values)} entries; at most {limit} are allowed")
-    return list(dict.fromkeys(fn(v) for v in values))
-
-
-class Space(Record):
-    """A space (section) of the knowledge base."""
-
-    key_field = "key"
-    key: str
-    name: str = ""
-    description: str = Field("", max_length=2_000)
-
-    @field_validator("key", mode="before")
-    @classmethod
-    def _key(cls, v: object) -> str:
-        return _space_key(v.strip().upper() if isinstance(v, str) else "")
-
-    @model_validator(mode="after")
-    def _name(self) -> "Space":
-        object.__setattr__(self, "name", " ".join(self.name.split()) or self.key)
-        return self
-
-
-class ArticleVersion(BaseModel):
-    """An earlier version of an article's content as it was: who saved it, when, and their change note."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    version: int = Field(ge=1)
-    title: str
-    body: str
-    tags: list[str] = Field(default_factory=list)
-    editor: str | None = None
-    saved: datetime | None = None
-    note: str = ""
-
-
-class Article(Record):
-    """A knowledge-base article; `history` holds earlier versions, oldest first, ending at `version - 1`."""
-
-    id: str
-    space: str
-    title: str
-    body: str = Field("", max_length=MAX_BODY)
-    tags: list[str] = Field(default_factory=list)
-    owner: str | None = None
-    status: Status = "published"
-    created: datetime | None = None
-    updated: datetime | None = None
-    last_reviewed: date | None = None
-    version: int = Field(1, ge=1)
-    editor: str | None = None
-    change_note: str = Field("", max_length=300)
-    history: list[ArticleVersion] = Field(default_factory=list, max_length=MAX_HISTORY)
-    related: list[str] = Field(default_factory=list)
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        return record_id(v, "article id", "kb-0001")
-
-    @field_validator("space", mode="before")
-    @classmethod
-    def _space(cls, v: object) -> str:
-        return _space_key(v.strip().upper() if isinstance(v, str) else "")
-
-    @field_validator("title")
-    @classmethod
-    def _title(cls, v: str) -> str:
-        return short_name(v, "title", MAX_TITLE)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, v: object) -> object:
-        return _unique(v, _tag, "tags", MAX_TAGS) if isinstance(v, list) else v
-
-    @field_validator("related", mode="before")
-    @classmethod
-    def _rel(cls, v: object) -> object:
-        return _unique(v, _related, "related", MAX_RELATED) if isinstance(v, list) else v
-
-    @field_validator("owner", "editor", mode="before")
-    @classmethod
-    def _owner(cls, v: object) -> str | None:
-        return None if v is None or v == "" else normalize_email(v, "owner/editor")
-
-    @model_validator(mode="after")
-    def _check(self) -> "Article":
-        numbers = [h.version for h in self.history]
-        if numbers and numbers != list(range(self.version - len(numbers), self.version)):
-            raise ValueError(f"article {self.id}: history versions {numbers} must count up by one to version "
-                             f"{self.version - 1} (the current version is {self.version})")
-        return self
-
-
+TICKETS = "tickets.tickets"  # another service's table (a service imports no other), read when it is there
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
     """Create spaces that articles name but the data leaves out, and fill in missing times."""
     spaces, articles = tables.get(SPACES), tables.get(ARTICLES)
@@ -168,6 +33,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("kb", {"spaces": Space, "articles": Article}, title="Knowledge base", prepare=_prepare)
+SPACES, ARTICLES = SERVICE.table("spaces"), SERVICE.table("articles")
 
 
 # --- lookups and argument checks ------------------------------------------------------------------
@@ -215,9 +81,9 @@ def _title(value: str) -> str:
 
 
 def _related_items(ctx: ToolContext, values: list[str]) -> list[str]:
-    items = as_argument(_unique, values, _related, "related", MAX_RELATED)
+    items = as_argument(unique_values, values, related_ref, "related", MAX_RELATED)
     if ctx.has_service("tickets"):
-        missing = [x for x in items if _TICKET.match(x) and ctx.get(TICKETS, x) is None]
+        missing = [x for x in items if TICKET_REF.match(x) and ctx.get(TICKETS, x) is None]
         if missing:
             raise NotFound(f"related ticket(s) {', '.join(missing)} do not exist; use search_tickets to find keys")
     return items
@@ -301,9 +167,9 @@ def list_spaces(ctx: ToolContext) -> dict:
 
 def _score(a: Article, words: list[str]) -> tuple[int, int]:
     """(words matched, weighted score): title words count 3, tags 3, body occurrences 1 each (at most 3)."""
-    title = set(_WORD.findall(fold(a.title)))
+    title = set(WORD.findall(fold(a.title)))
     title_text, body = fold(a.title), fold(a.body)
-    tags = {fold(t) for t in a.tags} | set(_WORD.findall(fold(" ".join(a.tags))))
+    tags = {fold(t) for t in a.tags} | set(WORD.findall(fold(" ".join(a.tags))))
     matched = score = 0
     for w in words:
         s = 3 if w in title else 2 if w in title_text else 0
@@ -352,9 +218,9 @@ def search_articles(
         raise InvalidArgument("offset must be zero or positive")
     if len(query) > MAX_QUERY:
         raise InvalidArgument(f"query is longer than {MAX_QUERY} characters; use a few words")
-    words = list(dict.fromkeys(_WORD.findall(fold(query))))
+    words = list(dict.fromkeys(WORD.findall(fold(query))))
     in_space = _space(ctx, space).key if space is not None else None
-    want_tag = as_argument(_tag, tag) if tag is not None else None
+    want_tag = as_argument(article_tag, tag) if tag is not None else None
     who = _person(ctx, owner, "owner") if owner is not None else None
     stale = _date(not_updated_since, "not_updated_since") if not_updated_since is not None else None
     unreviewed = _date(not_reviewed_since, "not_reviewed_since") if not_reviewed_since is not None else None
@@ -426,7 +292,7 @@ def create_article(
     while ctx.get(ARTICLES, key) is not None:  # seeded data may already use an id of the same shape
         key = ctx.new_id("kb")
     a = Article(id=key, space=s.key, title=t, body=clean_text(body, "body", MAX_BODY),
-                tags=as_argument(_unique, tags, _tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"),
+                tags=as_argument(unique_values, tags, article_tag, "tags", MAX_TAGS), owner=_person(ctx, owner, "owner"),
                 status=status, created=ctx.now, updated=ctx.now, version=1, editor=ctx.user,
                 related=_related_items(ctx, related))
     ctx.put(ARTICLES, a)
@@ -485,7 +351,7 @@ def update_article(
         if clash:
             raise InvalidArgument(f"space {a.space} already has an article titled {changes['title']!r} ({clash[0].id})")
     if tags is not None:
-        changes["tags"] = as_argument(_unique, tags, _tag, "tags", MAX_TAGS)
+        changes["tags"] = as_argument(unique_values, tags, article_tag, "tags", MAX_TAGS)
     if related is not None:
         changes["related"] = _related_items(ctx, related)
     if owner is not None:
