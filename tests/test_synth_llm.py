@@ -104,7 +104,7 @@ def test_first_request_asks_for_the_spec_schema_with_registry_tools_and_capabili
     assert spec is not None and stats.first_pass_valid and stats.rounds == 1
     fmt = req.response_format
     assert fmt is not None and fmt["type"] == "json_schema"
-    assert fmt["json_schema"]["name"] == "EnvironmentSpec" and fmt["json_schema"]["schema"] == spec_json_schema()
+    assert fmt["json_schema"]["name"] == "EnvironmentSpec" and fmt["json_schema"]["schema"] == spec_json_schema(typed=False)
     assert req.body["seed"] == 7 and req.body["temperature"] == 0.2 and req.body["model"] == "scripted-model"
     system, user = req.messages
     cap = capability("file_management")

@@ -24,7 +24,7 @@ from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.sft import train_sft  # noqa: E402
 from trainers.training.tiny import build_tiny, load  # noqa: E402
 from trainers.training.toy import archive_environments  # noqa: E402
-from trainers.training.trl_adapter import TRLAdapter  # noqa: E402
+from trainers.adapters.trl import TRLAdapter  # noqa: E402
 from workspace_sim import all_tools  # noqa: E402
 
 torch.set_num_threads(1)

@@ -24,7 +24,7 @@ GENERATOR = "llm"
 
 @lru_cache(maxsize=1)
 def _spec_schema() -> dict[str, Any]:
-    return spec_json_schema()
+    return spec_json_schema(typed=False)  # the typed one is many times longer than a prompt should carry
 
 
 def default_validator() -> Validator:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,6 +102,20 @@ class PredicateBase(BaseModel):
         kind = self.kind  # type: ignore[attr-defined]
         return PredicateResult(kind, self.description or expected, self.weight, passed, expected, observed,
                                children or [], details or {})
+
+
+def or_shorthand(shorthand: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """A `json_schema_extra` hook for a model or field that also reads a shorthand (a before-validator expands
+    it): the generated schema becomes `anyOf: [the full form, shorthand]`, so the JSON Schema accepts what
+    validation accepts."""
+
+    def widen(schema: dict[str, Any]) -> None:
+        full = {k: v for k, v in schema.items() if k not in ("title", "description", "default")}
+        for k in full:
+            del schema[k]
+        schema["anyOf"] = [full, shorthand]
+
+    return widen
 
 
 def short(value: Any, limit: int = 120) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from workspace_sim.core.memos import remember
+from workspace_sim.predicates.base import or_shorthand
 from workspace_sim.text.patterns import compile_spec_regex
 
 
@@ -61,7 +62,8 @@ def _norm(value: Any) -> Any:
 class Condition(BaseModel):
     """A test on one value; every operator given must hold (a bare literal means `equals`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=or_shorthand(
+        {"not": {"type": "object"}, "description": "A literal (text, number, boolean, list or null): the value equals it."}))
     equals: Any = None
     not_equals: Any = None
     contains: str | None = Field(None, description="Substring of a text (or element of a list).")

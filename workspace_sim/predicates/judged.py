@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
+from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, or_shorthand
 from workspace_sim.predicates.conditions import Condition, field_value
 from workspace_sim.predicates.judge import Bound, CriterionVerdict, Rule, Verdict, combine_parts, normalise, split_rules
 from workspace_sim.predicates.mail import MailSent
@@ -34,8 +34,10 @@ class BoundFact(BaseModel):
     in one clause or sentence, the value nearer this entity than any other the rubric binds."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    entity: list[str] = Field(description="The subject (a ticket, an account, a person): a string or alternatives.")
-    value: list[str] = Field(description="Its value (a priority, a total, a date): a string or alternatives.")
+    entity: list[str] = Field(description="The subject (a ticket, an account, a person): a string or alternatives.",
+                              json_schema_extra=or_shorthand({"type": "string"}))
+    value: list[str] = Field(description="Its value (a priority, a total, a date): a string or alternatives.",
+                             json_schema_extra=or_shorthand({"type": "string"}))
 
     @field_validator("entity", "value", mode="before")
     @classmethod
@@ -129,7 +131,8 @@ class Target(BaseModel):
     as one document), "messages" (each assistant message a document), or one of `file`, `mail`, `record`, or
     `compare` (two or more targets shown together as documents A, B, ... for a rubric that compares them)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=or_shorthand(
+        {"enum": ["answer", "transcript", "messages"], "description": "Shorthand for {NAME: true}."}))
     answer: bool = False
     transcript: bool = False
     messages: bool = False
