@@ -1,0 +1,189 @@
+"""The compositional generator: draw a small graph of primitive steps over a profession world and a
+locale, run it through a SpecBuilder (the same spec model and validation as the templates), and word
+the request last.
+
+A graph always starts from evidence (find the party's document, read its total), may derive a
+balance from a figure in the party's mail, and ends in one to three of: a report, a notice to a
+colleague found in the directory, a reply in the party's thread, a ticket comment, a meeting, or an
+answer; a hidden cost code may have to be asked for; a second working day may follow on which the
+document was corrected silently and what was sent must be brought in line (stale arguments mark
+what an agent that never re-read would send). The reference, predicates and the only-changed guard
+come from the steps; mutants and baselines from validation.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from ..procedural.builder import SpecBuilder, TemplateError
+from ..procedural.world import WorldMaker
+from ..spec import EnvironmentSpec
+from . import steps as st
+from .evidence_docs import document, total_of
+from .wording import request
+from .worlds import LOCALES, PROFESSIONS, draw_world, locale, profession
+
+LOCALE_WEIGHTS = {"en-US": 0.45, "en-GB": 0.35, "zh-CN": 0.20}
+SERVED = ("information_retrieval", "document_from_data", "mail_triage", "scheduling", "ticket_workflow",
+          "cross_service", "clarification", "dynamic_world", "fault_robustness")
+"""Capabilities a composition can carry (their requirements are met by the graph drawn for them)."""
+MAX_ATTEMPTS = 6
+
+
+class _Maker(WorldMaker):
+    """A WorldMaker whose phone numbers follow the drawn locale (the builder asks it for directory phones)."""
+
+    def __init__(self, seed: int, salt: str, phones: dict[str, str]) -> None:
+        super().__init__(seed, salt)
+        self._phones = phones
+
+
+def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
+    """The write-backs and answers of the graph, honouring what the capability needs."""
+    if cap == "information_retrieval":
+        return ["answer"]
+    need = {"document_from_data": "report", "mail_triage": rng.choice(("notify", "reply") if paid else ("notify",)),
+            "scheduling": "meet", "ticket_workflow": "ticket", "clarification": "notify",
+            "dynamic_world": rng.choice(("report", "notify", "ticket"))}.get(cap)
+    pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid else [])
+    out = [need] if need else []
+    want = rng.choice((1, 2, 2, 3)) if need else rng.choice((2, 2, 3))
+    if cap in ("cross_service", "fault_robustness"):
+        want = max(want, 2)
+    for k in rng.sample(pool, len(pool)):
+        if len(out) >= want:
+            break
+        if k not in out:
+            out.append(k)
+    if cap in ("cross_service",) and set(out) <= {"notify", "reply"}:
+        out.append("report")
+    return out
+
+
+def plan(cap: str, rng: random.Random) -> tuple[list[st.Step], bool]:
+    """The steps of one graph (sources first, in order) and whether a second day follows."""
+    paid = rng.random() < (0.6 if cap == "mail_triage" else 0.4)
+    sinks = _sinks(cap, rng, paid)
+    steps: list[st.Step] = [st.FindDocument(), st.ReadEvidence()]
+    if paid or "reply" in sinks:
+        steps += [st.PaidByMail(), st.Balance()]
+    if {"notify", "meet"} & set(sinks):
+        steps.append(st.FindPerson())
+    if "ticket" in sinks:
+        steps.append(st.FindTicket())
+    if cap == "clarification" or ("notify" in sinks and rng.random() < 0.25 and cap != "dynamic_world"):
+        steps.append(st.AskCode())
+    make = {"report": st.WriteReport, "notify": st.Notify, "reply": st.ReplyToParty, "ticket": st.CommentTicket,
+            "meet": st.Schedule, "answer": st.AnswerFigure}
+    steps += [make[k]() for k in sinks]
+    redo = {"report", "notify", "ticket"} & set(sinks)
+    two_days = bool(redo) and (cap == "dynamic_world" or (cap not in ("clarification", "fault_robustness")
+                                                          and rng.random() < 0.3))
+    return steps, two_days
+
+
+def _start(rng: random.Random, tz: str) -> datetime:
+    day = datetime(2026, 1, 5) + timedelta(weeks=rng.randint(0, 44), days=rng.randint(0, 3))
+    return datetime.combine(day.date(), time(rng.choice((8, 9)), rng.choice((0, 10, 25, 40))), tzinfo=ZoneInfo(tz))
+
+
+def _draw_locale(rng: random.Random) -> str:
+    return rng.choices(list(LOCALE_WEIGHTS), weights=list(LOCALE_WEIGHTS.values()))[0]
+
+
+def _revise(s: st.Story) -> tuple[str, float]:
+    """The corrected document (one line's quantity changed) and its new total."""
+    facts = dict(s.facts["doc_facts"])
+    lines = list(facts["lines"])
+    i = s.rng.randrange(len(lines))
+    name, qty, unit = lines[i]
+    lines[i] = (name, qty + s.rng.choice((-1, 1, 2)) if qty > 1 else qty + 1, unit)
+    facts["lines"] = lines
+    return document(s.d.profession.doc_kinds[0], facts, s.d.locale, s.rng)[1], total_of(facts)
+
+
+def _day_two(s: st.Story, graph: list[st.Step]) -> None:
+    """Close day one, open the next working day with the silent correction, redo what used the figure."""
+    b = s.b
+    old = s.facts.get("due", s.facts["total"])
+    b.end_stage(request.day_two_report(s, old) if hasattr(request, "day_two_report") else
+                ("今天的事情已处理完。" if s.lang == "zh" else "Done for today."))
+    content, new_total = _revise(s)
+    opens = st.working_day(b.now, 1, s.d.world.user.timezone).replace(minute=s.rng.choice((0, 15, 30)))
+    notify = any(isinstance(x, st.Notify) for x in graph)
+    b.open_stage("day2", s.d.locale.date(opens.date()), opens_at=opens, instructions=request.day_two(s, s.rng, notify))
+    b.stage_change([{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": {"content": content}}],
+                   announce=None, note=f"{s.facts['party']} corrected {s.facts['ref']} overnight")
+    s.facts["total"] = new_total
+    if "due" in s.facts:
+        s.facts["due"] = round(new_total - s.facts["paid"], 2)
+    b.call("read_text_file", path=s.facts["doc_path"])
+    for x in graph:
+        if isinstance(x, (st.WriteReport, st.Notify, st.CommentTicket)):
+            x.act(s, stale=old)
+
+
+def _faults(s: st.Story, graph: list[st.Step]) -> None:
+    tools = sorted({t for x in graph for t in {"WriteReport": ("write_file",), "Notify": ("send_email",),
+                                                "ReplyToParty": ("reply_email",), "CommentTicket": ("add_comment",),
+                                                "Schedule": ("create_event",), "ReadEvidence": ("read_text_file",)
+                                                }.get(type(x).__name__, ())})
+    s.b.faults.append({"tools": tools, "kind": s.rng.choice(("rate_limit", "server_error", "timeout")), "rate": 0.5,
+                       "seed": s.rng.randint(0, 10_000), "max_consecutive": 2})
+
+
+def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code: str | None) -> EnvironmentSpec:
+    rng = random.Random(f"compose:{cap}:{seed}:{attempt}")
+    prof = profession(prof_id) if prof_id else rng.choice(PROFESSIONS)
+    loc = locale(loc_code) if loc_code else LOCALES[_draw_locale(rng)]
+    drawn = draw_world(prof, loc, rng)
+    maker = WorldMaker(seed, f"compose/{cap}/{attempt}")
+    rows = drawn.directory.rows
+    maker.phone = lambda: "" if False else maker.rng.choice([r["phone"] for r in rows.values()])  # type: ignore[method-assign]
+    b = SpecBuilder(maker, drawn.world, _start(rng, drawn.world.user.timezone), seed)
+    b.rng = rng
+    s = st.Story(b, drawn, rng, detail=rng.choice(("exact", "findable", "findable")))
+    graph, two_days = plan(cap, rng)
+    for x in graph:
+        x.setup(s)
+    for row in b.data.get("contacts", {}).get("people", []):
+        row.update({k: v for k, v in rows.get(row["email"], {}).items() if k in ("phone", "location")})
+    if cap == "fault_robustness":
+        _faults(s, graph)
+    if two_days:
+        b.open_stage("day1", loc.date(b.now.date()))
+    names = "+".join(type(x).__name__ for x in graph)
+    b.ask(request.render(s, rng), f"{prof.label['en']}: {s.facts['party']} {s.facts['ref']}", cap, "compose")
+    b.persona = (f"{drawn.world.user.name}, {drawn.world.user.title}; " +
+                 ("回答简短，只回答被问到的内容" if loc.language == "zh" else "answers briefly and only what is asked"))
+    for x in graph:
+        x.act(s)
+    if two_days:
+        _day_two(s, graph)
+    if cap == "fault_robustness" and not any(x.get("expect_error") == "fault" for x in b.steps):
+        raise TemplateError("the reference met no injected fault")
+    changed = {x.service for x in graph if x.changes}
+    if cap != "cross_service" and len(changed) >= 2 and s.flow:
+        b.capabilities.append("cross_service")
+    if not b.answers:
+        b.answer("已完成。" if loc.language == "zh" else "Done.")
+    spec = b.build(f"{cap.replace('_', '-')}-compose-{prof.id.replace('_', '-')}-{seed}",
+                   "hard" if two_days else "medium" if len(graph) > 4 else "easy")
+    spec.metadata.update({"generator": "compose", "graph": names, "profession": prof.id, "locale": loc.code,
+                          "language": loc.language, "data_flow": s.flow, "detail": s.detail})
+    return spec
+
+
+def compose(cap: str, seed: int, prof_id: str | None = None, loc_code: str | None = None) -> EnvironmentSpec:
+    """A composed environment for capability `cap` (one of SERVED), determined by (cap, seed, prof, locale)."""
+    if cap not in SERVED:
+        raise ValueError(f"compositions do not serve {cap!r}; they serve {', '.join(SERVED)}")
+    problems = []
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return _build_once(cap, seed, attempt, prof_id, loc_code)
+        except TemplateError as e:
+            problems.append(str(e))
+    raise TemplateError(f"no composition fitted {cap} seed {seed}: {'; '.join(problems)}")

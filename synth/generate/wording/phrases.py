@@ -1,0 +1,107 @@
+"""Phrase tables of the wording layer: several phrasings per goal, opener and closing, per language.
+
+Slots in braces are filled by `request.render`: {doc} (the document, by path or by description),
+{fig} (what the figure is called), {who} (a colleague, with enough to tell them from a namesake),
+{party}, {contact}, {key}, {day}, {meeting}, {word}. Phrasings state what the user wants done, not
+which tools to use.
+"""
+
+from __future__ import annotations
+
+GOALS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "report": ("put the {fig} for {doc} in a short note under /reports",
+                   "I need a one-line write-up of the {fig} on {doc} in the reports folder",
+                   "leave a short report of the {fig} on {doc} in /reports so I can point people at it",
+                   "write down the {fig} from {doc} in a report file under /reports",
+                   "make sure there's a report in /reports with the {fig} for {doc}"),
+        "notify": ("let {who} know the {fig}", "make sure {who} has the {fig} by mail",
+                   "{who} needs the {fig} - drop them an email", "send the {fig} over to {who}",
+                   "could you email {who} with the {fig}", "pass the {fig} on to {who} (email is fine)"),
+        "reply": ("get back to {contact} at {party} in the same thread with what's still outstanding",
+                  "answer {contact}'s mail confirming the remaining balance",
+                  "reply to {contact} so {party} knows what remains to be paid",
+                  "write back to {contact} on that thread with the balance"),
+        "ticket": ("note the {fig} on the {key} ticket", "record the {fig} on our ticket for it",
+                   "update the ticket tracking {doc} with the {fig}", "log the {fig} against the queue ticket"),
+        "meet": ("find half an hour with {who} on {day} for a {meeting}",
+                 "set up a 30-minute {meeting} with {who} on {day} when they're free",
+                 "book {who} for a quick {meeting} on {day} - something that doesn't clash",
+                 "get a {meeting} in {who}'s calendar on {day}, thirty minutes, within working hours"),
+        "code": ("it has to carry the right {word}", "don't forget the {word} on it",
+                 "it needs our {word} on it"),
+        "answer": ("what's the {fig} on {doc}?", "tell me the {fig} for {doc}",
+                   "I just need to know the {fig} on {doc}", "can you find out the {fig} for {doc}?"),
+    },
+    "zh": {
+        "report": ("把{doc}的{fig}整理成一份简短说明，放到 /reports 下", "在 /reports 里留一份{doc}{fig}的记录",
+                   "{doc}的{fig}核一下，写个小结存到 /reports", "把{doc}的{fig}落到 /reports 的报告里"),
+        "notify": ("把{fig}发邮件告诉{who}", "{who}那边需要这个{fig}，发封邮件给TA", "邮件同步一下{who}，说明{fig}",
+                   "记得把{fig}邮件给{who}"),
+        "reply": ("在原邮件里回复{party}的{contact}，说明还剩多少没付", "回一下{contact}的邮件，确认剩余应付金额",
+                  "给{contact}回个邮件，告诉{party}余款是多少"),
+        "ticket": ("在{key}工单上备注{fig}", "把{fig}记到对应的工单里", "工单那边也更新一下{fig}"),
+        "meet": ("{day}约{who}半小时开个{meeting}", "帮我在{day}和{who}定个30分钟的{meeting}，别和TA的日程冲突",
+                 "{day}找个{who}有空的时间，安排半小时{meeting}"),
+        "code": ("要写上正确的{word}", "别忘了标注{word}", "需要带上我们的{word}"),
+        "answer": ("{doc}的{fig}是多少？", "帮我查一下{doc}的{fig}", "告诉我{doc}的{fig}就行"),
+    },
+}
+
+BALANCE = {"en": ("what we still owe", "the outstanding balance", "the remaining balance", "the amount left to pay"),
+           "zh": ("剩余应付金额", "尚未支付的余额", "余款")}
+
+OPENERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "chat": ("", "Quick one: ", "Hey - ", "When you get a sec, ", "Morning! ", "Small favour: ", "Heads up, ",
+                 "Can you help with something? ", "Before lunch if possible: "),
+        "mail": ("Hi,\n\n", "Hello,\n\n", "Hi there,\n\n", "Good morning,\n\n", "Hi - hope your week's going well.\n\n",
+                 "Hello again,\n\n"),
+        "voicemail": ("[Voicemail transcript, {len}] Hi, it's {me}. ", "[Voicemail, {len}] Hey, {me} here, ",
+                      "[Transcribed voice message, {len}] Hi, {me} calling. ",
+                      "[Voicemail from {me}, {len}] Um, hi. "),
+    },
+    "zh": {
+        "chat": ("", "麻烦一下，", "有空帮个忙：", "早！", "急事：", "你好，"),
+        "mail": ("你好，\n\n", "您好，\n\n", "早上好，\n\n"),
+        "voicemail": ("[语音留言转文字，{len}] 喂，我是{me}。", "[语音转写 {len}] 你好，{me}这边，", "[{me}的语音留言，{len}] 嗯，"),
+    },
+}
+
+CLOSINGS = {"en": ("", " Thanks!", " Thanks a lot.", " Cheers.", " Appreciate it.", " Let me know when it's done."),
+            "zh": ("", "谢谢！", "辛苦了。", "弄好跟我说一声。")}
+
+BACKGROUND = {
+    "en": ("We're closing the month on Friday and I'm trying to get ahead of it.",
+           "I'm out for most of the afternoon, so I'd rather not chase this myself.",
+           "The {party} account has come up twice this week already.",
+           "{manager} asked about this in this morning's stand-up.",
+           "This has been sitting in my inbox longer than I'd like.",
+           ""),
+    "zh": ("周五要月结，想提前把这件事处理掉。", "我下午基本都在外面开会。", "{manager}早会上问起过这件事。",
+           "这件事已经拖了好几天了。", ""),
+}
+
+FORWARD = {
+    "en": ("---------- Forwarded message ----------\nFrom: {fwd}\nSubject: {subject}\n\n{note}\n\n"
+           "----------\n\n{ask}",
+           "Begin forwarded message:\n\n> From: {fwd}\n> Subject: {subject}\n>\n> {note}\n\n{ask}"),
+    "zh": ("---------- 转发的邮件 ----------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n----------\n\n{ask}",),
+}
+FORWARD_NOTES = {
+    "en": ("Can someone on your side pick this up? {party} is asking.", "Flagging this one - {party} again.",
+           "Passing this along; I think it's yours.", "See below. Not urgent, but it shouldn't slip."),
+    "zh": ("{party}那边在催，麻烦跟进一下。", "这个应该归你们处理，转给你。", "请看下面，别耽误了。"),
+}
+FORWARD_ASKS = {"en": ("Could you take care of this? {goals}", "Over to you: {goals}", "Can you handle it? {goals}"),
+                "zh": ("麻烦处理一下：{goals}", "交给你了：{goals}")}
+
+DAY_TWO = {
+    "en": ("Morning. Can you check nothing we sent out on {ref} yesterday is out of date?",
+           "Heads up: {party} may have been in touch overnight. Make sure everything we put out yesterday is still right.",
+           "Morning. Before the end of today, double-check {ref} - if anything moved, fix what we sent.",
+           "{manager} wondered whether {party} touched {ref} again. Can you make sure what we put out is current?",
+           "New day. First thing, make sure yesterday's work on {ref} still holds."),
+    "zh": ("早。昨天{ref}相关的东西麻烦再确认一遍，别有过时的。", "{ref}的数字昨晚可能有变动，麻烦确认一下昨天发出去的内容是否还准确。",
+           "今天下班前再核一遍{ref}，有变化的话把之前发的更正一下。"),
+}

@@ -1,0 +1,110 @@
+"""Render a composition's goals into the user's request: a channel (chat, mail, forwarded thread,
+voicemail), a tone, a level of detail, optional background, and goals joined the way people write."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_TWO, FORWARD, FORWARD_ASKS, FORWARD_NOTES, GOALS, OPENERS)
+
+CHANNELS = ("chat", "chat", "mail", "forward", "voicemail")
+
+
+def _who(s: Any, p: Any, twin: Any, rng: random.Random) -> str:
+    """A colleague named so that a namesake in another department can be told apart."""
+    if s.lang == "zh":
+        return rng.choice((f"{p.department}的{p.name}", f"{p.title}{p.name}", f"{p.name}（{p.title}）"))
+    first = p.name.split()[0]
+    forms = [f"{p.name} ({p.title})", f"{first} in {p.department}", f"our {p.title.lower()}, {first}",
+             f"{first} {p.name.split()[-1][0]}. from {p.department}"]
+    if twin is None:
+        forms.append(p.name)
+    return rng.choice(forms)
+
+
+def _doc(s: Any, rng: random.Random) -> str:
+    d = s.d
+    word = d.profession.doc_word[s.lang]
+    if s.detail == "exact":
+        return s.facts["doc_path"]
+    if s.lang == "zh":
+        return rng.choice((f"{s.facts['party']}最新的{word}", f"{s.facts['party']}的{word}（{s.facts['ref']}）",
+                           f"{s.facts['ref']}这张{word}"))
+    return rng.choice((f"the latest {word} from {s.facts['party']}", f"{s.facts['party']}'s {word} {s.facts['ref']}",
+                       f"{s.facts['ref']}", f"the {s.facts['party']} {word} that came in this month"))
+
+
+def goal_text(s: Any, g: Any, rng: random.Random) -> str:
+    """One goal in words."""
+    lang = s.lang
+    fig = rng.choice(BALANCE[lang]) if "due" in s.facts else s.d.profession.figure[lang]
+    slots = {"doc": _doc(s, rng), "fig": fig, "party": s.facts.get("party", ""), "key": s.facts.get("ticket", ""),
+             "meeting": g.slots.get("meeting", ""), "word": g.slots.get("word", "")}
+    if "person" in g.slots:
+        slots["who"] = _who(s, g.slots["person"], g.slots.get("twin"), rng)
+    if "contact" in g.slots:
+        c = g.slots["contact"]
+        slots["contact"] = c.name if lang == "zh" else c.name.split()[0]
+    if "day" in g.slots:
+        day = g.slots["day"]
+        names = ("周一", "周二", "周三", "周四", "周五") if lang == "zh" else \
+            ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+        slots["day"] = rng.choice((names[day.weekday()], s.d.locale.date(day.date()))) if lang == "en" else \
+            rng.choice((names[day.weekday()], f"{day.month}月{day.day}日"))
+    if s.detail == "exact" and "key" in slots and lang == "en":
+        slots["key"] = s.facts.get("ticket", "")
+    return rng.choice(GOALS[lang][g.kind]).format(**slots)
+
+
+def _join(parts: list[str], lang: str, rng: random.Random) -> str:
+    if lang == "zh":
+        return "；".join(parts) + "。"
+    parts = [p[0].upper() + p[1:] if i == 0 else p for i, p in enumerate(parts)]
+    if len(parts) == 1:
+        return parts[0] + ("" if parts[0].endswith("?") else ".")
+    style = rng.random()
+    if style < 0.4:
+        return ", ".join(parts[:-1]) + ", and " + parts[-1] + "."
+    if style < 0.7:
+        return ". ".join(p[0].upper() + p[1:] for p in parts) + "."
+    return "\n".join(f"- {p}" for p in parts)
+
+
+def render(s: Any, rng: random.Random, stage: int = 0) -> str:
+    """The request (or a later day's instructions) for the goals of `stage`."""
+    lang = s.lang
+    goals = [g for g in s.goals if g.stage == stage]
+    texts = [goal_text(s, g, rng) for g in goals if g.kind != "answer"]
+    texts += [goal_text(s, g, rng) for g in goals if g.kind == "answer"]  # a question reads best last
+    body = _join(texts, lang, rng)
+    manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
+    background = rng.choice(BACKGROUND[lang]).format(party=s.facts.get("party", ""), manager=manager)
+    channel = rng.choice(CHANNELS)
+    me = s.d.world.user.name if lang == "zh" else s.d.world.user.name.split()[0]
+    if channel == "forward" and s.d.parties:
+        contact = s.d.parties[0][1]
+        note = rng.choice(FORWARD_NOTES[lang]).format(party=s.facts.get("party", ""))
+        subject = s.facts.get("ref", "")
+        ask = rng.choice(FORWARD_ASKS[lang]).format(goals=body)
+        fwd = f"{contact.name} <{contact.email}>" if rng.random() < 0.5 else \
+            f"{s.d.world.manager.name} <{s.d.world.manager.email}>"
+        return rng.choice(FORWARD[lang]).format(fwd=fwd, subject=subject, note=note, ask=ask)
+    opener = rng.choice(OPENERS[lang]["voicemail" if channel == "voicemail" else channel])
+    opener = opener.format(len=f"0:{rng.randint(18, 59)}", me=me)
+    sep = "" if lang == "zh" else " "
+    text = opener + (background + sep if background and rng.random() < 0.5 else "") + body
+    closing = rng.choice(CLOSINGS[lang])
+    if channel == "mail":
+        sign = f"\n\n{me}" if rng.random() < 0.7 else ""
+        return text + (closing if closing else "") + sign
+    return text + closing
+
+
+def day_two(s: Any, rng: random.Random, notify: bool) -> str:
+    """The next morning's instructions after the document changed (silently: the instructions only hint)."""
+    lang = s.lang
+    and_who = ("和邮件" if lang == "zh" else " and the mail") if notify else ""
+    manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
+    return rng.choice(DAY_TWO[lang]).format(party=s.facts["party"], ref=s.facts["ref"], and_who=and_who,
+                                            manager=manager)
