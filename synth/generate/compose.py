@@ -27,7 +27,7 @@ from .worlds import LOCALES, PROFESSIONS, draw_world, locale, profession
 
 LOCALE_WEIGHTS = {"en-US": 0.45, "en-GB": 0.35, "zh-CN": 0.20}
 SERVED = ("information_retrieval", "document_from_data", "mail_triage", "scheduling", "ticket_workflow",
-          "cross_service", "clarification", "dynamic_world", "fault_robustness")
+          "cross_service", "clarification", "dynamic_world", "fault_robustness", "long_horizon")
 """Capabilities a composition can carry (their requirements are met by the graph drawn for them)."""
 MAX_ATTEMPTS = 6
 
@@ -46,12 +46,14 @@ def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
         return ["answer"]
     need = {"document_from_data": "report", "mail_triage": rng.choice(("notify", "reply") if paid else ("notify",)),
             "scheduling": "meet", "ticket_workflow": "ticket", "clarification": "notify",
-            "dynamic_world": rng.choice(("report", "notify", "ticket"))}.get(cap)
+            "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify"}.get(cap)
     pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid else [])
     out = [need] if need else []
     want = rng.choice((1, 2, 2, 3)) if need else rng.choice((2, 2, 3))
     if cap in ("cross_service", "fault_robustness"):
         want = max(want, 2)
+    if cap == "long_horizon":
+        want = 4
     for k in rng.sample(pool, len(pool)):
         if len(out) >= want:
             break
@@ -79,7 +81,7 @@ def plan(cap: str, rng: random.Random) -> tuple[list[st.Step], bool]:
             "meet": st.Schedule, "answer": st.AnswerFigure}
     steps += [make[k]() for k in sinks]
     redo = {"report", "notify", "ticket"} & set(sinks)
-    two_days = bool(redo) and (cap == "dynamic_world" or (cap not in ("clarification", "fault_robustness")
+    two_days = bool(redo) and (cap in ("dynamic_world", "long_horizon") or (cap not in ("clarification", "fault_robustness")
                                                           and rng.random() < 0.3))
     return steps, two_days
 
@@ -101,22 +103,24 @@ def _revise(s: st.Story) -> tuple[str, float]:
     name, qty, unit = lines[i]
     lines[i] = (name, qty + s.rng.choice((-1, 1, 2)) if qty > 1 else qty + 1, unit)
     facts["lines"] = lines
+    s.facts["revised_lines"] = lines
     return document(s.d.profession.doc_kinds[0], facts, s.d.locale, s.rng)[1], total_of(facts)
 
 
-def _day_two(s: st.Story, graph: list[st.Step]) -> None:
-    """Close day one, open the next working day with the silent correction, redo what used the figure."""
+def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
+    """Close the open day, open the next working day with a silent correction, redo what used the figure."""
     b = s.b
     old = s.facts.get("due", s.facts["total"])
-    b.end_stage(request.day_two_report(s, old) if hasattr(request, "day_two_report") else
-                ("今天的事情已处理完。" if s.lang == "zh" else "Done for today."))
+    b.end_stage(request.day_report(s, s.rng, old))
     content, new_total = _revise(s)
-    opens = st.working_day(b.now, 1, s.d.world.user.timezone).replace(minute=s.rng.choice((0, 15, 30)))
+    opens = st.working_day(b.ws.state.now, 1, s.d.world.user.timezone).replace(minute=s.rng.choice((0, 15, 30)))
     notify = any(isinstance(x, st.Notify) for x in graph)
-    b.open_stage("day2", s.d.locale.date(opens.date()), opens_at=opens, instructions=request.day_two(s, s.rng, notify))
+    b.open_stage(f"day{day}", s.d.locale.date(opens.date()), opens_at=opens,
+                 instructions=request.day_two(s, s.rng, notify))
     b.stage_change([{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": {"content": content}}],
                    announce=None, note=f"{s.facts['party']} corrected {s.facts['ref']} overnight")
     s.facts["total"] = new_total
+    s.facts["doc_facts"] = {**s.facts["doc_facts"], "lines": s.facts.pop("revised_lines")}
     if "due" in s.facts:
         s.facts["due"] = round(new_total - s.facts["paid"], 2)
     b.call("read_text_file", path=s.facts["doc_path"])
@@ -146,6 +150,7 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     b.rng = rng
     s = st.Story(b, drawn, rng, detail=rng.choice(("exact", "findable", "findable")))
     graph, two_days = plan(cap, rng)
+    days = (rng.choice((3, 4)) if cap == "long_horizon" else 2) if two_days else 1
     for x in graph:
         x.setup(s)
     for row in b.data.get("contacts", {}).get("people", []):
@@ -160,8 +165,10 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
                  ("回答简短，只回答被问到的内容" if loc.language == "zh" else "answers briefly and only what is asked"))
     for x in graph:
         x.act(s)
-    if two_days:
-        _day_two(s, graph)
+    for day in range(2, days + 1):
+        _later_day(s, graph, day)
+    if cap == "long_horizon" and sum(1 for x in b.steps if x["kind"] == "call" and not x.get("expect_error")) < 15:
+        raise TemplateError("a long composition needs 15+ calls")
     if cap == "fault_robustness" and not any(x.get("expect_error") == "fault" for x in b.steps):
         raise TemplateError("the reference met no injected fault")
     changed = {x.service for x in graph if x.changes}

@@ -108,3 +108,11 @@ def day_two(s: Any, rng: random.Random, notify: bool) -> str:
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
     return rng.choice(DAY_TWO[lang]).format(party=s.facts["party"], ref=s.facts["ref"], and_who=and_who,
                                             manager=manager)
+
+
+def day_report(s: Any, rng: random.Random, figure: float) -> str:
+    """The report that closes a day: what was done, with the figure as it stood."""
+    if s.lang == "zh":
+        return rng.choice(("今天的事情都处理完了", "今天已处理完毕", "都弄好了")) + f"：{s.facts['ref']} 目前为 {figure:,.2f}。"
+    return rng.choice(("All done for today", "That's everything for today", "Wrapped up for the day")) + \
+        f": {s.facts['ref']} currently stands at {figure:,.2f}."
