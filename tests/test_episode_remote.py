@@ -22,7 +22,8 @@ from synth.procedural import CAPABILITIES, generate
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
-from trainers.episodes.runner import EpisodeLimits, PreparedSpec, run_episode
+from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
+from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, PolicyCall
 from trainers.record import EpisodeRecord, read_records
 

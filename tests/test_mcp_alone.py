@@ -29,7 +29,7 @@ from synth.procedural import generate
 from synth.spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, parse_spec
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec
-from trainers.episodes.runner import EpisodeLimits
+from trainers.episodes.prepared import EpisodeLimits
 
 MCP_ONLY = ControlOptions(enabled=True)
 

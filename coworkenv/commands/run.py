@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.policies import PolicyConfigError, PolicySpec
         from trainers.episodes.ray_executor import RayUnavailable
         from trainers.episodes.remote import RemoteError, RemoteServers, check_server
-        from trainers.episodes.runner import EpisodeLimits
+        from trainers.episodes.prepared import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
         from synth.judge import JudgeConfig
         from trainers.record import RecordStream, write_records

@@ -24,7 +24,7 @@ from synth.spec import EnvironmentSpec
 
 from ..episodes.batch import BatchConfig, run_local
 from ..episodes.policies import PolicySpec
-from ..episodes.runner import EpisodeLimits
+from ..episodes.prepared import EpisodeLimits
 from ..export.sft import export_sft, select_sft_episodes, to_hf
 from ..record import EpisodeRecord, write_records
 from .metrics import StudentScore, heldout_loss, learning_parts, student_score

@@ -22,7 +22,9 @@ from ..record import EpisodeRecord, parse_lines, stage_verdicts
 from ..rewards import RewardConfig
 from .policies import PolicySpec
 from .remote import RemoteServers, RemoteTarget, close_pools
-from .runner import EpisodeLimits, PreparedSpec, Transport, run_episode
+from .backends import Transport
+from .prepared import EpisodeLimits, PreparedSpec
+from .runner import run_episode
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
 OnRecord = Callable[[EpisodeRecord], None]

@@ -21,7 +21,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from synth.driver import DAY_HEADER
+from synth.spec import DAY_HEADER
 
 from ..episodes.batch import CapabilityRow, summarize
 from ..record import EpisodeRecord, stage_verdicts
