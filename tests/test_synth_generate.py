@@ -11,7 +11,7 @@ import pytest
 from synth.generate import SERVED, compose, generate_mixed
 from synth.generate.worlds import LOCALES, PROFESSIONS
 from synth.spec import HiddenFact, UserSimulator
-from synth.user import ScriptedUser
+from synth.spec.user import ScriptedUser
 from synth.validate import validate_spec
 
 PHONE = {"en-US": r"^\+1 \(\d{3}\) \d{3}-\d{4}$", "en-GB": r"^\+44 \d{2,3} \d{3,4} \d{4}$",
