@@ -27,7 +27,7 @@ def mask(text: str, names: list[str]) -> str:
             text = text.replace(n, "<N>")
     text = re.sub(r"\S+@\S+", "<E>", text)
     text = re.sub(r"/[\w./-]+", "<P>", text)
-    text = re.sub(r"\"[^\"]*\"|'[^']*'|“[^”]*”|「[^」]*」", "<Q>", text)
+    text = re.sub(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|“[^”]*”|「[^」]*」", "<Q>", text)
     text = re.sub(MONTHS, "<D>", text)
     text = re.sub(r"\d[\d,.:]*", "#", text)
     text = re.sub(r"(?<=[a-z,;:] )[A-Z][\w&'-]*", "<N>", text)  # a capitalised word inside a sentence: a name

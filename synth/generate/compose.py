@@ -22,7 +22,7 @@ from ..procedural.world import WorldMaker
 from ..spec import EnvironmentSpec
 from . import steps as st
 from .evidence_docs import document, total_of
-from .wording import request
+from .wording import mail_texts, request
 from .worlds import LOCALES, PROFESSIONS, draw_world, locale, profession
 
 LOCALE_WEIGHTS = {"en-US": 0.45, "en-GB": 0.35, "zh-CN": 0.20}
@@ -81,8 +81,8 @@ def plan(cap: str, rng: random.Random) -> tuple[list[st.Step], bool]:
             "meet": st.Schedule, "answer": st.AnswerFigure}
     steps += [make[k]() for k in sinks]
     redo = {"report", "notify", "ticket"} & set(sinks)
-    two_days = bool(redo) and (cap in ("dynamic_world", "long_horizon") or (cap not in ("clarification", "fault_robustness")
-                                                          and rng.random() < 0.3))
+    two_days = bool(redo) and (cap in ("dynamic_world", "long_horizon") or (cap != "fault_robustness"
+                                                                             and rng.random() < 0.75))
     return steps, two_days
 
 
@@ -98,11 +98,18 @@ def _draw_locale(rng: random.Random) -> str:
 def _revise(s: st.Story) -> tuple[str, float]:
     """The corrected document (one line's quantity changed) and its new total."""
     facts = dict(s.facts["doc_facts"])
-    lines = list(facts["lines"])
-    i = s.rng.randrange(len(lines))
-    name, qty, unit = lines[i]
-    lines[i] = (name, qty + s.rng.choice((-1, 1, 2)) if qty > 1 else qty + 1, unit)
+    seen = s.facts.setdefault("seen_totals", {total_of(facts)})
+    for _ in range(20):  # every day's figure differs from all before it, so each day's checks need that day's work
+        lines = list(facts["lines"])
+        i = s.rng.randrange(len(lines))
+        name, qty, unit = lines[i]
+        lines[i] = (name, qty + s.rng.choice((-1, 1, 2)) if qty > 1 else qty + s.rng.choice((1, 2)), unit)
+        if total_of({**facts, "lines": lines}) not in seen:
+            break
+    else:
+        raise TemplateError("no revision with a new total")
     facts["lines"] = lines
+    seen.add(total_of(facts))
     s.facts["revised_lines"] = lines
     return document(s.d.profession.doc_kinds[0], facts, s.d.locale, s.rng)[1], total_of(facts)
 
@@ -117,8 +124,17 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
     notify = any(isinstance(x, st.Notify) for x in graph)
     b.open_stage(f"day{day}", s.d.locale.date(opens.date()), opens_at=opens,
                  instructions=request.day_two(s, s.rng, notify))
-    b.stage_change([{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": {"content": content}}],
-                   announce=None, note=f"{s.facts['party']} corrected {s.facts['ref']} overnight")
+    changes = [{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": {"content": content}}]
+    asked = None
+    if s.asker is not None and (day == 2 or s.rng.random() < 0.5):  # a colleague's question came in overnight
+        asked = b.next_id("mail")
+        subject, body = mail_texts.question(s, s.asker)
+        changes.append({"op": "put", "table": "mail.messages", "record": {
+            "id": asked, "owner": s.d.world.user.email, "folder": "inbox", "sender": s.asker.email,
+            "to": [s.d.world.user.email], "subject": subject, "body": body,
+            "date": (opens - timedelta(hours=s.rng.randint(1, 12))).isoformat(), "read": False, "labels": [],
+            "attachments": []}})
+    b.stage_change(changes, announce=None, note=f"{s.facts['party']} corrected {s.facts['ref']} overnight")
     s.facts["total"] = new_total
     s.facts["doc_facts"] = {**s.facts["doc_facts"], "lines": s.facts.pop("revised_lines")}
     if "due" in s.facts:
@@ -127,6 +143,34 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
     for x in graph:
         if isinstance(x, (st.WriteReport, st.Notify, st.CommentTicket)):
             x.act(s, stale=old)
+    if asked is not None:
+        _answer_asker(s, asked, old)
+
+
+def _answer_asker(s: st.Story, mid: str, old: float) -> None:
+    """Day one's standing rule: answer whoever asks about the figure (with the current one)."""
+    x = s.facts.get("due", s.facts["total"])
+    s.b.call("search_emails", query=f"from:{s.asker.email}")
+    s.b.call("read_email", id=mid)
+    s.b.call("reply_email", _recalls=True, _stale={"id": mid, "body": mail_texts.answer_colleague(s, s.asker, old)},
+             id=mid, body=mail_texts.answer_colleague(s, s.asker, x))
+    s.b.check({"kind": "mail_sent", "in_reply_to": mid, "to": [s.asker.email], "body": {"contains_any": st.figures(x)},
+               "description": f"{s.asker.email} got the current figure, {x:.2f}"}, weight=2)
+    s.b.allow("mail.messages:msg-*")
+
+
+def _copy_manager(s: st.Story) -> None:
+    """A follow-up turn: the user asks to forward the notice to their manager."""
+    b = s.b
+    m = s.d.world.manager
+    sent = next(x for x in reversed(b.steps) if x.get("tool") == "send_email")
+    b.say(mail_texts.sent_summary(s), followup=mail_texts.copy_ask(s, m))
+    live = b.ws.call("search_emails", {"query": f"in:sent to:{sent['args']['to'][0]}"}).data["messages"][0]["id"]
+    b.call("search_emails", query=f"in:sent to:{sent['args']['to'][0]}")
+    b.call("forward_email", id=live, to=[m.email], body=mail_texts.fyi(s))
+    x = s.facts.get("due", s.facts["total"])
+    b.check({"kind": "mail_sent", "to": [m.email], "only_recipients": True, "body": {"contains_any": st.figures(x)},
+             "description": f"the notice was forwarded to {m.email}"})
 
 
 def _faults(s: st.Story, graph: list[st.Step]) -> None:
@@ -150,9 +194,16 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     b.rng = rng
     s = st.Story(b, drawn, rng, detail=rng.choice(("exact", "findable", "findable")))
     graph, two_days = plan(cap, rng)
-    days = (rng.choice((3, 4)) if cap == "long_horizon" else 2) if two_days else 1
     for x in graph:
         x.setup(s)
+    days = (rng.choice((3, 4)) if cap == "long_horizon" else rng.choice((2, 3, 3, 4, 4, 5))) if two_days else 1
+    s.asker = rng.choice([p for p in drawn.peers if p.email != s.facts.get("recipient")] or drawn.peers) \
+        if days > 1 and rng.random() < 0.6 else None
+    if s.asker is not None:
+        b.use("mail")
+        s.goal("standing")
+    follow = any(isinstance(x, st.Notify) for x in graph) and s.facts.get("recipient") != drawn.world.manager.email \
+        and rng.random() < 0.45
     for row in b.data.get("contacts", {}).get("people", []):
         row.update({k: v for k, v in rows.get(row["email"], {}).items() if k in ("phone", "location")})
     if cap == "fault_robustness":
@@ -165,6 +216,8 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
                  ("回答简短，只回答被问到的内容" if loc.language == "zh" else "answers briefly and only what is asked"))
     for x in graph:
         x.act(s)
+    if follow:
+        _copy_manager(s)
     for day in range(2, days + 1):
         _later_day(s, graph, day)
     if cap == "long_horizon" and sum(1 for x in b.steps if x["kind"] == "call" and not x.get("expect_error")) < 15:

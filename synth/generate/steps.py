@@ -43,6 +43,7 @@ class Story:
     flow: list[dict[str, str]] = field(default_factory=list)
     stage: int = 0
     detail: str = "findable"  # "exact" (paths and keys spelled out) or "findable" (a description)
+    asker: Any = None  # the colleague who asks about the figure on day two (a standing rule), if any
 
     @property
     def lang(self) -> str:

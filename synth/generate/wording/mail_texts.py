@@ -105,3 +105,39 @@ def answer(s: Any, x: float) -> str:
     if s.lang == "zh":
         return f"{s.facts['party']} {s.facts['ref']} 的{fig}为 {x:,.2f}。"
     return f"The {fig} on {s.facts['ref']} ({s.facts['party']}) is {x:,.2f}."
+
+
+def question(s: Any, asker: Person) -> tuple[str, str]:
+    """A colleague's overnight question about the figure."""
+    ref, fig = s.facts["ref"], s.d.profession.figure[s.lang]
+    user = _first(s, s.d.world.user)
+    if s.lang == "zh":
+        return f"{ref} 现在是多少？", f"{user}，\n\n{ref} 的{fig}现在是多少？我这边要报上去。\n\n{asker.name}"
+    return (s.rng.choice((f"{ref} - current figure?", f"Quick question on {ref}", f"{ref}?")),
+            f"Hi {user},\n\nwhat's the {fig} on {ref} as of today? I need it for my update.\n\n{_first(s, asker)}")
+
+
+def answer_colleague(s: Any, asker: Person, x: float | None) -> str:
+    x = 0.0 if x is None else x
+    if s.lang == "zh":
+        return f"{asker.name}，{s.facts['ref']} 目前为 {x:,.2f}。"
+    return f"Hi {_first(s, asker)}, as of this morning it's {x:,.2f}."
+
+
+def sent_summary(s: Any) -> str:
+    p = s.facts["recipient_person"]
+    return f"已发邮件告知{p.name}。" if s.lang == "zh" else f"Done - {p.name} has the figure by mail."
+
+
+def copy_ask(s: Any, m: Person) -> str:
+    """The user's follow-up: forward it to the manager too."""
+    if s.lang == "zh":
+        return s.rng.choice((f"好的。把那封邮件也转给{m.name}吧。", f"谢谢，顺便转发给{m.name}一份。"))
+    first = _first(s, m)
+    return s.rng.choice((f"Great, thanks. Can you forward that mail to {first} as well?",
+                         f"Perfect. {first} will want to see it too - forward it over?",
+                         f"Thanks! Send {m.name} a copy of that one, please."))
+
+
+def fyi(s: Any) -> str:
+    return "供参考。" if s.lang == "zh" else "FYI."

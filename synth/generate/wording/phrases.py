@@ -28,8 +28,11 @@ GOALS: dict[str, dict[str, tuple[str, ...]]] = {
                  "set up a 30-minute {meeting} with {who} on {day} when they're free",
                  "book {who} for a quick {meeting} on {day} - something that doesn't clash",
                  "get a {meeting} in {who}'s calendar on {day}, thirty minutes, within working hours"),
-        "code": ("it has to carry the right {word}", "don't forget the {word} on it",
-                 "it needs our {word} on it"),
+        "code": ("the mail has to carry the right {word}", "don't forget the {word} in that email",
+                 "the email needs our {word} on it"),
+        "standing": ("if anyone asks about it this week, answer them with the current figure",
+                     "and this week, whoever asks about it gets the up-to-date number",
+                     "people may ask about it over the next few days; reply to them with the latest figure"),
         "answer": ("what's the {fig} on {doc}?", "tell me the {fig} for {doc}",
                    "I just need to know the {fig} on {doc}", "can you find out the {fig} for {doc}?"),
     },
@@ -43,12 +46,13 @@ GOALS: dict[str, dict[str, tuple[str, ...]]] = {
         "ticket": ("在{key}工单上备注{fig}", "把{fig}记到对应的工单里", "工单那边也更新一下{fig}"),
         "meet": ("{day}约{who}半小时开个{meeting}", "帮我在{day}和{who}定个30分钟的{meeting}，别和TA的日程冲突",
                  "{day}找个{who}有空的时间，安排半小时{meeting}"),
-        "code": ("要写上正确的{word}", "别忘了标注{word}", "需要带上我们的{word}"),
+        "code": ("邮件里要写上正确的{word}", "邮件里别忘了标注{word}", "邮件需要带上我们的{word}"),
+        "standing": ("这周如果有人问起，按最新数字回复", "接下来几天有人问到这件事的话，直接回最新的金额"),
         "answer": ("{doc}的{fig}是多少？", "帮我查一下{doc}的{fig}", "告诉我{doc}的{fig}就行"),
     },
 }
 
-BALANCE = {"en": ("what we still owe", "the outstanding balance", "the remaining balance", "the amount left to pay"),
+BALANCE = {"en": ("outstanding balance", "remaining balance", "balance still owed", "amount left to pay"),
            "zh": ("剩余应付金额", "尚未支付的余额", "余款")}
 
 OPENERS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -82,11 +86,18 @@ BACKGROUND = {
            "这件事已经拖了好几天了。", ""),
 }
 
+FORWARD_LEADS = {"en": ("", "See below.\n\n", "FYI, this came in:\n\n", "Forwarding this one.\n\n",
+                        "This landed with me this morning:\n\n", "Can't deal with this today - see thread.\n\n"),
+                 "zh": ("", "见下方邮件。\n\n", "转给你看一下：\n\n", "这封今早收到的：\n\n", "下面这个麻烦跟进。\n\n")}
 FORWARD = {
     "en": ("---------- Forwarded message ----------\nFrom: {fwd}\nSubject: {subject}\n\n{note}\n\n"
            "----------\n\n{ask}",
+           "-----Original Message-----\nFrom: {fwd}\nSent: yesterday\nSubject: RE: {subject}\n\n{note}\n\n{ask}",
+           "Fwd: {subject}\n\n> {note}\n> -- {fwd}\n\n{ask}",
            "Begin forwarded message:\n\n> From: {fwd}\n> Subject: {subject}\n>\n> {note}\n\n{ask}"),
-    "zh": ("---------- 转发的邮件 ----------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n----------\n\n{ask}",),
+    "zh": ("---------- 转发的邮件 ----------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n----------\n\n{ask}",
+           "-------- 原始邮件 --------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n{ask}",
+           "转发：{subject}\n> 发件人：{fwd}\n> {note}\n\n{ask}"),
 }
 FORWARD_NOTES = {
     "en": ("Can someone on your side pick this up? {party} is asking.", "Flagging this one - {party} again.",

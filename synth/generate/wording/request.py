@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_TWO, FORWARD, FORWARD_ASKS, FORWARD_NOTES, GOALS, OPENERS)
+from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_TWO, FORWARD, FORWARD_ASKS, FORWARD_LEADS, FORWARD_NOTES, GOALS,
+                      OPENERS)
 
 CHANNELS = ("chat", "chat", "mail", "forward", "voicemail")
 
@@ -27,7 +28,7 @@ def _doc(s: Any, rng: random.Random) -> str:
     d = s.d
     word = d.profession.doc_word[s.lang]
     if s.detail == "exact":
-        return s.facts["doc_path"]
+        return f" {s.facts['doc_path']} " if s.lang == "zh" else s.facts["doc_path"]
     if s.lang == "zh":
         return rng.choice((f"{s.facts['party']}最新的{word}", f"{s.facts['party']}的{word}（{s.facts['ref']}）",
                            f"{s.facts['ref']}这张{word}"))
@@ -75,8 +76,12 @@ def render(s: Any, rng: random.Random, stage: int = 0) -> str:
     """The request (or a later day's instructions) for the goals of `stage`."""
     lang = s.lang
     goals = [g for g in s.goals if g.stage == stage]
-    texts = [goal_text(s, g, rng) for g in goals if g.kind != "answer"]
-    texts += [goal_text(s, g, rng) for g in goals if g.kind == "answer"]  # a question reads best last
+    order = {"code": 1, "standing": 2, "answer": 3}  # after the mail they qualify; a question reads best last
+    firsts = [g for g in goals if g.kind not in order]
+    rng.shuffle(firsts)
+    texts = [goal_text(s, g, rng) for g in firsts]
+    for g in sorted((g for g in goals if g.kind in order), key=lambda g: order[g.kind]):
+        texts.append(goal_text(s, g, rng))
     body = _join(texts, lang, rng)
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
     background = rng.choice(BACKGROUND[lang]).format(party=s.facts.get("party", ""), manager=manager)
@@ -89,7 +94,8 @@ def render(s: Any, rng: random.Random, stage: int = 0) -> str:
         ask = rng.choice(FORWARD_ASKS[lang]).format(goals=body)
         fwd = f"{contact.name} <{contact.email}>" if rng.random() < 0.5 else \
             f"{s.d.world.manager.name} <{s.d.world.manager.email}>"
-        return rng.choice(FORWARD[lang]).format(fwd=fwd, subject=subject, note=note, ask=ask)
+        return rng.choice(FORWARD_LEADS[lang]) + rng.choice(FORWARD[lang]).format(fwd=fwd, subject=subject, note=note,
+                                                                                    ask=ask)
     opener = rng.choice(OPENERS[lang]["voicemail" if channel == "voicemail" else channel])
     opener = opener.format(len=f"0:{rng.randint(18, 59)}", me=me)
     sep = "" if lang == "zh" else " "

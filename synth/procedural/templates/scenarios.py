@@ -27,6 +27,7 @@ missed silent change. By construction the stale baseline (day-one reads througho
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any, Callable
@@ -55,6 +56,19 @@ FIRST_DAY_CHORES: dict[str, tuple[tuple[str, str], ...]] = {
     "secret_handling": (("secret_handling", "rotated_key_ticket"),),  # the triage's owner notice can coincide with a story mail
     "web_research": (("web_research", "weekly_feed_digest"),),  # a cited answer is judged on the final answer only
 }
+
+
+# How a week's request and each later day open (drawn with an rng of their own, so the story is unchanged).
+WEEK_OPENINGS = (
+    "Good morning! Here is what I need this week, starting today:", "Morning. A few things for this week; today first:",
+    "Hi! Planning the week - here's where we start:", "Hello - this week's list, beginning with today:",
+    "Right, the week ahead. For today:", "Happy Monday-ish. What's on for this week, today's bits first:",
+    "Hey, quick plan for the next few days. Today:", "Hi there. I've got a busy week, so here's what I need, today first:",
+    "Before I disappear into meetings, here's the week's work. Today:", "Morning! Let's get the week moving. First up:",
+    "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:")
+DAY_HEADS = ("Morning! ", "Good morning. ", "Hi again. ", "Morning - ", "Hello! ", "Back at it. ", "Hi. ", "Morning all. ",
+             "Right, new day. ", "")
+LAST_DAY = ("Last day of this stretch. ", "Final day for this one. ", "Wrapping this up today. ", "Last one, then we're done. ")
 
 
 @dataclass(frozen=True)
@@ -222,7 +236,8 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                         weight=2)
                 day.report.append(f"The {topic} total is {total}; it is in {report} and {recipient.name} has it.")
             else:
-                instructions = _instructions(day, d, ndays, ticket, move_day, report)
+                instructions = _instructions(day, d, ndays, ticket, move_day, report,
+                                             random.Random(f"day:{b.seed}:{name}:{d}"))
                 b.open_stage(day.id, _title(day.start), day.start, instructions)
                 _changes(b, d, src, ledger_events, meeting, incoming, ticket, memo_day, topic, mgr, cc)
                 if move_day == d:
@@ -300,7 +315,7 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                 b.answer(" ".join(day.report))
         b.allow("mail.messages:msg-*", f"files:{report}", f"files:{log}", "files:/reports")
 
-    b.requests.append("Good morning! Here is what I need this week, starting today:\n"
+    b.requests.append(random.Random(f"opening:{b.seed}:{name}").choice(WEEK_OPENINGS) + "\n"
                       + "\n".join(f"{i}. {t}" for i, t in enumerate(days[0].items, 1))
                       + "\nStanding rules for the whole week:\n" + "\n".join(f"- {r}." for r in rules))
     b.titles.insert(0, f"A {ndays}-day week with the {topic} figures")
@@ -314,7 +329,8 @@ def _csv(rows: list[tuple[str, float]]) -> str:
     return "entry,amount\n" + "".join(f"{e},{a:.2f}\n" for e, a in rows)
 
 
-def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str) -> str:
+def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str,
+                  rng: random.Random) -> str:
     items = list(day.items)
     if ticket is not None and ticket[4] == d:
         items.insert(0, f"{ticket[0]} ('{ticket[1]}') is fixed: resolve it with a comment saying so, and email "
@@ -322,10 +338,13 @@ def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | No
     if move_day == d:
         items.insert(0, f"Change of plan for the report: I want it in /shared/ instead of /reports/, so move "
                         f"{report} there and keep it there from now on.")
-    head = "Morning! " + ("Last day of this stretch. " if d == ndays - 1 else "")
+    head = rng.choice(DAY_HEADS) + (rng.choice(LAST_DAY) if d == ndays - 1 else "")
     if not items:
-        return head + "Nothing new from me today; keep to the standing rules."
-    return head + "Today:\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
+        return head + rng.choice(("Nothing new from me today; keep to the standing rules.",
+                                  "No new asks today - just keep the standing rules going.",
+                                  "Quiet day from my side; the standing rules still apply."))
+    return head + rng.choice(("Today:", "For today:", "On the list today:", "Here's today:", "What I need today:")) \
+        + "\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
 
 
 def _changes(b: SpecBuilder, d: int, src: str, ledger_events: dict[int, Any], meeting: Any, incoming: Any,
