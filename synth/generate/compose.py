@@ -49,7 +49,7 @@ def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
             "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify"}.get(cap)
     pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid else [])
     out = [need] if need else []
-    want = rng.choice((1, 2, 2, 3)) if need else rng.choice((2, 2, 3))
+    want = rng.choice((2, 2, 3)) if need else rng.choice((2, 3, 3))
     if cap in ("cross_service", "fault_robustness"):
         want = max(want, 2)
     if cap == "long_horizon":
@@ -147,6 +147,29 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
         _answer_asker(s, asked, old)
 
 
+def _batch(s: st.Story, graph: list[st.Step]) -> list[tuple[st.Story, list[st.Step]]]:
+    """The same work for one or two more parties' documents (their own report, notice, ticket), when the
+    graph's write-backs are ones a 'same for X' can carry."""
+    kinds = [type(x) for x in graph if isinstance(x, (st.WriteReport, st.Notify, st.CommentTicket))]
+    if not kinds or any(isinstance(x, (st.AskCode, st.AnswerFigure)) for x in graph):
+        return []
+    out = []
+    for case in range(1, s.rng.choice((2, 3, 3))):
+        e = st.Story(s.b, s.d, s.rng, detail=s.detail, case=case)
+        e.flow = s.flow
+        egraph: list[st.Step] = [st.FindDocument(), st.ReadEvidence()]
+        if st.Notify in kinds:
+            e.produce("recipient", s.facts["recipient"], "contacts")
+            e.facts["recipient_person"] = s.facts["recipient_person"]
+        if st.CommentTicket in kinds:
+            egraph.append(st.FindTicket())
+        egraph += [k() for k in kinds]
+        for x in egraph:
+            x.setup(e)
+        out.append((e, egraph))
+    return out
+
+
 def _answer_asker(s: st.Story, mid: str, old: float) -> None:
     """Day one's standing rule: answer whoever asks about the figure (with the current one)."""
     x = s.facts.get("due", s.facts["total"])
@@ -163,10 +186,10 @@ def _copy_manager(s: st.Story) -> None:
     """A follow-up turn: the user asks to forward the notice to their manager."""
     b = s.b
     m = s.d.world.manager
-    sent = next(x for x in reversed(b.steps) if x.get("tool") == "send_email")
+    query = f'in:sent to:{s.facts["recipient"]} "{s.facts["ref"]}"'
     b.say(mail_texts.sent_summary(s), followup=mail_texts.copy_ask(s, m))
-    live = b.ws.call("search_emails", {"query": f"in:sent to:{sent['args']['to'][0]}"}).data["messages"][0]["id"]
-    b.call("search_emails", query=f"in:sent to:{sent['args']['to'][0]}")
+    live = b.ws.call("search_emails", {"query": query}).data["messages"][0]["id"]
+    b.call("search_emails", query=query)
     b.call("forward_email", id=live, to=[m.email], body=mail_texts.fyi(s))
     x = s.facts.get("due", s.facts["total"])
     b.check({"kind": "mail_sent", "to": [m.email], "only_recipients": True, "body": {"contains_any": st.figures(x)},
@@ -196,6 +219,7 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     graph, two_days = plan(cap, rng)
     for x in graph:
         x.setup(s)
+    extras = _batch(s, graph) if rng.random() < 0.7 else []
     days = (rng.choice((3, 4)) if cap == "long_horizon" else rng.choice((2, 3, 3, 4, 4, 5))) if two_days else 1
     s.asker = rng.choice([p for p in drawn.peers if p.email != s.facts.get("recipient")] or drawn.peers) \
         if days > 1 and rng.random() < 0.6 else None
@@ -210,12 +234,16 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
         _faults(s, graph)
     if two_days:
         b.open_stage("day1", loc.date(b.now.date()))
-    names = "+".join(type(x).__name__ for x in graph)
-    b.ask(request.render(s, rng), f"{prof.label['en']}: {s.facts['party']} {s.facts['ref']}", cap, "compose")
+    names = "+".join(type(x).__name__ for x in graph) + "".join(f"|{len(g)}" for _, g in extras)
+    b.ask(request.render(s, rng, more=[e for e, _ in extras]), f"{prof.label['en']}: {s.facts['party']} "
+          f"{s.facts['ref']}", cap, "compose")
     b.persona = (f"{drawn.world.user.name}, {drawn.world.user.title}; " +
                  ("回答简短，只回答被问到的内容" if loc.language == "zh" else "answers briefly and only what is asked"))
     for x in graph:
         x.act(s)
+    for e, egraph in extras:
+        for x in egraph:
+            x.act(e)
     if follow:
         _copy_manager(s)
     for day in range(2, days + 1):

@@ -44,6 +44,18 @@ class Story:
     stage: int = 0
     detail: str = "findable"  # "exact" (paths and keys spelled out) or "findable" (a description)
     asker: Any = None  # the colleague who asks about the figure on day two (a standing rule), if any
+    day_phrases: list[str] = field(default_factory=list)  # later days' openings not used yet
+    case: int = 0  # which outside party the story is about (a batch handles several, one Story each)
+
+    @property
+    def party(self) -> tuple[str, Any]:
+        """The party this story is about and its contact person."""
+        return self.d.parties[self.case % len(self.d.parties)]
+
+    @property
+    def other(self) -> tuple[str, Any]:
+        """Another party (whose look-alike documents and mail sit nearby)."""
+        return self.d.parties[(self.case + 1) % len(self.d.parties)]
 
     @property
     def lang(self) -> str:
@@ -110,8 +122,8 @@ class FindDocument(Step):
     def setup(self, s: Story) -> None:
         b, d, rng = s.b, s.d, s.rng
         b.use("files")
-        party, contact = d.parties[0]
-        other = d.parties[1][0]
+        party, contact = s.party
+        other = s.other[0]
         kind = d.profession.doc_kinds[0]
         rows = b.table("files", "files")
         folder = d.profession.folder
@@ -159,11 +171,11 @@ class PaidByMail(Step):
         from .wording import mail_texts
         b, rng = s.b, s.rng
         b.use("mail")
-        party, contact = s.d.parties[0]
+        party, contact = s.party
         paid = round(s.facts["total"] * rng.choice((0.2, 0.25, 0.3, 0.4, 0.5)), 2)
         subject, body = mail_texts.paid_note(s, contact, paid)
         from ..procedural.templates.common import add_mail
-        other_party, other_contact = s.d.parties[1]
+        other_party, other_contact = s.other
         decoy = round(s.facts["total"] * 0.35 + rng.randint(5, 90), 2)
         add_mail(b, other_contact, *mail_texts.paid_note(s, other_contact, decoy, party=other_party), days_ago=1.2)
         mid = add_mail(b, contact, subject, body, days_ago=rng.uniform(0.3, 3), read=False)
@@ -216,7 +228,7 @@ class WriteReport(Step):
         self.path = f"/reports/{_slug(s.d.profession.queue[1])}-{s.facts['ref'].lower()}.md"
         prefix, n = s.facts["ref"].rsplit("-", 1)
         older = f"/reports/{_slug(s.d.profession.queue[1])}-{prefix.lower()}-{int(n) - s.rng.randint(20, 90)}.md"
-        s.b.table("files", "files").append({"path": older, "content": "# (last month)\n\n" + s.d.parties[1][0] + "\n"})
+        s.b.table("files", "files").append({"path": older, "content": "# (last month)\n\n" + s.other[0] + "\n"})
         s.goal("report", path=self.path, ref=s.facts["ref"])
 
     def act(self, s: Story, stale: float | None = None) -> None:
@@ -267,7 +279,7 @@ class ReplyToParty(Step):
     service, consumes, changes = "mail", ("mail_id", "due"), True
 
     def setup(self, s: Story) -> None:
-        s.goal("reply", contact=s.d.parties[0][1], party=s.d.parties[0][0])
+        s.goal("reply", contact=s.party[1], party=s.party[0])
 
     def act(self, s: Story, stale: float | None = None) -> None:
         from .wording import mail_texts

@@ -20,7 +20,7 @@ def _m(s: Any, x: float) -> str:
 
 def paid_note(s: Any, contact: Person, paid: float, party: str | None = None) -> tuple[str, str]:
     """A party's mail saying what was already paid against its document."""
-    party = party or s.d.parties[0][0]
+    party = party or s.party[0]
     ref = s.facts.get("ref", "")
     user = _first(s, s.d.world.user)
     if s.lang == "zh":
@@ -59,7 +59,7 @@ def code_line(s: Any, code: str) -> str:
 
 
 def reply(s: Any, x: float) -> str:
-    c = s.d.parties[0][1]
+    c = s.party[1]
     if s.lang == "zh":
         return f"{c.name}您好，\n\n收到，谢谢。扣除预付款后，{s.facts['ref']} 尚需支付 {x:,.2f}。\n"
     return f"Hi {c.name.split()[0]},\n\nThanks for confirming. After the deposit, {x:,.2f} remains due on {s.facts['ref']}.\n"
@@ -77,9 +77,9 @@ def ticket_titles(s: Any) -> list[str]:
     word = d.profession.doc_word[s.lang]
     items = [i[0] for i in d.profession.items[s.lang]]
     if s.lang == "zh":
-        return [f"核对{party}{word} {ref}", f"{d.parties[1][0]}{word}待审批", f"更新{items[0]}报价",
+        return [f"核对{party}{word} {ref}", f"{s.other[0]}{word}待审批", f"更新{items[0]}报价",
                 f"{items[1]}到货确认", f"整理{d.profession.folder.rsplit('/', 1)[-1]}归档"]
-    return [f"Check {party} {word} {ref}", f"{d.parties[1][0]} {word} awaiting approval", f"Update pricing for {items[0]}",
+    return [f"Check {party} {word} {ref}", f"{s.other[0]} {word} awaiting approval", f"Update pricing for {items[0]}",
             f"Confirm delivery of {items[1]}", f"Tidy the {d.profession.folder.rsplit('/', 1)[-1]} archive"]
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 GOALS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
-        "report": ("put the {fig} for {doc} in a short note under /reports",
-                   "I need a one-line write-up of the {fig} on {doc} in the reports folder",
-                   "leave a short report of the {fig} on {doc} in /reports so I can point people at it",
-                   "write down the {fig} from {doc} in a report file under /reports",
-                   "make sure there's a report in /reports with the {fig} for {doc}"),
+        "report": ("put the {fig} for {doc} in a short note at {path}",
+                   "I need a one-line write-up of the {fig} on {doc} - save it as {path}",
+                   "leave a short report of the {fig} on {doc} in {path} so I can point people at it",
+                   "write down the {fig} from {doc} in {path}",
+                   "make sure {path} has the {fig} for {doc}"),
         "notify": ("let {who} know the {fig}", "make sure {who} has the {fig} by mail",
                    "{who} needs the {fig} - drop them an email", "send the {fig} over to {who}",
                    "could you email {who} with the {fig}", "pass the {fig} on to {who} (email is fine)"),
@@ -37,8 +37,8 @@ GOALS: dict[str, dict[str, tuple[str, ...]]] = {
                    "I just need to know the {fig} on {doc}", "can you find out the {fig} for {doc}?"),
     },
     "zh": {
-        "report": ("把{doc}的{fig}整理成一份简短说明，放到 /reports 下", "在 /reports 里留一份{doc}{fig}的记录",
-                   "{doc}的{fig}核一下，写个小结存到 /reports", "把{doc}的{fig}落到 /reports 的报告里"),
+        "report": ("把{doc}的{fig}整理成一份简短说明，存为 {path}", "在 {path} 里留一份{doc}{fig}的记录",
+                   "{doc}的{fig}核一下，写个小结存到 {path}", "把{doc}的{fig}写进 {path}"),
         "notify": ("把{fig}发邮件告诉{who}", "{who}那边需要这个{fig}，发封邮件给TA", "邮件同步一下{who}，说明{fig}",
                    "记得把{fig}邮件给{who}"),
         "reply": ("在原邮件里回复{party}的{contact}，说明还剩多少没付", "回一下{contact}的邮件，确认剩余应付金额",
@@ -116,3 +116,7 @@ DAY_TWO = {
     "zh": ("早。昨天{ref}相关的东西麻烦再确认一遍，别有过时的。", "{ref}的数字昨晚可能有变动，麻烦确认一下昨天发出去的内容是否还准确。",
            "今天下班前再核一遍{ref}，有变化的话把之前发的更正一下。"),
 }
+
+THEN = {"en": ("Then for {doc}: ", "Separately, for {doc}: ", "Same drill for {doc}: ", "And {doc}: ",
+               "While you're at it, {doc}: "),
+        "zh": ("另外，{doc}：", "还有{doc}：", "{doc}也一样处理："),}

@@ -4,10 +4,10 @@ voicemail), a tone, a level of detail, optional background, and goals joined the
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Sequence
 
 from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_TWO, FORWARD, FORWARD_ASKS, FORWARD_LEADS, FORWARD_NOTES, GOALS,
-                      OPENERS)
+                      OPENERS, THEN)
 
 CHANNELS = ("chat", "chat", "mail", "forward", "voicemail")
 
@@ -41,6 +41,7 @@ def goal_text(s: Any, g: Any, rng: random.Random) -> str:
     lang = s.lang
     fig = rng.choice(BALANCE[lang]) if "due" in s.facts else s.d.profession.figure[lang]
     slots = {"doc": _doc(s, rng), "fig": fig, "party": s.facts.get("party", ""), "key": s.facts.get("ticket", ""),
+             "path": g.slots.get("path", ""),
              "meeting": g.slots.get("meeting", ""), "word": g.slots.get("word", "")}
     if "person" in g.slots:
         slots["who"] = _who(s, g.slots["person"], g.slots.get("twin"), rng)
@@ -58,7 +59,7 @@ def goal_text(s: Any, g: Any, rng: random.Random) -> str:
     return rng.choice(GOALS[lang][g.kind]).format(**slots)
 
 
-def _join(parts: list[str], lang: str, rng: random.Random) -> str:
+def _join(parts: list[str], lang: str, rng: random.Random, bullets: bool = True) -> str:
     if lang == "zh":
         return "；".join(parts) + "。"
     parts = [p[0].upper() + p[1:] if i == 0 else p for i, p in enumerate(parts)]
@@ -67,14 +68,12 @@ def _join(parts: list[str], lang: str, rng: random.Random) -> str:
     style = rng.random()
     if style < 0.4:
         return ", ".join(parts[:-1]) + ", and " + parts[-1] + "."
-    if style < 0.7:
+    if style < 0.7 or not bullets:
         return ". ".join(p[0].upper() + p[1:] for p in parts) + "."
     return "\n".join(f"- {p}" for p in parts)
 
 
-def render(s: Any, rng: random.Random, stage: int = 0) -> str:
-    """The request (or a later day's instructions) for the goals of `stage`."""
-    lang = s.lang
+def _body(s: Any, rng: random.Random, stage: int, bullets: bool = True) -> str:
     goals = [g for g in s.goals if g.stage == stage]
     order = {"code": 1, "standing": 2, "answer": 3}  # after the mail they qualify; a question reads best last
     firsts = [g for g in goals if g.kind not in order]
@@ -82,13 +81,26 @@ def render(s: Any, rng: random.Random, stage: int = 0) -> str:
     texts = [goal_text(s, g, rng) for g in firsts]
     for g in sorted((g for g in goals if g.kind in order), key=lambda g: order[g.kind]):
         texts.append(goal_text(s, g, rng))
-    body = _join(texts, lang, rng)
+    return _join(texts, s.lang, rng, bullets)
+
+
+def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ()) -> str:
+    """The request for the goals of `stage`; `more` holds the batch's other stories (other parties' documents),
+    each worded after the first as its own sentence."""
+    lang = s.lang
+    channel = rng.choice(CHANNELS)
+    bullets = channel in ("mail", "forward")
+    body = _body(s, rng, stage, bullets)
+    for extra in more:
+        lead = rng.choice(THEN[lang]).format(doc=_doc(extra, rng))
+        rest = _body(extra, rng, stage, False)
+        body += ("" if lang == "zh" else "\n" if "\n- " in body else " ") + lead + \
+            (rest if lang == "zh" else rest[0].lower() + rest[1:])
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
     background = rng.choice(BACKGROUND[lang]).format(party=s.facts.get("party", ""), manager=manager)
-    channel = rng.choice(CHANNELS)
     me = s.d.world.user.name if lang == "zh" else s.d.world.user.name.split()[0]
     if channel == "forward" and s.d.parties:
-        contact = s.d.parties[0][1]
+        contact = s.party[1]
         note = rng.choice(FORWARD_NOTES[lang]).format(party=s.facts.get("party", ""))
         subject = s.facts.get("ref", "")
         ask = rng.choice(FORWARD_ASKS[lang]).format(goals=body)
@@ -112,7 +124,9 @@ def day_two(s: Any, rng: random.Random, notify: bool) -> str:
     lang = s.lang
     and_who = ("和邮件" if lang == "zh" else " and the mail") if notify else ""
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
-    return rng.choice(DAY_TWO[lang]).format(party=s.facts["party"], ref=s.facts["ref"], and_who=and_who,
+    if not s.day_phrases:  # each day of one story opens differently
+        s.day_phrases = rng.sample(DAY_TWO[lang], len(DAY_TWO[lang]))
+    return s.day_phrases.pop().format(party=s.facts["party"], ref=s.facts["ref"], and_who=and_who,
                                             manager=manager)
 
 

@@ -87,7 +87,8 @@ def draw_world(prof: Profession, loc: Locale, rng: random.Random, namesakes: int
     namer = Namer(loc, rng)
     idx = rng.randrange(len(prof.orgs[lang]))
     org_name = prof.orgs[lang][idx]
-    domain = _slug(prof.orgs["en"][idx % len(prof.orgs["en"])].split()[0]) + rng.choice(loc.domains)
+    words = [w for w in prof.orgs["en"][idx % len(prof.orgs["en"])].split() if w not in ("The", "St")]
+    domain = _slug(words[0]) + rng.choice(loc.domains)
     org = Organisation(name=org_name, domain=domain, industry=prof.label["en"])
     tz = rng.choice(loc.timezones)
     team = prof.team[lang]
