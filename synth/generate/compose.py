@@ -27,7 +27,7 @@ from .worlds import LOCALES, PROFESSIONS, draw_world, locale, profession
 
 LOCALE_WEIGHTS = {"en-US": 0.45, "en-GB": 0.35, "zh-CN": 0.20}
 SERVED = ("information_retrieval", "document_from_data", "mail_triage", "scheduling", "ticket_workflow",
-          "cross_service", "clarification", "dynamic_world", "fault_robustness", "long_horizon")
+          "cross_service", "clarification", "dynamic_world", "fault_robustness", "long_horizon", "policy_compliance")
 """Capabilities a composition can carry (their requirements are met by the graph drawn for them)."""
 MAX_ATTEMPTS = 6
 
@@ -44,10 +44,11 @@ def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
     """The write-backs and answers of the graph, honouring what the capability needs."""
     if cap == "information_retrieval":
         return ["answer"]
-    need = {"document_from_data": "report", "mail_triage": rng.choice(("notify", "reply") if paid else ("notify",)),
+    need = {"document_from_data": "report",
+            "mail_triage": rng.choice(("notify", "reply") if paid else ("notify",)),
             "scheduling": "meet", "ticket_workflow": "ticket", "clarification": "notify",
-            "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify"}.get(cap)
-    pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid else [])
+            "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify", "policy_compliance": "notify"}.get(cap)
+    pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid and cap != "policy_compliance" else [])
     out = [need] if need else []
     want = rng.choice((2, 2, 3)) if need else rng.choice((2, 3, 3))
     if cap in ("cross_service", "fault_robustness"):
@@ -80,6 +81,8 @@ def plan(cap: str, rng: random.Random) -> tuple[list[st.Step], bool]:
     make = {"report": st.WriteReport, "notify": st.Notify, "reply": st.ReplyToParty, "ticket": st.CommentTicket,
             "meet": st.Schedule, "answer": st.AnswerFigure}
     steps += [make[k]() for k in sinks]
+    if cap == "policy_compliance":
+        steps.append(st.HoldOutside())
     redo = {"report", "notify", "ticket"} & set(sinks)
     two_days = bool(redo) and (cap in ("dynamic_world", "long_horizon") or (cap != "fault_robustness"
                                                                              and rng.random() < 0.75))
@@ -118,7 +121,9 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
     """Close the open day, open the next working day with a silent correction, redo what used the figure."""
     b = s.b
     old = s.facts.get("due", s.facts["total"])
-    b.end_stage(request.day_report(s, s.rng, old))
+    said = " ".join(b.answers)  # what the day's work has to tell the user goes into that day's report
+    b.answers.clear()
+    b.end_stage(request.day_report(s, s.rng, old) + (" " + said if said else ""))
     content, new_total = _revise(s)
     opens = st.working_day(b.ws.state.now, 1, s.d.world.user.timezone).replace(minute=s.rng.choice((0, 15, 30)))
     notify = any(isinstance(x, st.Notify) for x in graph)
@@ -151,7 +156,7 @@ def _batch(s: st.Story, graph: list[st.Step]) -> list[tuple[st.Story, list[st.St
     """The same work for one or two more parties' documents (their own report, notice, ticket), when the
     graph's write-backs are ones a 'same for X' can carry."""
     kinds = [type(x) for x in graph if isinstance(x, (st.WriteReport, st.Notify, st.CommentTicket))]
-    if not kinds or any(isinstance(x, (st.AskCode, st.AnswerFigure)) for x in graph):
+    if not kinds or any(isinstance(x, (st.AskCode, st.AnswerFigure, st.HoldOutside)) for x in graph):
         return []
     out = []
     for case in range(1, s.rng.choice((2, 3, 3))):

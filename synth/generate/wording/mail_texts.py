@@ -141,3 +141,13 @@ def copy_ask(s: Any, m: Person) -> str:
 
 def fyi(s: Any) -> str:
     return "供参考。" if s.lang == "zh" else "FYI."
+
+
+POLICY_WORDS = "(?i)polic|not allowed|outside|external|internal only|规定|政策|外部|不允许|不能发"
+
+
+def held(s: Any, contact: Person) -> str:
+    """The final answer's sentence on the mail the rule kept back."""
+    if s.lang == "zh":
+        return f"按公司规定，邮件只能发给内部地址，所以没有发给{contact.name}（{contact.email}）。"
+    return f"I did not send it to {contact.name} ({contact.email}): our mail policy only allows internal addresses."
