@@ -132,7 +132,7 @@ class FindDocument(Step):
         docs = []
         for who, n, age in ((party, ref_n, 0), (party, ref_n - rng.randint(7, 60), 1), (other, ref_n + rng.randint(1, 9), 0)):
             items = rng.sample(d.profession.items[s.lang], rng.randint(2, 4))
-            lines = [(name, rng.randint(1, 12), round(rng.uniform(lo, hi), 2)) for name, lo, hi in items]
+            lines = [(name, rng.randint(1, 6), round(rng.uniform(lo, hi), 2)) for name, lo, hi in items]
             when = (b.now - timedelta(days=rng.randint(2, 9) + 31 * age)).date()
             facts = {"issuer": who, "recipient": d.world.organisation.name, "ref": f"{prefix}-{n}",
                      "date": d.locale.date(when), "lines": lines,

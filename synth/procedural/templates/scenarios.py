@@ -67,7 +67,7 @@ WEEK_OPENINGS = (
     "Before I disappear into meetings, here's the week's work. Today:", "Morning! Let's get the week moving. First up:",
     "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:")
 DAY_HEADS = ("Morning! ", "Good morning. ", "Hi again. ", "Morning - ", "Hello! ", "Back at it. ", "Hi. ", "Morning all. ",
-             "Right, new day. ", "")
+             "Right, new day. ", "Hey - ")
 LAST_DAY = ("Last day of this stretch. ", "Final day for this one. ", "Wrapping this up today. ", "Last one, then we're done. ")
 
 
