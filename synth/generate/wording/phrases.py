@@ -63,7 +63,8 @@ OPENERS: dict[str, dict[str, tuple[str, ...]]] = {
         "chat": ("", "Quick one: ", "Hey - ", "When you get a sec, ", "Morning! ", "Small favour: ", "Heads up, ",
                  "Can you help with something? ", "Before lunch if possible: "),
         "mail": ("Hi,\n\n", "Hello,\n\n", "Hi there,\n\n", "Good morning,\n\n", "Hi - hope your week's going well.\n\n",
-                 "Hello again,\n\n"),
+                 "Hello again,\n\n", "", "Morning,\n\n", "Hey,\n\n", "Hi, one for your list.\n\n",
+                 "Hi - a request from {me}.\n\n", "Hello from {me},\n\n"),
         "voicemail": ("[Voicemail transcript, {len}] Hi, it's {me}. ", "[Voicemail, {len}] Hey, {me} here, ",
                       "[Transcribed voice message, {len}] Hi, {me} calling. ",
                       "[Voicemail from {me}, {len}] Um, hi. "),
@@ -75,8 +76,12 @@ OPENERS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-CLOSINGS = {"en": ("", " Thanks!", " Thanks a lot.", " Cheers.", " Appreciate it.", " Let me know when it's done."),
-            "zh": ("", "谢谢！", "辛苦了。", "弄好跟我说一声。")}
+CLOSINGS = {"en": ("", "", ", thanks!", ", cheers.", " - appreciate it.", ", thanks a lot.", " (let me know when it's done).",
+                    ", ta.", " - thank you!"),
+            "zh": ("", "", "，谢谢！", "，辛苦了。", "，弄好跟我说一声。")}
+SIGNATURES = {"en": ("Thanks, {me}", "Best, {me}", "Cheers, {me}", "Many thanks, {me}", "{me}", "- {me}", "Ta, {me}",
+                     "Speak soon, {me}", "Thanks so much, {me}", "{me} ({title})"),
+              "zh": ("{me}", "谢谢，{me}", "—— {me}", "{me}（{title}）")}
 
 BACKGROUND = {
     "en": ("We're closing the month on Friday and I'm trying to get ahead of it.",
@@ -84,18 +89,23 @@ BACKGROUND = {
            "The {party} account has come up twice this week already.",
            "{manager} asked about this in this morning's stand-up.",
            "This has been sitting in my inbox longer than I'd like.",
-           ""),
+           "{party} chased us about it on {day}.", "It came up in {manager}'s one-to-one with me.",
+           "I promised {manager} an answer on {party} by {day}.", "Audit season, so everything needs to be tidy.",
+           "I've got back-to-back calls until {day}.", "{manager} is covering for me later and will ask.",
+           "We had a mix-up with {party} last quarter, so I want this one clean.",
+           "Things are hectic with the quarter-end.", "Our team meeting is on {day} and this will come up.",
+           "", "", ""),
     "zh": ("周五要月结，想提前把这件事处理掉。", "我下午基本都在外面开会。", "{manager}早会上问起过这件事。",
-           "这件事已经拖了好几天了。", ""),
+           "这件事已经拖了好几天了。", "{party}{day}又来问了。", "答应了{manager}{day}前给个答复。", "最近季度末，事情比较多。",
+           "上个季度和{party}对账出过岔子，这次想弄清楚。", "{day}组会要讲这个。", "", ""),
 }
 
 FORWARD_LEADS = {"en": ("", "See below.\n\n", "FYI, this came in:\n\n", "Forwarding this one.\n\n",
                         "This landed with me this morning:\n\n", "Can't deal with this today - see thread.\n\n"),
                  "zh": ("", "见下方邮件。\n\n", "转给你看一下：\n\n", "这封今早收到的：\n\n", "下面这个麻烦跟进。\n\n")}
 FORWARD = {
-    "en": ("---------- Forwarded message ----------\nFrom: {fwd}\nSubject: {subject}\n\n{note}\n\n"
-           "----------\n\n{ask}",
-           "-----Original Message-----\nFrom: {fwd}\nSent: yesterday\nSubject: RE: {subject}\n\n{note}\n\n{ask}",
+    "en": ("---------- Forwarded message ----------\nFrom: {fwd}, {when}\nSubject: {subject}\n\n{note}\n\n{ask}",
+           "-----Original Message-----\nFrom: {fwd}  Sent: {when}\nSubject: RE: {subject}\n\n{note}\n\n{ask}",
            "Fwd: {subject}\n\n> {note}\n> -- {fwd}\n\n{ask}",
            "Begin forwarded message:\n\n> From: {fwd}\n> Subject: {subject}\n>\n> {note}\n\n{ask}"),
     "zh": ("---------- 转发的邮件 ----------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n----------\n\n{ask}",
@@ -107,18 +117,34 @@ FORWARD_NOTES = {
            "Passing this along; I think it's yours.", "See below. Not urgent, but it shouldn't slip."),
     "zh": ("{party}那边在催，麻烦跟进一下。", "这个应该归你们处理，转给你。", "请看下面，别耽误了。"),
 }
-FORWARD_ASKS = {"en": ("Could you take care of this? {goals}", "Over to you: {goals}", "Can you handle it? {goals}"),
-                "zh": ("麻烦处理一下：{goals}", "交给你了：{goals}")}
+FORWARD_ASKS = {"en": ("Could you take care of this - {goals}", "Over to you: {goals}", "Can you handle it: {goals}",
+                       "Would you pick this up? In short, {goals}", "From our side: {goals}", "What I need: {goals}",
+                       "{goals}"),
+                "zh": ("麻烦处理一下：{goals}", "交给你了：{goals}", "{goals}", "我们这边需要：{goals}")}
 
-DAY_TWO = {
-    "en": ("Morning. Can you check nothing we sent out on {ref} yesterday is out of date?",
-           "Heads up: {party} may have been in touch overnight. Make sure everything we put out yesterday is still right.",
-           "Morning. Before the end of today, double-check {ref} - if anything moved, fix what we sent.",
-           "{manager} wondered whether {party} touched {ref} again. Can you make sure what we put out is current?",
-           "New day. First thing, make sure yesterday's work on {ref} still holds."),
-    "zh": ("早。昨天{ref}相关的东西麻烦再确认一遍，别有过时的。", "{ref}的数字昨晚可能有变动，麻烦确认一下昨天发出去的内容是否还准确。",
-           "今天下班前再核一遍{ref}，有变化的话把之前发的更正一下。"),
+DAY_HEADS = {"en": ("", "Morning - ", "Morning, ", "Hi again - ", "Good morning, ", "Hey, ", "New day - ",
+                     "Quick one before my first call: ", "Hello again, ", "Back online - ", "Right, "),
+             "zh": ("", "早，", "早上好，", "你好，", "新的一天，", "麻烦一下，", "上班了，")}
+DAY_ASKS = {
+    "en": ("can you check nothing we sent out on {ref} yesterday is out of date?",
+           "make sure everything we put out on {ref} is still right.",
+           "before the end of today, double-check {ref} and fix anything we sent if it moved.",
+           "{manager} wondered whether {party} touched {ref} again - make sure what we put out is current.",
+           "first thing, make sure yesterday's work on {ref} still holds.",
+           "{party} may have been in touch overnight, so please re-check {ref} against what we've said.",
+           "I'd like to be sure our numbers on {ref} still match the paperwork.",
+           "have a look at {ref} again and correct anything that's gone stale.",
+           "please re-confirm {ref}, I don't want old figures floating around.",
+           "can you go over {ref} once more and put right anything we sent that no longer matches?",
+           "is {ref} still where we left it? If not, bring our side in line.",
+           "just making sure: what we said about {ref} should match the latest version."),
+    "zh": ("昨天{ref}相关的东西麻烦再确认一遍，别有过时的", "{ref}的数字昨晚可能有变动，麻烦确认一下昨天发出去的内容是否还准确",
+           "今天下班前再核一遍{ref}，有变化的话把之前发的更正一下", "{manager}问{party}那边是不是又改过{ref}，麻烦核实一下我们发出去的数字",
+           "{ref}再对一遍，过时的地方都改过来", "帮我确认下{ref}和我们之前说的是否一致", "{ref}看看有没有新版本，有的话我们这边同步更新"),
 }
+DAY_TAILS = {"en": ("", "", " - thanks.", ", thanks.", " - ping me if anything changed.", " (shouldn't take long).",
+                    " - let me know what you find.", ", cheers."),
+             "zh": ("。", "，谢谢。", "，有变化告诉我。", "，辛苦。", "。")}
 
 THEN = {"en": ("Then for {doc}: ", "Separately, for {doc}: ", "Same drill for {doc}: ", "And {doc}: ",
                "While you're at it, {doc}: "),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_TWO, FORWARD, FORWARD_ASKS, FORWARD_LEADS, FORWARD_NOTES, GOALS,
-                      OPENERS, THEN)
+from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_ASKS, DAY_HEADS, DAY_TAILS, FORWARD, FORWARD_ASKS, FORWARD_LEADS,
+                      FORWARD_NOTES, GOALS, OPENERS, SIGNATURES, THEN)
 
 CHANNELS = ("chat", "chat", "mail", "forward", "voicemail")
 
@@ -97,37 +97,53 @@ def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ())
         body += ("" if lang == "zh" else "\n" if "\n- " in body else " ") + lead + \
             (rest if lang == "zh" else rest[0].lower() + rest[1:])
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
-    background = rng.choice(BACKGROUND[lang]).format(party=s.facts.get("party", ""), manager=manager)
+    weekday = rng.choice(("周一", "周二", "周三", "周四", "周五") if lang == "zh" else
+                         ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"))
+    background = rng.choice(BACKGROUND[lang]).format(party=s.facts.get("party", ""), manager=manager, day=weekday)
     me = s.d.world.user.name if lang == "zh" else s.d.world.user.name.split()[0]
     if channel == "forward" and s.d.parties:
         contact = s.party[1]
         note = rng.choice(FORWARD_NOTES[lang]).format(party=s.facts.get("party", ""))
         subject = s.facts.get("ref", "")
-        ask = rng.choice(FORWARD_ASKS[lang]).format(goals=body)
+        lowered = body if lang == "zh" or body.startswith("- ") else body[0].lower() + body[1:]
+        ask = rng.choice(FORWARD_ASKS[lang]).format(goals=lowered)
+        ask = ask[0].upper() + ask[1:]
         fwd = f"{contact.name} <{contact.email}>" if rng.random() < 0.5 else \
             f"{s.d.world.manager.name} <{s.d.world.manager.email}>"
+        when = f"{weekday} {rng.randint(8, 17)}:{rng.choice(('05', '20', '42', '58'))}"
         return rng.choice(FORWARD_LEADS[lang]) + rng.choice(FORWARD[lang]).format(fwd=fwd, subject=subject, note=note,
-                                                                                    ask=ask)
+                                                                                    ask=ask, when=when)
     opener = rng.choice(OPENERS[lang]["voicemail" if channel == "voicemail" else channel])
     opener = opener.format(len=f"0:{rng.randint(18, 59)}", me=me)
+    if background and channel == "mail":  # in a mail the background is its own paragraph
+        background += "\n\n"
     sep = "" if lang == "zh" else " "
     text = opener + (background + sep if background and rng.random() < 0.5 else "") + body
     closing = rng.choice(CLOSINGS[lang])
-    if channel == "mail":
-        sign = f"\n\n{me}" if rng.random() < 0.7 else ""
-        return text + (closing if closing else "") + sign
-    return text + closing
+    if closing and text.endswith((".", "。")) and "\n- " not in text:
+        text = text[:-1] + closing
+    if channel == "mail" and rng.random() < 0.5:
+        title = s.d.world.user.title
+        return text + "\n\n" + rng.choice(SIGNATURES[lang]).format(me=me, title=title)
+    return text
 
 
 def day_two(s: Any, rng: random.Random, notify: bool) -> str:
     """The next morning's instructions after the document changed (silently: the instructions only hint)."""
     lang = s.lang
-    and_who = ("和邮件" if lang == "zh" else " and the mail") if notify else ""
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
-    if not s.day_phrases:  # each day of one story opens differently
-        s.day_phrases = rng.sample(DAY_TWO[lang], len(DAY_TWO[lang]))
-    return s.day_phrases.pop().format(party=s.facts["party"], ref=s.facts["ref"], and_who=and_who,
-                                            manager=manager)
+    if not s.day_phrases:  # each day of one story asks differently
+        s.day_phrases = rng.sample(DAY_ASKS[lang], len(DAY_ASKS[lang]))
+    ask = s.day_phrases.pop().format(party=s.facts["party"], ref=s.facts["ref"], manager=manager)
+    head = rng.choice(DAY_HEADS[lang])
+    if not head and lang == "en":
+        ask = ask[0].upper() + ask[1:]
+    tail = rng.choice(DAY_TAILS[lang])
+    if lang == "en" and tail and not ask.endswith("?"):  # a tail joins the ask's sentence
+        ask = ask[:-1]
+    elif lang == "en":
+        tail = ""
+    return head + ask + tail
 
 
 def day_report(s: Any, rng: random.Random, figure: float) -> str:

@@ -66,9 +66,10 @@ WEEK_OPENINGS = (
     "Hey, quick plan for the next few days. Today:", "Hi there. I've got a busy week, so here's what I need, today first:",
     "Before I disappear into meetings, here's the week's work. Today:", "Morning! Let's get the week moving. First up:",
     "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:")
-DAY_HEADS = ("Morning! ", "Good morning. ", "Hi again. ", "Morning - ", "Hello! ", "Back at it. ", "Hi. ", "Morning all. ",
-             "Right, new day. ", "Hey - ")
-LAST_DAY = ("Last day of this stretch. ", "Final day for this one. ", "Wrapping this up today. ", "Last one, then we're done. ")
+DAY_HEADS = ("Morning - ", "Good morning, ", "Hi again - ", "Morning, ", "Hello - ", "Back at it - ", "Hi - ",
+             "Morning all - ", "Right, new day - ", "Hey - ")
+LAST_DAY = ("last day of this stretch, so ", "final day for this one, so ", "wrapping this up today, so ",
+            "last one, then we're done - ")
 
 
 @dataclass(frozen=True)
@@ -159,10 +160,19 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
     if len(cast) < 4:
         raise TemplateError("too few colleagues for the story's parts")
     asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
-    rules = [f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date "
-             f"with one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"]
-    days[0].items.append(f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the "
-                         f"total to {first}.")
+    words = random.Random(f"wording:{b.seed}:{name}")  # phrasings drawn apart from the story's own draws
+    line = f"one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"
+    rules = [words.choice((
+        f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date with {line}",
+        f"each evening {report} should hold the current total, and {log} should have {line}",
+        f"keep {report} at the current total at the close of every day, and keep {log} going with {line}",
+        f"before you stop each day, update {report} to the current total and give {log} {line}"))]
+    days[0].items.append(words.choice((
+        f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the total to {first}.",
+        f"Add up the amount column in {src}; put the result in {report} as 'Total: N' and mail it to {first}.",
+        f"Work out the total of the amounts in {src}, record it in {report} ('Total: N'), and send {first} the figure.",
+        f"{first} needs the total of the amount column in {src}: write it to {report} as 'Total: N' and email it over.",
+        f"Sum the amount column of {src} into {report} (as 'Total: N') and let {first} know the total by mail.")))
 
     # --- optional threads: set up their data now ---------------------------------------------------
     meeting = None
@@ -317,7 +327,10 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
 
     b.requests.append(random.Random(f"opening:{b.seed}:{name}").choice(WEEK_OPENINGS) + "\n"
                       + "\n".join(f"{i}. {t}" for i, t in enumerate(days[0].items, 1))
-                      + "\nStanding rules for the whole week:\n" + "\n".join(f"- {r}." for r in rules))
+                      + "\n" + random.Random(f"rules:{b.seed}:{name}").choice((
+                          "Standing rules for the whole week:", "For the rest of the week, please:",
+                          "Rules that hold all week:", "Every day this week:", "Keep these going all week:"))
+                      + "\n" + "\n".join(f"- {r}." for r in rules))
     b.titles.insert(0, f"A {ndays}-day week with the {topic} figures")
     if capability not in b.capabilities:
         b.capabilities.insert(0, capability)
@@ -340,10 +353,10 @@ def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | No
                         f"{report} there and keep it there from now on.")
     head = rng.choice(DAY_HEADS) + (rng.choice(LAST_DAY) if d == ndays - 1 else "")
     if not items:
-        return head + rng.choice(("Nothing new from me today; keep to the standing rules.",
-                                  "No new asks today - just keep the standing rules going.",
-                                  "Quiet day from my side; the standing rules still apply."))
-    return head + rng.choice(("Today:", "For today:", "On the list today:", "Here's today:", "What I need today:")) \
+        return head + rng.choice(("nothing new from me today; keep to the standing rules.",
+                                  "no new asks today - just keep the standing rules going.",
+                                  "quiet day from my side; the standing rules still apply."))
+    return head + rng.choice(("today:", "for today:", "on the list today:", "here's today:", "what I need today:")) \
         + "\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
 
 
