@@ -32,14 +32,6 @@ SERVED = ("information_retrieval", "document_from_data", "mail_triage", "schedul
 MAX_ATTEMPTS = 6
 
 
-class _Maker(WorldMaker):
-    """A WorldMaker whose phone numbers follow the drawn locale (the builder asks it for directory phones)."""
-
-    def __init__(self, seed: int, salt: str, phones: dict[str, str]) -> None:
-        super().__init__(seed, salt)
-        self._phones = phones
-
-
 def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
     """The write-backs and answers of the graph, honouring what the capability needs."""
     if cap == "information_retrieval":
@@ -47,7 +39,8 @@ def _sinks(cap: str, rng: random.Random, paid: bool) -> list[str]:
     need = {"document_from_data": "report",
             "mail_triage": rng.choice(("notify", "reply") if paid else ("notify",)),
             "scheduling": "meet", "ticket_workflow": "ticket", "clarification": "notify",
-            "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify", "policy_compliance": "notify"}.get(cap)
+            "dynamic_world": rng.choice(("report", "notify", "ticket")), "long_horizon": "notify",
+            "policy_compliance": "notify"}.get(cap)
     pool = ["report", "notify", "ticket", "meet"] + (["reply"] if paid and cap != "policy_compliance" else [])
     out = [need] if need else []
     want = rng.choice((2, 2, 3)) if need else rng.choice((2, 3, 3))
@@ -217,7 +210,8 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     drawn = draw_world(prof, loc, rng)
     maker = WorldMaker(seed, f"compose/{cap}/{attempt}")
     rows = drawn.directory.rows
-    maker.phone = lambda: "" if False else maker.rng.choice([r["phone"] for r in rows.values()])  # type: ignore[method-assign]
+    phones = [r["phone"] for r in rows.values()]
+    maker.phone = lambda: maker.rng.choice(phones)  # type: ignore[method-assign]  # rows get the locale's own below
     b = SpecBuilder(maker, drawn.world, _start(rng, drawn.world.user.timezone), seed)
     b.rng = rng
     s = st.Story(b, drawn, rng, detail=rng.choice(("exact", "findable", "findable")))

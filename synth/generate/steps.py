@@ -127,10 +127,15 @@ class FindDocument(Step):
         kind = d.profession.doc_kinds[0]
         rows = b.table("files", "files")
         folder = d.profession.folder
-        ref_n = rng.randint(1000, 9899)
         prefix = d.profession.queue[0]
+        while True:  # the reference numbers of a batch's documents never clash
+            ref_n = rng.randint(1000, 9899)
+            numbers = (ref_n, ref_n - rng.randint(7, 60), ref_n + rng.randint(1, 9))
+            if not set(numbers) & d.taken:
+                d.taken.update(numbers)
+                break
         docs = []
-        for who, n, age in ((party, ref_n, 0), (party, ref_n - rng.randint(7, 60), 1), (other, ref_n + rng.randint(1, 9), 0)):
+        for who, n, age in ((party, numbers[0], 0), (party, numbers[1], 1), (other, numbers[2], 0)):
             items = rng.sample(d.profession.items[s.lang], rng.randint(2, 4))
             lines = [(name, rng.randint(1, 6), round(rng.uniform(lo, hi), 2)) for name, lo, hi in items]
             when = (b.now - timedelta(days=rng.randint(2, 9) + 31 * age)).date()
@@ -138,7 +143,9 @@ class FindDocument(Step):
                      "date": d.locale.date(when), "lines": lines,
                      "tax_rate": {"en-GB": 0.2, "zh-CN": 0.06}.get(d.locale.code, 0.0)}
             title, text = document(kind, facts, d.locale, rng)
-            path = f"{folder}/{when.year}-{when.month:02d}/{_slug(d.profession.parties['en'][d.profession.parties[s.lang].index(who) % len(d.profession.parties['en'])])}-{n}.md"
+            en = d.profession.parties["en"]
+            path = f"{folder}/{when.year}-{when.month:02d}/" \
+                f"{_slug(en[d.profession.parties[s.lang].index(who) % len(en)])}-{n}.md"
             rows.append({"path": path, "content": text})
             docs.append((path, facts))
         (path, facts) = docs[0]

@@ -28,7 +28,8 @@ def paid_note(s: Any, contact: Person, paid: float, party: str | None = None) ->
         body = (f"{user}您好，\n\n{s.rng.choice(('跟您确认一下', '特此说明'))}：{ref}项下我方已收到预付款 {_m(s, paid)}，"
                 f"剩余部分请按账单结清即可。\n\n{s.rng.choice(('如有疑问随时联系。', '谢谢！'))}\n{contact.name}\n{party}")
         return subject, body
-    subject = s.rng.choice((f"Payment received against {ref}", f"Re: {ref} - deposit", f"{ref}: what's been paid so far"))
+    subject = s.rng.choice((f"Payment received against {ref}", f"Re: {ref} - deposit",
+                            f"{ref}: what's been paid so far"))
     body = (f"Hi {user},\n\n{s.rng.choice(('Just to confirm', 'For your records', 'Quick note'))}: we have received "
             f"{_m(s, paid)} against {ref} already, so only the remainder is outstanding.\n\n"
             f"{s.rng.choice(('Best regards', 'Kind regards', 'Thanks'))},\n{contact.name}\n{party}")
@@ -50,8 +51,10 @@ def notice(s: Any, x: float | None) -> tuple[str, str]:
     p = s.facts["recipient_person"]
     fig = s.d.profession.figure[s.lang]
     if s.lang == "zh":
-        return f"{s.facts['ref']} {fig}", f"{_first(s, p)}您好，\n\n{s.facts['party']} {s.facts['ref']} 的{fig}为 {x:,.2f}。\n"
-    return f"{s.facts['ref']} {fig}", f"Hi {_first(s, p)},\n\nThe {fig} on {s.facts['ref']} ({s.facts['party']}) is {x:,.2f}.\n"
+        body = f"{_first(s, p)}您好，\n\n{s.facts['party']} {s.facts['ref']} 的{fig}为 {x:,.2f}。\n"
+    else:
+        body = f"Hi {_first(s, p)},\n\nThe {fig} on {s.facts['ref']} ({s.facts['party']}) is {x:,.2f}.\n"
+    return f"{s.facts['ref']} {fig}", body
 
 
 def code_line(s: Any, code: str) -> str:
@@ -62,7 +65,8 @@ def reply(s: Any, x: float) -> str:
     c = s.party[1]
     if s.lang == "zh":
         return f"{c.name}您好，\n\n收到，谢谢。扣除预付款后，{s.facts['ref']} 尚需支付 {x:,.2f}。\n"
-    return f"Hi {c.name.split()[0]},\n\nThanks for confirming. After the deposit, {x:,.2f} remains due on {s.facts['ref']}.\n"
+    return (f"Hi {c.name.split()[0]},\n\nThanks for confirming. After the deposit, {x:,.2f} remains due on "
+            f"{s.facts['ref']}.\n")
 
 
 def comment(s: Any, x: float | None) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_ASKS, DAY_HEADS, DAY_TAILS, FORWARD, FORWARD_ASKS, FORWARD_LEADS,
-                      FORWARD_NOTES, GOALS, OPENERS, SIGNATURES, THEN)
+from .phrases import (BACKGROUND, BALANCE, CLOSINGS, DAY_ASKS, DAY_HEADS, DAY_TAILS, FORWARD, FORWARD_ASKS,
+                      FORWARD_LEADS, FORWARD_NOTES, GOALS, OPENERS, SIGNATURES, THEN)
 
 CHANNELS = ("chat", "chat", "mail", "forward", "voicemail")
 
@@ -75,7 +75,8 @@ def _join(parts: list[str], lang: str, rng: random.Random, bullets: bool = True)
 
 def _body(s: Any, rng: random.Random, stage: int, bullets: bool = True) -> str:
     goals = [g for g in s.goals if g.stage == stage]
-    order = {"code": 1, "outside": 1, "standing": 2, "answer": 3}  # after the mail they qualify; a question reads best last
+    # after the mail they qualify; a question reads best last
+    order = {"code": 1, "outside": 1, "standing": 2, "answer": 3}
     firsts = [g for g in goals if g.kind not in order]
     rng.shuffle(firsts)
     texts = [goal_text(s, g, rng) for g in firsts]

@@ -103,7 +103,8 @@ EN_SURNAMES = _pairs("Smith Johnson Williams Brown Jones Garcia Miller Davis Rod
                      "Thompson Thomson Reid Reed Stewart Stuart Phillips Philips Gray Grey Clarke Cooke Cook "
                      "Matthews Mathews Hansen Hanson Peterson Petersen Byrne Burns Walsh Welsh Fraser Frazier")
 EN_CONFUSABLE = tuple(zip(
-    _pairs("Thompson Reid Stewart Phillips Gray Clark Cook Matthews Hansen Peterson Byrne Walsh Fraser Allen Green Brown"),
+    _pairs("Thompson Reid Stewart Phillips Gray Clark Cook Matthews Hansen Peterson Byrne Walsh Fraser Allen Green "
+           "Brown"),
     _pairs("Thomson Reed Stuart Philips Grey Clarke Cooke Mathews Hanson Petersen Burns Welsh Frazier Allan Greene "
            "Browne")))
 

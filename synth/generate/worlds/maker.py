@@ -37,6 +37,7 @@ class Drawn:
     parties: list[tuple[str, Person]]  # (outside organisation, its contact person)
     directory: Directory
     city: str
+    taken: set[int] = field(default_factory=set)  # document numbers already used in this world
 
     @property
     def lang(self) -> str:

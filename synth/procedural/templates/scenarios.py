@@ -35,7 +35,8 @@ from zoneinfo import ZoneInfo
 
 from ..builder import Act, SpecBuilder, TemplateError
 from . import registry, template
-from .common import TOPICS, add_event, add_project, add_ticket, background_files, background_mail, background_tickets, money
+from .common import (TOPICS, acked, add_event, add_project, add_ticket, background_files, background_mail,
+                     background_tickets, money)
 from .mail import _asker_and_twin
 
 # Single-day templates that compose into a story (capability, name); none reads or rewrites another's data.
@@ -65,7 +66,14 @@ WEEK_OPENINGS = (
     "Right, the week ahead. For today:", "Happy Monday-ish. What's on for this week, today's bits first:",
     "Hey, quick plan for the next few days. Today:", "Hi there. I've got a busy week, so here's what I need, today first:",
     "Before I disappear into meetings, here's the week's work. Today:", "Morning! Let's get the week moving. First up:",
-    "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:")
+    "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:",
+    "Morning - week plan below, today's part first:", "Hello! Before the week gets away from us, today:",
+    "Hi, here's what's on my plate this week that I'd like your help with, today first:",
+    "Week kick-off. To start with today:", "Hey - sorting the week now; today's bits:",
+    "Good morning - a multi-day one. Starting today:", "Hi! Several days of work coming up. First, today:",
+    "Right then, this week. Today, please:", "Morning! I've written the week down; today's things first:",
+    "Hi - dictating this between meetings. This week, today first:", "Hello, plan for the coming days. Today:",
+    "Morning, quick brief for the week, starting with today:")
 DAY_HEADS = ("Morning - ", "Good morning, ", "Hi again - ", "Morning, ", "Hello - ", "Back at it - ", "Hi - ",
              "Morning all - ", "Right, new day - ", "Hey - ")
 LAST_DAY = ("last day of this stretch, so ", "final day for this one, so ", "wrapping this up today, so ",
@@ -298,8 +306,8 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                 day.report.extend(b.answers)
                 b.answers.clear()
             if follow_day == d:
-                b.say("That's today's list done.", followup=f"Thanks! One more thing: please email {extra.name} the "
-                                                             f"current {topic} total too.")
+                b.say("That's today's list done.",
+                      followup=acked(b.seed, f"one more thing: please email {extra.name} the current {topic} total too."))
                 b.call("send_email", _free=("subject",),
                        _stale={"to": [extra.email], "subject": f"{topic.capitalize()} total",
                                "body": f"Hi, the current {topic} total is {stale}.", **({"cc": cc} if cc else {})},
