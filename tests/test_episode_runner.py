@@ -17,7 +17,7 @@ from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
 from trainers.episodes.runner import run_episode
 from trainers.episodes.session import parse_arguments
 from trainers.episodes.turns import AgentTurn, EpisodeContext, PolicyCall
-from trainers.record import EpisodeRecord, parse_lines
+from workspace_sim.record import EpisodeRecord, parse_lines
 
 
 def multi_turn_doc(**overrides: Any) -> dict[str, Any]:
@@ -186,7 +186,7 @@ class Scripted:
         self.seen: list[list[dict[str, Any]]] = []
 
     def info(self) -> Any:
-        from trainers.record import PolicyInfo
+        from workspace_sim.record import PolicyInfo
 
         return PolicyInfo(name="scripted-test")
 

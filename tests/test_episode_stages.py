@@ -10,10 +10,10 @@ import pytest
 
 from synth import load_spec
 from trainers.episodes.policies import make_policy
-from trainers.episodes.replay import replay_record
+from workspace_sim.record import replay_record
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, EpisodeContext
-from trainers.record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from trainers.rewards import RewardConfig, turn_rewards
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"

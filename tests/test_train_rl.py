@@ -19,7 +19,7 @@ from test_train_sft import teacher_examples  # noqa: E402
 
 from coworkenv.cli import app  # noqa: E402
 from trainers.credit import CreditConfig  # noqa: E402
-from trainers.record import read_records  # noqa: E402
+from workspace_sim.record import read_records  # noqa: E402
 from trainers.training.grpo import GRPOSettings, grpo_step, token_logprobs, train_grpo  # noqa: E402
 from trainers.training.rollout import (  # noqa: E402
     RolloutSettings,

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Export passing, violation-free, deduplicated episodes as SFT data, split by environment."""
         from trainers.export.sft import ExportError, export_sft
-        from trainers.record import RecordError
+        from workspace_sim.record import RecordError
 
         if format not in ("hf", "openai"):
             raise typer.BadParameter(f"must be hf or openai, got {format!r}", param_hint="--format")
@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
 
         from trainers.credit import CreditConfig
         from trainers.export.rl import export_rl
-        from trainers.record import RecordError
+        from workspace_sim.record import RecordError
         from trainers.rewards import RewardConfig
 
         try:

@@ -135,7 +135,7 @@ def register(app: typer.Typer) -> None:
         from trainers.episodes.prepared import EpisodeLimits
         from trainers.episodes.sources import SourceError, load_specs
         from synth.judge import JudgeConfig
-        from trainers.record import RecordStream, write_records
+        from workspace_sim.record import RecordStream, write_records
 
         if user not in ("scripted", "llm"):
             _fail(f"--user must be scripted or llm, got {user!r}")
@@ -220,7 +220,7 @@ def register(app: typer.Typer) -> None:
         title: str = typer.Option("coworkenv episodes", "--title", help="Title of the index page."),
     ) -> None:
         """Write an HTML report of recorded episodes: success per capability and a page per episode."""
-        from trainers.record import RecordError, read_records
+        from workspace_sim.record import RecordError, read_records
         from trainers.report import ReportError, write_report
 
         try:
@@ -241,9 +241,9 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from trainers.episodes.replay import replay_records
+        from workspace_sim.record import replay_records
         from trainers.episodes.sources import SourceError, load_specs
-        from trainers.record import RecordError, read_records
+        from workspace_sim.record import RecordError, read_records
 
         try:
             recs = read_records(records)

@@ -29,13 +29,13 @@ from typing import Any
 
 from mcp_server.jsoncheck import MAX_DEPTH, JsonProblem, parse_client_json
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
 from ..episodes.backends import Transport
 from ..episodes.prepared import EpisodeLimits, PreparedSpec
 from ..episodes.session import EpisodeSession, UserFactory
 from ..episodes.sources import load_specs
 from ..episodes.turns import AgentTurn, PolicyCall
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward, shaping_rewards
 
 class ActionError(ValueError):

@@ -25,10 +25,10 @@ import gymnasium
 from gymnasium import spaces
 
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
 from ..episodes.prepared import EpisodeLimits
 from ..episodes.session import EpisodeSession, UserFactory
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, turn_rewards
 from .common import EpisodeSettings, SpecSource, StepRewards, observation_text, parse_action, stage_verdicts
 

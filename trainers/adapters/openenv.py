@@ -34,11 +34,11 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
 from ..episodes.prepared import EpisodeLimits
 from ..episodes.session import EpisodeSession, UserFactory
 from ..episodes.turns import AgentTurn, PolicyCall
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
 from .common import EpisodeSettings, SpecSource, StepRewards, observation_text, stage_verdicts
 

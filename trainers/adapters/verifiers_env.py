@@ -22,10 +22,10 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
 from ..episodes.prepared import EpisodeLimits
 from ..episodes.session import EpisodeSession, UserFactory
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
 from .common import EpisodeSettings, SpecSource, stage_verdicts, turn_from_message
 

@@ -14,10 +14,11 @@
 - `replay_record(record, spec)` checks a record reproduces step by step.
 """
 
+from workspace_sim.record import ReplayReport, replay_record, replay_records
+
 from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
 from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
 from .remote import RemoteError, RemoteServers, RemoteTarget
-from .replay import ReplayReport, replay_record, replay_records
 from .prepared import EpisodeLimits, PreparedSpec, system_prompt
 from .runner import run_episode
 from .session import EpisodeSession

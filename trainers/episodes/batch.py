@@ -18,7 +18,7 @@ from typing import Any, Literal
 from synth.judge import JudgeConfig
 from synth.spec import EnvironmentSpec, loads_spec
 
-from ..record import EpisodeRecord, parse_lines, stage_verdicts
+from workspace_sim.record import EpisodeRecord, parse_lines, stage_verdicts
 from ..rewards import RewardConfig
 from .policies import PolicySpec
 from .remote import RemoteServers, RemoteTarget, close_pools

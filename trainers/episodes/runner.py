@@ -16,7 +16,7 @@ from typing import Any
 from synth.spec import EnvironmentSpec
 from workspace_sim.predicates import Judge
 
-from ..record import EpisodeRecord
+from workspace_sim.record import EpisodeRecord
 from ..rewards import RewardConfig
 from .backends import Transport
 from .prepared import EpisodeLimits, PreparedSpec

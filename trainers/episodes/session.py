@@ -25,7 +25,7 @@ from synth.spec import EnvironmentSpec, SpecDriver
 from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import Judge
 
-from ..record import (
+from workspace_sim.record import (
     ChatMessage,
     EpisodeRecord,
     EventLine,
@@ -36,7 +36,7 @@ from ..record import (
     StopReason,
     violations_and_faults,
 )
-from ..record import TurnTokens as RecordTokens
+from workspace_sim.record import TurnTokens as RecordTokens
 from ..rewards import RewardConfig, episode_reward
 from .backends import LocalBackend, RemoteBackend, Transport, open_backend
 from .channels import ToolChannel

@@ -22,13 +22,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
-
-from ..episodes.prepared import EpisodeLimits, PreparedSpec
-from ..episodes.session import EpisodeSession
-from ..episodes.turns import AgentTurn, PolicyCall
-from ..episodes.turns import TurnTokens as AgentTokens
-from ..episodes.users import SimulatedUser
-from ..record import (
+from workspace_sim.record import (
     ChatMessage,
     EpisodeRecord,
     EventLine,
@@ -41,6 +35,12 @@ from ..record import (
     tool_schemas,
     violations_and_faults,
 )
+
+from ..episodes.prepared import EpisodeLimits, PreparedSpec
+from ..episodes.session import EpisodeSession
+from ..episodes.turns import AgentTurn, PolicyCall
+from ..episodes.turns import TurnTokens as AgentTokens
+from ..episodes.users import SimulatedUser
 from ..rewards import RewardConfig
 
 

@@ -36,9 +36,9 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from synth.spec import AskStep, CallStep, EndStageStep, SayStep
+from workspace_sim.record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 
 from ..episodes.prepared import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 from .vision_inputs import VisionInputs, reset_rope, share_pixels, text_tokenizer, turn_prompt, vision_token_ids

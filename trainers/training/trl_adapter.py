@@ -39,9 +39,9 @@ from typing import Any, Callable, Literal, Sequence
 from mcp_server.control import CONTROL_TOOLS
 from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim import all_tools
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
 from ..episodes.prepared import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment, plays_scenario
 

@@ -13,7 +13,7 @@ from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.people import Availability, availability, resolve_address, resolve_addresses
 from workspace_sim.text.validation import as_argument, clean_text, parse_when, zone
-from workspace_sim.services.calendar.records import (
+from .records import (
     UTC, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee, Calendar, Event
 )
 

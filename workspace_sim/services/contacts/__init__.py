@@ -5,8 +5,8 @@ The address rules and name resolution the other services share live in `workspac
 
 from __future__ import annotations
 
-from workspace_sim.services.contacts.records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
-from workspace_sim.services.contacts.tools import (
+from .records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
+from .tools import (
     SERVICE, chain_loop, PEOPLE, search_contacts, find_person, get_contact, create_contact, update_contact,
     add_contact_note
 )

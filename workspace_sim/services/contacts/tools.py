@@ -16,7 +16,7 @@ from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email, person_summary, resolve_address
 from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import as_argument, clean_text, zone
-from workspace_sim.services.contacts.records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
+from .records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
 
 
 def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:

@@ -16,20 +16,20 @@ written back, so logging an activity changes the activity log alone.
 
 from __future__ import annotations
 
-from workspace_sim.services.crm.activities import list_activities, log_activity
-from workspace_sim.services.crm.deals import (
+from .activities import list_activities, log_activity
+from .deals import (
     DEAL_SORTS, DealStatus, create_deal, find_deals, get_deal, search_deals, update_deal,
 )
-from workspace_sim.services.crm.lookups import last_contacts
-from workspace_sim.services.crm.records import (
+from .lookups import last_contacts
+from .records import (
     ACCOUNT_STATUSES, ACCOUNTS, ACTIVITIES, ACTIVITY_TYPES, CLOSED, CONTACT_TYPES, CONTACTS, DEALS, SERVICE,
     STAGE_PROBABILITY, STAGES, Account, AccountContact, AccountStatus, Activity, ActivityType, Deal, Stage, domain_name, prepare,
     probability_problem, short_text,
 )
-from workspace_sim.services.crm.reports import (
+from .reports import (
     ACCOUNT_COLUMNS, DEAL_COLUMNS, DEFAULT_COLUMNS, MAX_EXPORT_ROWS, ReportFilters, export_report,
 )
-from workspace_sim.services.crm.tools import (
+from .tools import (
     ACCOUNT_SORTS, account_json, add_account_contact, create_account, find_accounts, get_account, search_accounts,
     update_account,
 )

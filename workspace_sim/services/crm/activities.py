@@ -8,9 +8,9 @@ from workspace_sim.core.registry import tool
 from workspace_sim.text.people import resolve_addresses
 from workspace_sim.text.render import render_list
 from workspace_sim.text.validation import clean_text
-from workspace_sim.services.crm.records import ACTIVITIES, MAX_BODY, Activity, ActivityType
-from workspace_sim.services.crm.views import activity_json, activity_line
-from workspace_sim.services.crm.lookups import (
+from .records import ACTIVITIES, MAX_BODY, Activity, ActivityType
+from .views import activity_json, activity_line
+from .lookups import (
     account_named, deal_named, moment_arg, check_page, line_arg, new_id, when_of, day_start,
 )
 

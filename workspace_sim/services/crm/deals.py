@@ -11,11 +11,11 @@ from workspace_sim.text.folding import fold
 from workspace_sim.text.money import AmountInput, currency_code, to_minor
 from workspace_sim.text.render import render_list
 from workspace_sim.text.validation import as_argument
-from workspace_sim.services.crm.records import (
+from .records import (
     ACCOUNTS, ACTIVITIES, CLOSED, DEALS, MAX_NAME, STAGE_PROBABILITY, STAGES, Deal, Stage, probability_problem,
 )
-from workspace_sim.services.crm.views import activity_json, deal_line, deal_summary, render_deal
-from workspace_sim.services.crm.lookups import (
+from .views import activity_json, deal_line, deal_summary, render_deal
+from .lookups import (
     account_named, deal_named, owner_address, owner_filter, date_arg, check_page, query_words, major, amount_bound,
     ordered, line_arg, new_id, when_of,
 )

@@ -14,7 +14,7 @@ from workspace_sim.text.folding import fold
 from workspace_sim.text.money import AmountInput, format_minor, to_minor
 from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.text.validation import as_argument, iso_date
-from workspace_sim.services.crm.records import (
+from .records import (
     ACCOUNTS, ACTIVITIES, CONTACT_TYPES, DEALS, Account, Activity, Deal, short_text,
 )
 

@@ -15,11 +15,11 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, Unavailable, pydantic_error_message
 from workspace_sim.core.registry import Tool, ToolHints, make_tool, tool
 from workspace_sim.text.money import format_minor
-from workspace_sim.services.crm.records import ACCOUNTS, DEALS, Account, Deal
-from workspace_sim.services.crm.views import money_text
-from workspace_sim.services.crm.lookups import last_contacts
-from workspace_sim.services.crm.tools import find_accounts, search_accounts
-from workspace_sim.services.crm.deals import find_deals, search_deals
+from .records import ACCOUNTS, DEALS, Account, Deal
+from .views import money_text
+from .lookups import last_contacts
+from .tools import find_accounts, search_accounts
+from .deals import find_deals, search_deals
 
 MAX_EXPORT_ROWS = 10_000
 # the search tools whose arguments a report's filters are: their arguments models, built from the same functions the

@@ -17,14 +17,14 @@ from workspace_sim.text.money import AmountInput, currency_code, to_minor
 from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.text.render import render_list
 from workspace_sim.text.validation import as_argument, clean_text
-from workspace_sim.services.crm.records import (
+from .records import (
     ACCOUNTS, ACTIVITIES, CONTACTS, DEALS, MAX_DESCRIPTION, MAX_NAME, MAX_SHORT, Account, AccountContact,
     AccountStatus, domain_name,
 )
-from workspace_sim.services.crm.views import (
+from .views import (
     account_line, account_summary, activity_json, contact_card, deal_summary, render_account,
 )
-from workspace_sim.services.crm.lookups import (
+from .lookups import (
     account_named, owner_address, owner_filter, date_arg, moment_arg, check_page, query_words, major, amount_bound,
     ordered, line_arg, new_id, when_of, day_start, last_contacts,
 )

@@ -8,7 +8,7 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.text.money import format_minor
 from workspace_sim.text.people import PEOPLE
-from workspace_sim.services.crm.records import Account, AccountContact, Activity, Deal
+from .records import Account, AccountContact, Activity, Deal
 
 
 def money_text(minor: int | None, currency: str) -> str | None:

@@ -13,7 +13,7 @@ from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
-from workspace_sim.services.databases.records import Database, Property, Row, coerce, static_person
+from .records import Database, Property, Row, coerce, static_person
 
 MAX_LIMIT = 200
 

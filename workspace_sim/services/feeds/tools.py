@@ -18,7 +18,7 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
-from workspace_sim.services.feeds.records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
+from .records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
 
 MAX_QUERY, MAX_PICK, MAX_RECIPIENTS = 500, 50, 50
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

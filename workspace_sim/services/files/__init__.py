@@ -9,8 +9,8 @@ here, from both tool modules, in the order tool lists show.
 
 from __future__ import annotations
 
-from workspace_sim.services.files import media_tools, tools
-from workspace_sim.services.files.records import FILES, FOLDERS, SERVICE, File, Folder
+from . import media_tools, tools
+from .records import FILES, FOLDERS, SERVICE, File, Folder
 
 SERVICE.add_tools(
     tools.read_text_file, tools.read_multiple_files, tools.write_file, tools.edit_file, tools.create_directory,

@@ -18,8 +18,8 @@ from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
 from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
 from workspace_sim.text.paths import parent, resolve
 from workspace_sim.core.registry import tool
-from workspace_sim.services.files.records import FILES, File
-from workspace_sim.services.files.tools import READERS, file_at, is_dir, need_dir_for_write
+from .records import FILES, File
+from .tools import READERS, file_at, is_dir, need_dir_for_write
 
 
 def _raw(f: File) -> bytes:

@@ -17,7 +17,7 @@ from workspace_sim.core.registry import tool
 from workspace_sim.text.paths import check_moved, is_under, parent, resolve
 from workspace_sim.text.patterns import compile_glob, compile_regex
 from workspace_sim.media.limits import media_class
-from workspace_sim.services.files.records import FILES, FOLDERS, File, Folder
+from .records import FILES, FOLDERS, File, Folder
 
 MAX_PATTERNS = 100  # exclude_patterns entries
 MAX_TREE_DEPTH = 100  # levels directory_tree expands in one answer

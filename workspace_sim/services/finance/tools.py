@@ -19,7 +19,7 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
-from workspace_sim.services.finance.records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
+from .records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
 
 MAX_QUERY, MAX_IDS = 500, 500
 SPENDING = ("expense", "refund")

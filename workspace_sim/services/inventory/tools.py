@@ -17,7 +17,7 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, zone
-from workspace_sim.services.inventory.records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
+from .records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
 
 MAX_QUERY, MAX_REASON = 500, 300
 

@@ -13,7 +13,7 @@ from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import as_argument, clean_text, iso_date
-from workspace_sim.services.kb.records import (
+from .records import (
     Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, TICKET_REF, WORD, article_tag, related_ref,
     unique_values, Space, ArticleVersion, Article
 )

@@ -8,10 +8,10 @@ changes that user's copies: another mailbox's message ids answer "not found", li
 
 from __future__ import annotations
 
-from workspace_sim.services.mail.names import SYSTEM_FOLDERS, folder_name, label_name
-from workspace_sim.services.mail.records import ACCOUNTS, MESSAGES, SERVICE, Account, Message, prepare, unique
-from workspace_sim.services.mail.syntax import Matcher, Term, parse_query
-from workspace_sim.services.mail.tools import search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft, update_draft, send_draft, move_email, label_email, mark_email_read, delete_email
+from .names import SYSTEM_FOLDERS, folder_name, label_name
+from .records import ACCOUNTS, MESSAGES, SERVICE, Account, Message, prepare, unique
+from .syntax import Matcher, Term, parse_query
+from .tools import search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft, update_draft, send_draft, move_email, label_email, mark_email_read, delete_email
 
 SERVICE.add_tools(search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft, update_draft, send_draft, move_email, label_email, mark_email_read, delete_email)
 

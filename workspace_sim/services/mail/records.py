@@ -17,7 +17,7 @@ from workspace_sim.text.people import PEOPLE, email_problem, normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import AwareTime
 from workspace_sim.core.registry import Service
-from workspace_sim.services.mail.names import folder_name, label_name
+from .names import folder_name, label_name
 
 
 # --- records -------------------------------------------------------------------------------------

@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.text.folding import fold
-from workspace_sim.services.mail.names import folder_name
+from .names import folder_name
 
 if TYPE_CHECKING:
-    from workspace_sim.services.mail.records import Message
+    from .records import Message
 
 MAX_QUERY = 2000
 

@@ -18,9 +18,9 @@ from workspace_sim.text.paths import resolve
 from workspace_sim.core.registry import tool
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_addresses
-from workspace_sim.services.mail.names import SYSTEM_FOLDERS, folder_name, label_name
-from workspace_sim.services.mail.records import ACCOUNTS, MESSAGES, Message, unique
-from workspace_sim.services.mail.syntax import Matcher, Term, parse_query
+from .names import SYSTEM_FOLDERS, folder_name, label_name
+from .records import ACCOUNTS, MESSAGES, Message, unique
+from .syntax import Matcher, Term, parse_query
 
 FILES, FOLDERS = "files.files", "files.folders"  # the files service's tables, read by name (no service imports another)
 MAX_SUBJECT = 998

@@ -17,7 +17,7 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
-from workspace_sim.services.notes.records import (
+from .records import (
     Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE,
     MAX_PARTICIPANTS, Notebook, Collaborator, Note
 )

@@ -8,8 +8,8 @@ offered, and the reason is in `Workspace.unavailable` and the log.
 
 from __future__ import annotations
 
-from workspace_sim.services.python.records import RunStatus, FileChanges, PythonRun
-from workspace_sim.services.python.tools import SERVICE, MAX_CODE, PythonWorkerFailure, run_python
+from .records import RunStatus, FileChanges, PythonRun
+from .tools import SERVICE, MAX_CODE, PythonWorkerFailure, run_python
 
 __all__ = [
     "SERVICE", "MAX_CODE", "PythonWorkerFailure", "run_python", "RunStatus", "FileChanges", "PythonRun",

@@ -7,7 +7,7 @@ from typing import Any
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
 from workspace_sim.core.registry import Service
-from workspace_sim.services.python.records import FileChanges, PythonRun
+from .records import FileChanges, PythonRun
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
 from workspace_sim.services.files.records import File, Folder  # the records a sandbox's changes are written as

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workspace_sim.services.shell.records import FileChanges, CommandResult
-from workspace_sim.services.shell.tools import SERVICE, RESOURCE, MAX_COMMAND, SandboxFailure, run_command
+from .records import FileChanges, CommandResult
+from .tools import SERVICE, RESOURCE, MAX_COMMAND, SandboxFailure, run_command
 
 __all__ = [
     "SERVICE", "RESOURCE", "MAX_COMMAND", "SandboxFailure", "run_command", "FileChanges", "CommandResult",

@@ -18,7 +18,7 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag, zone
-from workspace_sim.services.todo.records import (
+from .records import (
     INBOX, Priority, ActiveStatus, STATUS_WORDS, RANK, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_QUERY,
     label_list, parse_due, TaskList, Task
 )

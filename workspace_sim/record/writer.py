@@ -1,64 +1,25 @@
-"""Append-only JSONL episode records for MCP episodes, in the project's record format.
+"""Appending one live episode's record, line by line: `RecordWriter`, and `DeferredRecords` for servers.
 
-Lines follow docs/episode-record.md (`header`, `event`, `final`; the MCP server writes no `step`
-lines, since it never sees assistant turns): every tool call is one `event` line, written and
-flushed the moment it is answered (stdio), or right after the answer by the HTTP server
-(`DeferredRecords`: in order, and complete before an episode's end is answered), so a killed client
-loses nothing already answered, nor does a server stopped by SIGINT or SIGTERM.
-An episode's record file may hold several segments (each a complete episode in the format): a
-reset or a restore ends the current segment and starts the next, named `<episode>.<n>`. Each
-segment is replayable on its own from a fresh workspace: a restored segment begins with the events
-that led to the snapshot. `header.policy.settings` says where the environment came from, so
-`coworkenv eval` can rebuild and judge an unfinished record.
-
-The reader here is lenient where a crash can leave damage (an incomplete last line is skipped and
-reported) and strict elsewhere (a malformed line in the middle is an error naming file and line).
+Every line is written whole and flushed to the operating system the moment it is written (or, with
+`DeferredRecords`, right after the answer it belongs to), so an interrupted run keeps every line
+it wrote; an episode's end fsyncs its file (`sync_file`, `sync_files` in batches). `LaterLine`
+builds a line only when it is written. The text of each line is `workspace_sim.record.encoding`'s.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
 import threading
-import time
 from collections import deque
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
-from workspace_sim import Event, Workspace
-from workspace_sim.core.blobs import BLOB_MIN_CHARS, BlobError, BlobReader, BlobStore
-from workspace_sim.core.events import render_default
+from workspace_sim.core.blobs import BlobStore
 
-from .jsoncheck import safe_dumps
-
-
-RECORD_VERSION = 1
-POLICY_NAME = "mcp-client"
-
-
-class RecordReadError(ValueError):
-    """A record that cannot be read; the message names the file and line."""
-
-
-def _dump(obj: dict[str, Any]) -> str:
-    return safe_dumps(obj, separators=(",", ":"), default=str)
-
-
-def _plain(text: str) -> bool:
-    """Whether a dumped line can be written as it is: it holds no key that looks like a reference (which the
-    store escapes) and no string long enough to become a blob. Without an escaped quote in the text, every
-    string is one piece between two quotes, so a short piece bounds every string; with one, the slow path
-    decides (a false "no" only costs time)."""
-    if '"$blob"' in text or '"$esc"' in text:
-        return False
-    if len(text) < BLOB_MIN_CHARS:
-        return True
-    return '\\"' not in text and max(map(len, text.split('"'))) < BLOB_MIN_CHARS
-
+from .encoding import dump_line, line_texts, plain
+from .lines import RecordError
 
 _TOOLS_KEPT = 64
 _TOOLS_TEXT: dict[tuple[str, ...], tuple[list[Any], str, bool]] = {}  # tool names -> (tools, their dump, plain)
@@ -70,7 +31,7 @@ RECORD_LATER_ENV = "COWORKENV_RECORD_AFTER_ANSWER"
 FALLBACK_S = 0.05
 SYNC_BATCH_S = 0.2  # ended records are fsynced together, at most this long after their end
 SYNCFS_FROM = 4  # a batch with this many records in one folder syncs them by one syncfs (`sync_files`)
-log = logging.getLogger("coworkenv.mcp.recording")
+log = logging.getLogger("coworkenv.mcp.recording")  # the name operators filter on
 
 
 def record_after_answer() -> bool:
@@ -247,7 +208,7 @@ class RecordWriter:
 
     def _check_open(self) -> None:
         if self._closing or (self._fh is not None and self._fh.closed):
-            raise RecordReadError(f"{self.path}: record already closed")
+            raise RecordError(f"{self.path}: record already closed")
 
     def flush(self) -> None:
         """Write and flush the queued lines now (nothing to do when lines are not deferred). A failure (a full
@@ -293,11 +254,7 @@ class RecordWriter:
             text = _header_text(line)
             if text is not None:
                 return text
-        text = _dump(line)
-        if _plain(text):
-            return text + "\n"
-        obj, new = self._blobs.externalize(line)
-        return "".join(_dump(b) + "\n" for b in new) + _dump(obj) + "\n"
+        return "".join(line_texts(line, self._blobs))
 
     def close(self, sync: bool = True) -> None:
         """Write what is queued and close the file (idempotent); with `sync`, first make it durable (fsync). A
@@ -324,9 +281,9 @@ class RecordWriter:
             except Exception as e:
                 failed = failed or e
         if failed is not None:
-            raise RecordReadError(f"{self.path}: a line could not be written: {failed}")
+            raise RecordError(f"{self.path}: a line could not be written: {failed}")
         if self._unbuilt is not None:
-            raise RecordReadError(f"{self.path}: a line could not be built and is missing: "
+            raise RecordError(f"{self.path}: a line could not be built and is missing: "
                                   f"{type(self._unbuilt).__name__}: {self._unbuilt}")
 
     @property
@@ -344,14 +301,14 @@ def _header_text(header: dict[str, Any]) -> str | None:
     key = tuple(str((t.get("function") or {}).get("name")) if isinstance(t, dict) else "" for t in tools)
     known = _TOOLS_TEXT.get(key)
     if known is None or known[0] != tools:
-        text = _dump(tools)
-        known = (tools, text, _plain(text))
+        text = dump_line(tools)
+        known = (tools, text, plain(text))
         with _TOOLS_LOCK:  # record threads and the event loop share the cache
             if key not in _TOOLS_TEXT and len(_TOOLS_TEXT) >= _TOOLS_KEPT:
                 _TOOLS_TEXT.pop(next(iter(_TOOLS_TEXT)), None)
             _TOOLS_TEXT[key] = known
-    head = _dump({k: v for k, v in header.items() if k != "tools"})
-    if not (known[2] and _plain(head)):
+    head = dump_line({k: v for k, v in header.items() if k != "tools"})
+    if not (known[2] and plain(head)):
         return None
     return f'{head[:-1]},"tools":{known[1]}}}\n'  # the dump of the whole object: "tools" is its last key
 
@@ -425,15 +382,6 @@ def sync_file(path: str | Path) -> None:
         os.close(fd)
 
 
-def header_line(segment_id: str, env: Any, env_hash: str, workspace: Workspace, settings: dict[str, Any]) -> dict[str, Any]:
-    """The `header` line of a segment: environment, start-state hash, offered tools, where it came from."""
-    return {
-        "type": "header", "record_version": RECORD_VERSION, "episode_id": segment_id, "env_id": str(env.id),
-        "env_hash": env_hash, "initial_state_hash": workspace.initial.content_hash,
-        "capabilities": list(getattr(env, "capabilities", []) or []),
-        "policy": {"name": POLICY_NAME, "settings": settings}, "seed": workspace.config.seed, "group": None,
-        "tools": [t.openai_schema() for t in workspace.tools.values()],
-    }
 
 
 class LaterLine:
@@ -454,236 +402,3 @@ class LaterLine:
             line = self._line = self._make(*self._args)
         return line
 
-
-def event_line(event: Event, segment_id: str, turn: int) -> dict[str, Any]:
-    """The `event` line of a workspace event (its `to_json()` plus type, episode and turn)."""
-    return {**event.to_json(), "type": "event", "episode_id": segment_id, "turn": turn}
-
-
-def transcript(task: str, events: Iterable[dict[str, Any]], renders: dict[str, Any], final_answer: str | None) -> list[dict[str, Any]]:
-    """The episode as a Hugging Face chat transcript: the task, each call and its result text, the answer."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
-    for ev in events:
-        if ev.get("kind") == "message":
-            if len(messages) == 1 and ev.get("role") == "user" and ev.get("content") == task:
-                continue  # the request, logged as turn 0 by an MCP-only episode: already the first message
-            if ev.get("role") in ("user", "assistant") and ev.get("content") is not None:
-                messages.append({"role": ev["role"], "content": ev["content"]})
-            continue
-        if ev.get("kind") != "call":
-            continue
-        call_id = f"call_{ev['index']}"
-        args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"type": "function", "id": call_id, "function": {"name": ev["tool"], "arguments": args}}]})
-        if ev.get("ok"):
-            render = renders.get(ev["tool"]) or render_default
-            try:
-                text = render(ev.get("result"))
-            except Exception:
-                text = render_default(ev.get("result"))
-        else:
-            err = ev.get("error") or {}
-            text = f"Error ({err.get('code')}): {err.get('message')}"
-        messages.append({"role": "tool", "name": ev["tool"], "tool_call_id": call_id, "content": text})
-    last = messages[-1]
-    if final_answer is not None and not (last["role"] == "assistant" and last.get("content") == final_answer
-                                         and not last.get("tool_calls")):
-        messages.append({"role": "assistant", "content": final_answer})  # unless already logged as the last message
-    return messages
-
-
-def violations_and_faults(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Blocked calls and injected faults among the events, as the `final` line lists them."""
-    calls = [e for e in events if e.get("kind") == "call"]
-    violations = [{"event_index": e["index"], "tool": e["tool"], "policy": e["policy"],
-                   "message": (e.get("error") or {}).get("message", "")} for e in calls if e.get("policy")]
-    faults = []
-    for i, e in enumerate(calls):
-        if not e.get("ok") and (e.get("error") or {}).get("code") == "fault":
-            handled = any(later.get("ok") and later.get("tool") == e["tool"] for later in calls[i + 1:])
-            faults.append({"event_index": e["index"], "tool": e["tool"], "message": e["error"]["message"],
-                           "handled": handled})
-    return violations, faults
-
-
-def final_line(
-    segment_id: str, task: str, events: list[dict[str, Any]], renders: dict[str, Any], evaluation: dict[str, Any],
-    stop_reason: str, final_answer: str | None, timings: dict[str, float],
-) -> dict[str, Any]:
-    """The `final` line: transcript, evaluation, reward (the score), why it stopped, timings."""
-    violations, faults = violations_and_faults(events)
-    return {
-        "type": "final", "episode_id": segment_id,
-        "messages": transcript(task, events, renders, final_answer),
-        "evaluation": evaluation, "reward": float(evaluation.get("score", 0.0)), "stop_reason": stop_reason,
-        "final_answer": final_answer, "timings": {k: round(v, 6) for k, v in timings.items()}, "tokens": [],
-        "policy_violations": violations, "fault_errors": faults,
-    }
-
-
-def now_iso() -> str:
-    """The wall-clock time, for record settings (not part of any workspace state)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-# --------------------------------------------------------------------------------------------
-# Reading
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class RecordedSegment:
-    """One segment (an episode in the record format) as read back: header, events, final line if any."""
-
-    file: Path
-    header: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    final: dict[str, Any] | None = None
-
-    @property
-    def segment_id(self) -> str:
-        """The segment's id (`episode_id` in the lines)."""
-        return str(self.header["episode_id"])
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """The header's `policy.settings` (source, transport, episode, start)."""
-        policy = self.header.get("policy") or {}
-        return policy.get("settings") or {} if isinstance(policy, dict) else {}
-
-    @property
-    def calls(self) -> list[dict[str, Any]]:
-        """The tool-call events."""
-        return [e for e in self.events if e.get("kind") == "call"]
-
-    @property
-    def evaluation(self) -> dict[str, Any] | None:
-        """The evaluation of the final line, if the segment is finished."""
-        return self.final.get("evaluation") if self.final else None
-
-
-@dataclass
-class RecordFile:
-    """Every segment of one record file, and any damage the reader skipped (with its line number)."""
-
-    path: Path
-    segments: list[RecordedSegment]
-    skipped: list[str] = field(default_factory=list)
-    ends_cleanly: bool = True
-
-
-def read_record_file(path: str | Path) -> RecordFile:
-    """Read a record file; an incomplete last line is skipped and noted, any other damage is an error."""
-    p = Path(path)
-    if not p.is_file():
-        raise RecordReadError(f"{p}: no such record file")
-    try:
-        raw = p.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise RecordReadError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    lines = raw.split("\n")
-    ends_cleanly = lines[-1] == ""
-    if ends_cleanly:
-        lines.pop()
-    out = RecordFile(p, [], ends_cleanly=ends_cleanly)
-    by_id: dict[str, RecordedSegment] = {}
-    blobs = BlobReader()
-    for n, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        where = f"{p}:{n}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            if n == len(lines) and not ends_cleanly:
-                out.skipped.append(f"{where}: incomplete last line ({len(text)} characters) ignored")
-                continue
-            raise RecordReadError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-        try:  # large strings are stored once, in blob lines (workspace_sim.core.blobs)
-            obj = blobs.take(obj, text)
-        except BlobError as e:
-            raise RecordReadError(f"{where}: {e}") from None
-        if obj is None:
-            continue
-        if not isinstance(obj, dict) or obj.get("type") not in ("header", "event", "step", "final"):
-            raise RecordReadError(f"{where}: expected an object whose type is header, event, step or final")
-        sid = obj.get("episode_id")
-        if not isinstance(sid, str):
-            raise RecordReadError(f"{where}: episode_id must be a string, got {sid!r}")
-        if obj["type"] == "header":
-            if sid in by_id:
-                raise RecordReadError(f"{where}: second header for episode {sid!r}")
-            by_id[sid] = RecordedSegment(p, obj)
-            out.segments.append(by_id[sid])
-            continue
-        seg = by_id.get(sid)
-        if seg is None:
-            raise RecordReadError(f"{where}: {obj['type']} line for episode {sid!r} before its header")
-        if obj["type"] == "event":
-            if not isinstance(obj.get("index"), int) or obj.get("kind") not in ("call", "message", "world", "stage"):
-                raise RecordReadError(f"{where}: event lines need an integer index and kind call, message, world or "
-                                      "stage")
-            seg.events.append(obj)
-        elif obj["type"] == "final":
-            seg.final = obj
-    return out
-
-
-def record_files(path: str | Path) -> list[Path]:
-    """The record files at a path: the file itself, or every `*.jsonl` under a folder (sorted)."""
-    p = Path(path)
-    if p.is_dir():
-        return sorted(f for f in p.rglob("*.jsonl") if f.is_file())
-    if p.is_file():
-        return [p]
-    raise RecordReadError(f"{p}: no such file or folder of episode records")
-
-
-def append_line(path: str | Path, line: dict[str, Any]) -> None:
-    """Append one line to a record file, first cutting off an incomplete last line a crash left."""
-    p = Path(path)
-    data = p.read_bytes() if p.exists() else b""
-    with p.open("r+b" if p.exists() else "wb") as fh:
-        if data and not data.endswith(b"\n"):
-            fh.truncate(data.rfind(b"\n") + 1)
-        fh.seek(0, os.SEEK_END)
-        fh.write((_dump(line) + "\n").encode("utf-8"))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def replace_final_line(path: str | Path, segment_id: str, line: dict[str, Any]) -> None:
-    """Replace the `final` line of one segment in a record file, atomically (a new file, synced, renamed over
-    the old one); every other line stays byte for byte. RecordReadError when the segment has no final line."""
-    p = Path(path)
-    lines = p.read_bytes().decode("utf-8").split("\n")
-    for i, text in enumerate(lines):
-        if '"final"' not in text or segment_id not in text:
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict) and obj.get("type") == "final" and obj.get("episode_id") == segment_id:
-            lines[i] = _dump(line)
-            break
-    else:
-        raise RecordReadError(f"{p}: episode {segment_id!r} has no final line to replace")
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as fh:
-            fh.write("\n".join(lines).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    finally:
-        tmp.unlink(missing_ok=True)
-    sync_file(p.parent)
-
-
-def served_segment(segment: "RecordedSegment") -> bool:
-    """Whether a segment was recorded by an MCP server (`mcp_server.Episode`), whose final line this package
-    writes, rather than by an episode runner (whose final line holds its policy's messages and reward)."""
-    settings = segment.settings
-    return "transport" in settings and "started_at" in settings and "segment" in settings
