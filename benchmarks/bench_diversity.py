@@ -93,6 +93,8 @@ def main() -> None:
         f = figures(specs)
         print(name, f"valid {len(specs)}/{n}", f"{rate:.2f} env/s",
               " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in f.items()))
+        mix = pipeline.summarize([pipeline.profile(sp) for sp in specs])
+        print("   calls median", mix["calls"]["median"], "shares", mix["share"])
 
 
 if __name__ == "__main__":
