@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .capabilities import CAPABILITIES, capability
 from .feedback import ValidationReport
+from .generate.mix import generate_mixed
 from .parallel import SynthJobError, WorkerPool, resolve_workers
 from .procedural import TemplateError, generate
 from .spec import EnvironmentSpec
@@ -83,6 +84,21 @@ def procedural_attempt(cap: str, seed: int) -> Attempt:
     if not report.ok:
         return Attempt(cap, seed, None, report, error=f"invalid: {report.feedback[0].line()}")
     return Attempt(cap, seed, spec, report)
+
+
+def mixed_attempt(cap: str, seed: int) -> Attempt:
+    """The balanced mix's environment (a composition or a template's, synth.generate.mix), validated by execution."""
+    try:
+        spec = generate_mixed(cap, seed)
+    except TemplateError as e:
+        return Attempt(cap, seed, None, error=str(e))
+    report = validate_spec(spec)
+    if not report.ok:
+        return Attempt(cap, seed, None, report, error=f"invalid: {report.feedback[0].line()}")
+    return Attempt(cap, seed, spec, report)
+
+
+PROCEDURAL_PRODUCERS = (procedural_attempt, mixed_attempt)
 
 
 GC_THRESHOLD = (10_000, 10, 10)
@@ -161,9 +177,9 @@ def synthesize(capabilities: Sequence[str] | None, count: int, seed: int = 0, pr
         return fold(pool.map(jobs))
     if workers == 1 or len(jobs) == 1:
         # the procedural producer's collector settings as in a worker (warm_procedural), put back after
-        with synthesis_gc() if producer is procedural_attempt else nullcontext():
+        with synthesis_gc() if producer in PROCEDURAL_PRODUCERS else nullcontext():
             return fold(_serial(jobs, producer))
-    warm = warm_procedural if producer is procedural_attempt else None
+    warm = warm_procedural if producer in PROCEDURAL_PRODUCERS else None
     with WorkerPool(min(workers, len(jobs)), producer, warm=warm) as own:
         return fold(own.map(jobs))
 

@@ -33,7 +33,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", "-s", help="Base seed; the same seed gives the same environments."),
         out: Path = typer.Option(Path("envs"), "--out", "-o", help="Folder to write the valid specs into."),
         fmt: str = typer.Option("json", "--format", "-f", help="json or yaml."),
-        generator: str = typer.Option("procedural", "--generator", help="procedural (offline) or llm."),
+        generator: str = typer.Option("procedural", "--generator", help="procedural (offline: compositions and "
+                                      "templates, the balanced mix), templates (offline, templates only) or llm."),
         requirement: Optional[str] = typer.Option(None, help="Workflow requirement for the llm generator."),
         base_url: Optional[str] = typer.Option(None, help="llm: the OpenAI-compatible endpoint's base URL (else "
                                                           "COWORKENV_OPENAI_BASE_URL)."),
@@ -54,8 +55,8 @@ def register(app: typer.Typer) -> None:
 
         if fmt not in ("json", "yaml"):
             _fail(f"--format must be json or yaml, got {fmt!r}")
-        if generator not in ("procedural", "llm"):
-            _fail(f"--generator must be procedural or llm, got {generator!r}")
+        if generator not in ("procedural", "templates", "llm"):
+            _fail(f"--generator must be procedural, templates or llm, got {generator!r}")
         if generator == "llm" and workers != 1:
             _fail("--workers applies to the procedural generator; the llm generator runs its requests one at a time")
         unknown = [c for c in capability or [] if c not in CAPABILITIES]
@@ -74,9 +75,9 @@ def register(app: typer.Typer) -> None:
         with Progress(TextColumn("[bold]synth[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                       TimeElapsedColumn(), console=console, transient=False) as progress:
             task = progress.add_task("", total=count)
-            if generator == "procedural":
+            if generator in ("procedural", "templates"):
                 from synth.parallel import SynthJobError
-                from synth.pipeline import synthesize
+                from synth.pipeline import mixed_attempt, procedural_attempt, synthesize
 
                 def step(attempt) -> None:  # type: ignore[no-untyped-def]
                     if attempt.spec is not None:
@@ -85,7 +86,8 @@ def register(app: typer.Typer) -> None:
                                     + ("" if attempt.valid else " [red]discarded[/]"))
 
                 try:
-                    result = synthesize(capability, count, seed, on_attempt=step, workers=workers)
+                    result = synthesize(capability, count, seed, on_attempt=step, workers=workers,
+                                        producer=mixed_attempt if generator == "procedural" else procedural_attempt)
                 except SynthJobError as e:
                     progress.stop()
                     _fail(f"{e}\nwrote {len(written)} of {count} environment(s) before it", 1)
@@ -108,7 +110,7 @@ def register(app: typer.Typer) -> None:
                                        seed=seed, on_result=on_result)
                 stats = {k: CapabilityStats(t.generated, t.valid, t.repaired, t.discarded)
                          for k, t in batch.by_capability.items() if t.generated}
-        stopped = None if generator == "procedural" else batch.stopped
+        stopped = None if generator != "llm" else batch.stopped
         if as_json:
             typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
         else:

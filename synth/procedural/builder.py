@@ -8,6 +8,7 @@ is recorded with `expect_error: fault` and retried, as a robust agent would.
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -20,6 +21,13 @@ from .world import World, WorldMaker
 
 Act = Callable[[], None]
 """What a template returns after adding its start data: the function that performs the task."""
+
+
+ASKS_OPENING = ("I have a few things for you today.", "A few things, when you get a chance:", "Some jobs for today:",
+                "Could you take care of these?", "Here's my list for you:", "Several small things today:",
+                "Hi! Can you get through these for me?", "A handful of tasks:", "Morning - a couple of things:",
+                "Things I need done today:")
+"""How a request of several numbered parts opens (drawn with its own rng: the task's draws are unchanged)."""
 
 
 class TemplateError(RuntimeError):
@@ -277,7 +285,8 @@ class SpecBuilder:
         if len(self.requests) == 1:
             request = self.requests[0]
         else:
-            request = "I have a few things for you today.\n" + "\n".join(
+            opening = random.Random(f"opening:{self.seed}:{'+'.join(self.templates)}").choice(ASKS_OPENING)
+            request = opening + "\n" + "\n".join(
                 f"{i}. {r}" for i, r in enumerate(self.requests, 1))
         answer = " ".join(self.answers) if self.answers else None
         calls = sum(1 for s in self.steps if s["kind"] == "call" and not s.get("expect_error"))

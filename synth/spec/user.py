@@ -9,11 +9,17 @@ import regex
 from .parts import HiddenFact, UserSimulator
 
 
+def _keyword(word: str) -> str:
+    """A keyword's pattern: a whole word, except in Han script, which has no spaces between words."""
+    escaped = regex.escape(word)
+    return escaped if regex.search(r"\p{Han}", word) else rf"(?<!\w){escaped}(?!\w)"
+
+
 class ScriptedUser:
     """Answers the agent from a spec's UserSimulator, deterministically and without a model.
 
     A hidden fact is revealed when the agent's message contains one of its `reveal_keywords`
-    (case-insensitive, whole words); a fact with a `vague` answer gets that first, and its precise
+    (case-insensitive, whole words; a keyword in Chinese, written without spaces, anywhere); a fact with a `vague` answer gets that first, and its precise
     answer only when the agent asks again (presses). The reply is the answers, then the scripted
     follow-up of the turn being opened; with neither, the simulator's default reply. What the user
     has been asked is the one piece of state (`asked`, saved by `snapshot` and put back by `restore`).
@@ -27,8 +33,8 @@ class ScriptedUser:
     def _patterns(self) -> list[tuple[HiddenFact, regex.Pattern[str]]]:
         out = []
         for fact in self.sim.facts:
-            alts = "|".join(regex.escape(k.strip()) for k in fact.reveal_keywords if k.strip())
-            out.append((fact, regex.compile(rf"(?<!\w)(?:{alts})(?!\w)", regex.I)))
+            alts = "|".join(_keyword(k.strip()) for k in fact.reveal_keywords if k.strip())
+            out.append((fact, regex.compile(alts, regex.I)))
         return out
 
     def revealed_by(self, message: str) -> list[HiddenFact]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,6 +16,17 @@ STATUSES = ("Open", "In Progress", "In Review", "Resolved", "Closed", "Reopened"
 WORKFLOW = DEFAULT_WORKFLOW
 TOPICS = ("pricing", "onboarding", "roadmap", "vendor", "hiring", "budget", "migration", "audit", "launch",
           "renewal", "security", "training", "inventory", "forecast", "offsite")
+
+
+ACKS = ("Thanks! ", "Great, thanks - ", "Perfect. ", "Cheers - ", "Lovely, ", "Good, thanks. ", "Thank you! ", "Nice - ")
+"""How a user's follow-up opens (drawn by `acked`)."""
+
+
+def acked(seed: int, text: str) -> str:
+    """A follow-up `text` (starting lower-case) opened by one of ACKS, drawn with an rng of its own (the task's draws
+    are unchanged); the text is capitalised after an ack that ends a sentence."""
+    ack = random.Random(f"ack:{seed}").choice(ACKS)
+    return ack + (text[0].upper() + text[1:] if ack.rstrip().endswith((".", "!")) else text)
 
 
 def background_files(b: SpecBuilder, n: int = 4) -> None:

@@ -27,6 +27,7 @@ missed silent change. By construction the stale baseline (day-one reads througho
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any, Callable
@@ -34,7 +35,8 @@ from zoneinfo import ZoneInfo
 
 from ..builder import Act, SpecBuilder, TemplateError
 from . import registry, template
-from .common import TOPICS, add_event, add_project, add_ticket, background_files, background_mail, background_tickets, money
+from .common import (TOPICS, acked, add_event, add_project, add_ticket, background_files, background_mail,
+                     background_tickets, money)
 from .mail import _asker_and_twin
 
 # Single-day templates that compose into a story (capability, name); none reads or rewrites another's data.
@@ -55,6 +57,27 @@ FIRST_DAY_CHORES: dict[str, tuple[tuple[str, str], ...]] = {
     "secret_handling": (("secret_handling", "rotated_key_ticket"),),  # the triage's owner notice can coincide with a story mail
     "web_research": (("web_research", "weekly_feed_digest"),),  # a cited answer is judged on the final answer only
 }
+
+
+# How a week's request and each later day open (drawn with an rng of their own, so the story is unchanged).
+WEEK_OPENINGS = (
+    "Good morning! Here is what I need this week, starting today:", "Morning. A few things for this week; today first:",
+    "Hi! Planning the week - here's where we start:", "Hello - this week's list, beginning with today:",
+    "Right, the week ahead. For today:", "Happy Monday-ish. What's on for this week, today's bits first:",
+    "Hey, quick plan for the next few days. Today:", "Hi there. I've got a busy week, so here's what I need, today first:",
+    "Before I disappear into meetings, here's the week's work. Today:", "Morning! Let's get the week moving. First up:",
+    "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:",
+    "Morning - week plan below, today's part first:", "Hello! Before the week gets away from us, today:",
+    "Hi, here's what's on my plate this week that I'd like your help with, today first:",
+    "Week kick-off. To start with today:", "Hey - sorting the week now; today's bits:",
+    "Good morning - a multi-day one. Starting today:", "Hi! Several days of work coming up. First, today:",
+    "Right then, this week. Today, please:", "Morning! I've written the week down; today's things first:",
+    "Hi - dictating this between meetings. This week, today first:", "Hello, plan for the coming days. Today:",
+    "Morning, quick brief for the week, starting with today:")
+DAY_HEADS = ("Morning - ", "Good morning, ", "Hi again - ", "Morning, ", "Hello - ", "Back at it - ", "Hi - ",
+             "Morning all - ", "Right, new day - ", "Hey - ")
+LAST_DAY = ("last day of this stretch, so ", "final day for this one, so ", "wrapping this up today, so ",
+            "last one, then we're done - ")
 
 
 @dataclass(frozen=True)
@@ -145,10 +168,19 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
     if len(cast) < 4:
         raise TemplateError("too few colleagues for the story's parts")
     asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
-    rules = [f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date "
-             f"with one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"]
-    days[0].items.append(f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the "
-                         f"total to {first}.")
+    words = random.Random(f"wording:{b.seed}:{name}")  # phrasings drawn apart from the story's own draws
+    line = f"one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"
+    rules = [words.choice((
+        f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date with {line}",
+        f"each evening {report} should hold the current total, and {log} should have {line}",
+        f"keep {report} at the current total at the close of every day, and keep {log} going with {line}",
+        f"before you stop each day, update {report} to the current total and give {log} {line}"))]
+    days[0].items.append(words.choice((
+        f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the total to {first}.",
+        f"Add up the amount column in {src}; put the result in {report} as 'Total: N' and mail it to {first}.",
+        f"Work out the total of the amounts in {src}, record it in {report} ('Total: N'), and send {first} the figure.",
+        f"{first} needs the total of the amount column in {src}: write it to {report} as 'Total: N' and email it over.",
+        f"Sum the amount column of {src} into {report} (as 'Total: N') and let {first} know the total by mail.")))
 
     # --- optional threads: set up their data now ---------------------------------------------------
     meeting = None
@@ -222,7 +254,8 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                         weight=2)
                 day.report.append(f"The {topic} total is {total}; it is in {report} and {recipient.name} has it.")
             else:
-                instructions = _instructions(day, d, ndays, ticket, move_day, report)
+                instructions = _instructions(day, d, ndays, ticket, move_day, report,
+                                             random.Random(f"day:{b.seed}:{name}:{d}"))
                 b.open_stage(day.id, _title(day.start), day.start, instructions)
                 _changes(b, d, src, ledger_events, meeting, incoming, ticket, memo_day, topic, mgr, cc)
                 if move_day == d:
@@ -273,8 +306,8 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                 day.report.extend(b.answers)
                 b.answers.clear()
             if follow_day == d:
-                b.say("That's today's list done.", followup=f"Thanks! One more thing: please email {extra.name} the "
-                                                             f"current {topic} total too.")
+                b.say("That's today's list done.",
+                      followup=acked(b.seed, f"one more thing: please email {extra.name} the current {topic} total too."))
                 b.call("send_email", _free=("subject",),
                        _stale={"to": [extra.email], "subject": f"{topic.capitalize()} total",
                                "body": f"Hi, the current {topic} total is {stale}.", **({"cc": cc} if cc else {})},
@@ -300,9 +333,12 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
                 b.answer(" ".join(day.report))
         b.allow("mail.messages:msg-*", f"files:{report}", f"files:{log}", "files:/reports")
 
-    b.requests.append("Good morning! Here is what I need this week, starting today:\n"
+    b.requests.append(random.Random(f"opening:{b.seed}:{name}").choice(WEEK_OPENINGS) + "\n"
                       + "\n".join(f"{i}. {t}" for i, t in enumerate(days[0].items, 1))
-                      + "\nStanding rules for the whole week:\n" + "\n".join(f"- {r}." for r in rules))
+                      + "\n" + random.Random(f"rules:{b.seed}:{name}").choice((
+                          "Standing rules for the whole week:", "For the rest of the week, please:",
+                          "Rules that hold all week:", "Every day this week:", "Keep these going all week:"))
+                      + "\n" + "\n".join(f"- {r}." for r in rules))
     b.titles.insert(0, f"A {ndays}-day week with the {topic} figures")
     if capability not in b.capabilities:
         b.capabilities.insert(0, capability)
@@ -314,7 +350,8 @@ def _csv(rows: list[tuple[str, float]]) -> str:
     return "entry,amount\n" + "".join(f"{e},{a:.2f}\n" for e, a in rows)
 
 
-def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str) -> str:
+def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str,
+                  rng: random.Random) -> str:
     items = list(day.items)
     if ticket is not None and ticket[4] == d:
         items.insert(0, f"{ticket[0]} ('{ticket[1]}') is fixed: resolve it with a comment saying so, and email "
@@ -322,10 +359,13 @@ def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | No
     if move_day == d:
         items.insert(0, f"Change of plan for the report: I want it in /shared/ instead of /reports/, so move "
                         f"{report} there and keep it there from now on.")
-    head = "Morning! " + ("Last day of this stretch. " if d == ndays - 1 else "")
+    head = rng.choice(DAY_HEADS) + (rng.choice(LAST_DAY) if d == ndays - 1 else "")
     if not items:
-        return head + "Nothing new from me today; keep to the standing rules."
-    return head + "Today:\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
+        return head + rng.choice(("nothing new from me today; keep to the standing rules.",
+                                  "no new asks today - just keep the standing rules going.",
+                                  "quiet day from my side; the standing rules still apply."))
+    return head + rng.choice(("today:", "for today:", "on the list today:", "here's today:", "what I need today:")) \
+        + "\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(items, 1))
 
 
 def _changes(b: SpecBuilder, d: int, src: str, ledger_events: dict[int, Any], meeting: Any, incoming: Any,

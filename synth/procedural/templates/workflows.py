@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 from ..builder import Act, SpecBuilder, TemplateError
 from . import template
-from .common import (TOPICS, add_event, add_mail, add_ticket, background_files, background_mail, background_tickets,
+from .common import (TOPICS, acked, add_event, add_mail, add_ticket, background_files, background_mail,
+                     background_tickets,
                      directory_key, local, lookalike_listed_first, money)
 from .tickets import _owner, _project
 
@@ -117,7 +119,7 @@ def data_changed_before_mail(b: SpecBuilder, size: int = 1) -> Act:
         b.call("create_directory", path="/reports")
         b.call("write_file", path=report, content=f"Total: {before}\n")
         turn = b.say(f"Done: the total is {before}, written to {report}.",
-                     followup=f"Thanks! Now please email {mgr.name} the current total of {src}.")
+                     followup=acked(b.seed, f"now please email {mgr.name} the current total of {src}."))
         b.world_change([{"op": "patch", "table": "files.files", "key": src,
                          "fields": {"content": text + "".join(f"{o},{a:.2f}\n" for o, a in extra)}}],
                        at_turn=turn, note="late orders appended to the CSV (silent)")
@@ -156,8 +158,8 @@ def meeting_moved_before_reminder(b: SpecBuilder, size: int = 1) -> Act:
         b.call("edit_file", path=notes, edits=[{"old_text": "# This week\n",
                                                 "new_text": f"# This week\nReview: {start.astimezone(tz):{fmt}}\n"}])
         turn = b.say(f"Added 'Review: {start.astimezone(tz):{fmt}}' to {notes}.",
-                     followup=f"Thanks. Please email {other.name} a reminder of when the '{title}' is (day and HH:MM, "
-                              "my time zone).")
+                     followup=acked(b.seed, f"please email {other.name} a reminder of when the '{title}' is "
+                                    "(day and HH:MM, my time zone)."))
         b.world_change([{"op": "patch", "table": "calendar.events", "key": eid,
                          "fields": {"start": moved.isoformat(), "end": (moved + timedelta(hours=1)).isoformat()}}],
                        at_turn=turn, note="the organiser moved the meeting (silent)")
