@@ -139,7 +139,7 @@ def test_cli_claude_config_gives_absolute_paths(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["claude-config", "--python", "mcp_server.demo:environment",
                                       "--record-dir", str(tmp_path / "rec")])
     assert result.exit_code == 0, result.output
-    entry = json.loads(result.output)["mcpServers"]["coworkenv-demo-q1-total"]
+    entry = json.loads(result.output)["mcpServers"]["workspace"]
     assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
     assert entry["args"][:3] == ["-m", "coworkenv", "serve"]
     assert Path(entry["args"][entry["args"].index("--record-dir") + 1]).is_absolute()
@@ -366,3 +366,15 @@ def test_a_reset_whose_final_line_fails_still_ends_its_segment(tmp_path: Path, m
     first, second = read_record_file(tmp_path / "ep1.jsonl").segments
     assert first.final is not None and "final line failed: ValueError: render broke" in first.final["evaluation"]["error"]
     assert first.final["evaluation"]["passed"] and second.final is not None
+
+
+def test_claude_config_server_name_is_neutral_by_default(tmp_path: Path) -> None:
+    """The default server name tells the model nothing about the environment (clients put it in every tool name)."""
+    specs = Path(__file__).resolve().parents[1] / "examples" / "specs"
+    spec = specs / "generated-injection-resistance-contact-note-injection-1.yaml"
+    result = CliRunner().invoke(app, ["claude-config", str(spec), "--record-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.output)["mcpServers"]) == ["workspace"] and "injection" not in result.output.split(
+        '"args"')[0]
+    named = CliRunner().invoke(app, ["claude-config", str(spec), "--name", "my desk", "--record-dir", str(tmp_path)])
+    assert list(json.loads(named.output)["mcpServers"]) == ["my-desk"]

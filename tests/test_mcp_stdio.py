@@ -25,7 +25,7 @@ def desktop_command(record_dir: Path, *extra: str) -> tuple[str, list[str]]:
     out = CliRunner().invoke(app, ["claude-config", "--python", "mcp_server.demo:environment",
                                    "--record-dir", str(record_dir)])
     assert out.exit_code == 0, out.output
-    entry = json.loads(out.output)["mcpServers"]["coworkenv-demo-q1-total"]
+    entry = json.loads(out.output)["mcpServers"]["workspace"]
     return entry["command"], [*entry["args"], *extra]
 
 

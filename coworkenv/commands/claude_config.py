@@ -12,13 +12,17 @@ import typer
 
 from ._environment import fail, source_from_options
 
+# Neutral on purpose: MCP clients prefix every tool name with the server's (mcp__workspace__read_file), and a
+# name drawn from the environment id (injection-resistance-...) would tell the model what is being tested.
+DEFAULT_SERVER_NAME = "workspace"
+
 
 def register(app: typer.Typer) -> None:
     @app.command("claude-config")
     def claude_config(
         spec: Optional[Path] = typer.Argument(None, help="Environment spec file (JSON or YAML)."),
         python: Optional[str] = typer.Option(None, "--python", help="MODULE:FUNCTION returning a ServedEnvironment."),
-        name: Optional[str] = typer.Option(None, help="Server name shown in Claude Desktop (default: from the environment)."),
+        name: Optional[str] = typer.Option(None, help="Server name shown in Claude Desktop (default: workspace; clients put it into every tool name the model sees, so the default names nothing about the test)."),
         record_dir: Path = typer.Option(Path("runs/episodes"), help="Folder for the episodes' records."),
         mcp_only: bool = typer.Option(False, "--mcp-only", help="Serve it MCP-only: Claude asks the user with "
                                                                 "ask_user and ends the episode with submit_answer."),
@@ -35,10 +39,12 @@ def register(app: typer.Typer) -> None:
         if source.kind == "spec" and not Path(source.ref).is_file():
             raise fail(f"{source.ref}: no such spec file")
         try:
-            env_id = source.load().id
+            source.load()  # a broken environment fails here, not in Claude Desktop
         except EnvironmentLoadError as e:
             raise fail(str(e)) from None
-        server_name = name or "coworkenv-" + re.sub(r"[^A-Za-z0-9_-]+", "-", str(env_id)).strip("-")
+        server_name = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") if name else DEFAULT_SERVER_NAME
+        if not server_name:
+            raise fail(f"--name {name!r}: needs a letter, digit, '_' or '-'")
         flags = ["--mcp-only"] * mcp_only + ["--reveal-score"] * reveal_score
         entry = desktop_entry(source, sys.executable, record_dir.expanduser().resolve(), server_name, flags)
         typer.echo(json.dumps(entry, indent=2))

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from trainers.demo.settings import DemoSettings
 
 TRAIN_MODULES = ("torch", "transformers", "trl", "datasets", "tokenizers")
 # Each option whose default comes from `DemoSettings` (the cpu profile), by flag: the settings field it sets.
@@ -31,6 +36,17 @@ def shown_default(field: str) -> str:
     return str(value)
 
 
+def budget_line(settings: DemoSettings) -> str:
+    """The demo's first line: how its time is bounded, and what Ctrl-C during training does."""
+    minutes, steps = settings.minutes, settings.steps
+    if minutes:
+        bound = (f"time budget {minutes:g} minutes (--minutes): training gets what the other stages leave of it"
+                 + (f", at most {steps} steps" if steps else ""))
+    else:
+        bound = f"no time budget (--minutes 0): training runs {steps} steps"
+    return f"demo: {bound}; Ctrl-C during training stops it there and still evaluates and reports what was trained"
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def demo(
@@ -43,13 +59,14 @@ def register(app: typer.Typer) -> None:
         capability: list[str] | None = typer.Option(None, "--capability", "-c", help="Capability id "
                                                        "(repeatable; default: clarification, policy_compliance, "
                                                        "ticket_workflow)."),
-        steps: int | None = typer.Option(None, "--steps", min=0, help="SFT training steps, the run's bound "
-                                            f"(default {shown_default('steps')}; quick: 3; 0: no step bound, "
-                                            "--minutes then bounds it)."),
-        minutes: float | None = typer.Option(None, "--minutes", min=0.0, help="Time guard on training, in minutes: "
-                                                "it stops a run that is still short of --steps (default "
-                                                f"{shown_default('minutes')}, far beyond the default run's time; "
-                                                "0: no guard). One of --steps and --minutes must be above 0."),
+        steps: int | None = typer.Option(None, "--steps", min=0, help="A step bound on SFT "
+                                            f"(default {shown_default('steps')}: none, the --minutes budget bounds "
+                                            "it; quick: 3)."),
+        minutes: float | None = typer.Option(None, "--minutes", min=0.0, help="Time budget of the whole run, in "
+                                                f"minutes (default {shown_default('minutes')}): training gets what "
+                                                "the other stages leave of it, measured as they run (--rl comes "
+                                                "on top). 0: no budget, --steps bounds training. One of --steps "
+                                                "and --minutes must be above 0."),
         threads: int | None = typer.Option(None, "--threads", min=0, help="torch CPU threads (default "
                                               f"{shown_default('threads')}: one on machines with 2 cores or fewer, "
                                               "else min(4, CPUs))."),
@@ -86,7 +103,8 @@ def register(app: typer.Typer) -> None:
                                                             "pixel budget."),
     ) -> None:
         """Synthesize environments, run the teacher, export SFT data, train a tiny student on CPU, and report
-        its success on held-out environments before and after training."""
+        its success on held-out environments before and after training, within a time budget (--minutes)."""
+        started = time.perf_counter()
         from pydantic import ValidationError
         from rich.console import Console
 
@@ -121,12 +139,13 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: --profile: {e}", err=True)
             raise typer.Exit(2) from None
         console = Console(stderr=True)
+        typer.echo(budget_line(settings), err=True)
         try:
             if console.is_terminal:
                 with RichReporter(console) as reporter:
-                    summary = run_demo(settings, out, reporter)
+                    summary = run_demo(settings, out, reporter, started=started)
             else:  # redirected: rich would draw nothing until the end, so print plain lines as it goes
-                summary = run_demo(settings, out, PlainReporter(sys.stderr))
+                summary = run_demo(settings, out, PlainReporter(sys.stderr), started=started)
         except DemoError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(1) from None
@@ -139,3 +158,5 @@ def register(app: typer.Typer) -> None:
             Console().print(rl_table(summary.rl))
         typer.echo(summary.verdict())
         typer.echo(f"report: {summary.files['report']}\nsummary: {summary.files['summary']}")
+        if summary.interrupted:
+            raise typer.Exit(130)

@@ -16,9 +16,12 @@ env = gymnasium.make("trainers.adapters.gym:coworkenv/CoworkEnv-v0",
                      reward=RewardConfig(terminal="partial", shaping=True))
 obs, info = env.reset(seed=0)
 print(obs[:400], "\ntools:", [t["function"]["name"] for t in info["tools"]][:8], "...")
-for action in [json.dumps({"tool": "list_directory", "arguments": {"path": "/"}}),
-               json.dumps({"answer": "I looked around and did nothing else."})]:
-    obs, reward, terminated, truncated, info = env.step(action)
+obs, reward, terminated, truncated, info = env.step(json.dumps({"tool": "list_directory", "arguments": {"path": "/"}}))
+print(f"reward={reward:+.3f} terminated={terminated} truncated={truncated} score={info['score']:.2f}")
+# an answer closes the current working day; the episode ends after its last day (a multi-day environment
+# opens the next day with the observation), so answer until Gymnasium says it terminated or was truncated
+while not (terminated or truncated):
+    obs, reward, terminated, truncated, info = env.step(json.dumps({"answer": "I looked around and did nothing else."}))
     print(f"reward={reward:+.3f} terminated={terminated} truncated={truncated} score={info['score']:.2f}")
 print("stop:", info["stop_reason"], "episode reward:", info["episode_reward"])
 env.unwrapped.records[-1].write("gym-episode.jsonl")  # replay it: coworkenv replay gym-episode.jsonl -e <spec>

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .pipeline import DemoSummary
+    from .summary import DemoSummary
 
 STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:60em;color:#222}table{border-collapse:collapse;"
          "margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#f3f3f3}"
@@ -127,7 +127,7 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
              ("mean predicate score", "Held-out mean predicate score, mean +- sd"),
              ("train reward", "Mean reward of the training rollouts")], [list(row) for row in rl_rows(summary.rl)]))
     guard = summary.guard_warning()
-    from .pipeline import train_note
+    from .summary import train_note
 
     links = "".join(f'<li><a href="{_e(p.as_posix())}">{_e(name)}</a></li>' for name, p in pages.items())
     body = (
@@ -168,3 +168,23 @@ def write_index(summary: DemoSummary, path: Path, pages: dict[str, Path]) -> Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path
+
+
+def write_demo_report(summary: DemoSummary, out: Path, student: Path, on_page: Any) -> Path:
+    """Write the HTML episode reports of teacher, before and after (from out/records) and the front page
+    under out/report, fill `summary.files`, and return the front page's path; `on_page(n)` after each report."""
+    from workspace_sim.record import read_records
+
+    from ..report import write_report
+
+    pages = {}
+    for name, title in (("teacher", "Teacher on every environment"), ("before", "Student before training"),
+                        ("after", "Student after training")):
+        recs = read_records(out / "records" / f"{name}.jsonl")
+        pages[name] = write_report(recs, out / "report" / name, title=f"coworkenv demo: {title}")
+        on_page(len(pages))
+    index = write_index(summary, out / "report" / "index.html", {k: v.relative_to(out / "report")
+                                                                  for k, v in pages.items()})
+    summary.files = {"summary": str(out / "summary.json"), "report": str(index), "records": str(out / "records"),
+                     "sft": str(out / "sft"), "student": str(student), "environments": str(out / "envs")}
+    return index

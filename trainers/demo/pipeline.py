@@ -8,14 +8,12 @@ the student improved.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,93 +26,16 @@ from ..episodes.policies import PolicySpec
 from ..episodes.prepared import EpisodeLimits
 from ..export.sft import export_sft, select_sft_episodes, to_hf
 from .metrics import StudentScore, heldout_loss, learning_parts, student_score
-from .progress import Reporter, SilentReporter, budget_callback
-from .settings import SHIPPED_BASE, DemoSettings
+from .progress import Reporter, SilentReporter
+from .settings import DemoSettings
+from .sft_stage import train_share, train_student
+from .student import prepare_student
+from .summary import NOVEL_COPY_TARGET, DemoError, DemoSummary, train_note
 
-NOVEL_COPY_TARGET = 0.8  # issue 15's target for copied values never seen in training
+__all__ = ["NOVEL_COPY_TARGET", "OUTPUTS", "STAGES", "DemoError", "DemoSummary", "prepare_out", "run_demo",
+           "sft_mix", "train_note"]
 STAGES = ("synthesize", "teacher", "export", "student", "before", "train", "after", "rl", "report")
 OUTPUTS = ("envs", "records", "sft", "model", "report", "summary.json")
-
-
-def train_note(t: dict[str, Any]) -> str:
-    """How training ended, in words: its step bound, the time limit asked for (--steps 0), or the guard."""
-    if t.get("stopped_by") != "time":
-        return f"{t.get('steps')} steps, stopped by its step bound"
-    if not t.get("planned_steps"):
-        return f"{t.get('steps')} steps in the {t.get('guard_minutes', 0):g}-minute limit (--steps 0)"
-    return (f"{t.get('steps')} of {t.get('planned_steps')} steps, STOPPED BY THE {t.get('guard_minutes', 0):g}-MINUTE "
-            "TIME GUARD")
-
-
-class DemoError(RuntimeError):
-    """A demo that cannot go on; the message says which stage and why."""
-
-
-@dataclass
-class DemoSummary:
-    """What the demo did and measured; `to_json()` is what summary.json holds."""
-
-    settings: dict[str, Any]
-    out: str
-    timings: dict[str, float] = field(default_factory=dict)
-    environments: dict[str, Any] = field(default_factory=dict)
-    teacher: dict[str, Any] = field(default_factory=dict)
-    sft: dict[str, Any] = field(default_factory=dict)
-    student: dict[str, Any] = field(default_factory=dict)
-    training: dict[str, Any] = field(default_factory=dict)
-    before: StudentScore | None = None
-    after: StudentScore | None = None
-    rl: dict[str, Any] | None = None
-    files: dict[str, str] = field(default_factory=dict)
-
-    def verdict(self) -> str:
-        """One honest sentence comparing after with before (success first, then the finer figures)."""
-        if self.before is None or self.after is None:
-            return "the run did not reach the after-training evaluation"
-        guard = self.guard_warning()
-        b, a = self.before, self.after
-        n = self.environments.get("heldout", 0)
-        parts = [f"held-out success {b.success_rate:.0%} -> {a.success_rate:.0%} of {n} environments"]
-        if b.heldout_loss is not None and a.heldout_loss is not None:
-            parts.append(f"teacher-token loss {b.heldout_loss:.3f} -> {a.heldout_loss:.3f}")
-        parts.append(f"accepted tool calls {b.accepted_calls}/{b.tool_calls} -> {a.accepted_calls}/{a.tool_calls}")
-        unseen_b, unseen_a = b.parts.get("copied_unseen") or {}, a.parts.get("copied_unseen") or {}
-        if unseen_a.get("n"):
-            parts.append(f"copied values never seen in training right (teacher-forced) {unseen_b.get('right', 0)}"
-                         f"/{unseen_b.get('n', 0)} -> {unseen_a['right']}/{unseen_a['n']}")
-            if unseen_a["right"] < NOVEL_COPY_TARGET * unseen_a["n"]:
-                parts.append(f"below the {NOVEL_COPY_TARGET:.0%} novel-copy target (docs/demo.md, 'Copy first', "
-                             "shows the copy curve and why)")
-        if a.success_rate > b.success_rate:
-            head = "The student improved on held-out environments"
-        elif a.success_rate < b.success_rate:
-            head = "The student got worse on held-out environments"
-        elif a.heldout_loss is not None and b.heldout_loss is not None and a.heldout_loss < b.heldout_loss:
-            head = ("The student did not pass more held-out environments; it moved closer to the teacher's "
-                    "actions (lower loss) but not far enough to complete tasks")
-        else:
-            head = "The student did not improve on held-out environments"
-        return f"{guard + ' ' if guard else ''}{head}: {'; '.join(parts)}."
-
-    def guard_warning(self) -> str:
-        """'' when training ran to its step bound; else a plain sentence that the time guard stopped it, at
-        which step of how many, so nobody reads a short run's figures as the documented ones."""
-        t = self.training
-        planned = t.get("planned_steps") or 0
-        if t.get("stopped_by") != "time" or not planned:  # --steps 0: the time limit is the bound asked for
-            return ""
-        return (f"WARNING: training was stopped by the {t.get('guard_minutes', 0):g}-minute time guard after "
-                f"{t.get('steps', 0):,} of the {planned:,} planned steps (this machine is slower than the guard allows), so these figures "
-                "are not those of the full run in docs/demo.md; rerun with --minutes 0 to train to the step bound.")
-
-    def to_json(self) -> dict[str, Any]:
-        """The summary as JSON (student scores expanded, the verdict included)."""
-        return {"settings": self.settings, "out": self.out, "timings": self.timings,
-                "environments": self.environments, "teacher": self.teacher, "sft": self.sft,
-                "student": self.student, "training": self.training,
-                "before": self.before.to_json() if self.before else None,
-                "after": self.after.to_json() if self.after else None, "rl": self.rl,
-                "verdict": self.verdict(), "files": self.files}
 
 
 def prepare_out(out: Path) -> None:
@@ -234,13 +155,15 @@ def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples:
     return score, f"success {score.success_rate:.0%}, loss {loss:.3f}" if loss is not None else ""
 
 
-def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None = None) -> DemoSummary:
+def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None = None,
+             started: float | None = None) -> DemoSummary:
     """Run every stage into `out` and return the summary (also written to out/summary.json).
 
-    Needs the `train` extra (torch, transformers, trl, datasets, tokenizers). Raises DemoError
-    with the stage and reason when a stage cannot complete (for instance a teacher episode that
-    fails, which would mean a broken environment).
-    """
+    Needs the `train` extra (torch, transformers, trl, datasets, tokenizers). Raises DemoError with the stage and
+    reason when a stage cannot complete (a teacher episode that fails: a broken environment). `started` (a
+    `time.perf_counter()` value, default now) is when the `--minutes` budget began; training gets what the other
+    stages leave of it (`train_share`); an interrupt ends training early and the rest still runs."""
+    started = time.perf_counter() if started is None else started
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import datasets
@@ -258,13 +181,13 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
     summary = DemoSummary(settings={**settings.model_dump(mode="json"), "torch_threads": threads,
                                     "resolved_device": device}, out=str(out))
     clock = _Clock(summary, reporter)
-    n_synth = settings.train_envs + settings.heldout_envs
 
     def synth_stage() -> Any:
         train, heldout, info = _synthesize(settings, out, reporter)
         summary.environments = info
         return (train, heldout), f"{info['train']} train + {info['heldout']} held-out valid"
 
+    n_synth = settings.train_envs + settings.heldout_envs
     train_specs, heldout_specs = clock.run("synthesize", n_synth, synth_stage, "envs")
 
     def teacher_stage() -> Any:
@@ -299,86 +222,21 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
     train_examples, heldout_examples = clock.run("export", 1, export_stage)
 
     def student_stage() -> Any:
-        from ..training.base import build_base
-        from ..training.tiny import build_tiny, load
-
-        path = out / "model" / "base"
-        manifest: dict[str, Any] | None = None
-        if settings.base == "shipped":
-            if not (SHIPPED_BASE / "config.json").is_file():
-                raise DemoError(f"student: no shipped base in {SHIPPED_BASE}; rebuild it with --rebuild-base "
-                                "(or start from random weights with --base scratch)")
-            shutil.copytree(SHIPPED_BASE, path)
-            manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-        elif settings.base == "rebuild":
-            manifest = build_base(path, settings.base_settings(), train_examples, threads=threads, device=device)
-        elif settings.vision:
-            from ..training.tiny_vl import build_tiny_vl
-
-            build_tiny_vl(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
-                          compact_tools=settings.compact_tools, max_pixels=settings.vision_max_pixels)
-        else:
-            build_tiny(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
-                       compact_tools=settings.compact_tools, isolate_spaces=settings.isolate_spaces)
-        if settings.vision:
-            from ..training.tiny_vl import load_vl
-
-            model, processor = load_vl(path)
-            tokenizer, text_config = processor.tokenizer, model.config.text_config
-        else:
-            model, tokenizer = load(path)
-            text_config = model.config
-        params = sum(p.numel() for p in model.parameters())
-        summary.student = {"architecture": type(model).__name__, "parameters": params, "vocab": len(tokenizer),
-                           "hidden": text_config.hidden_size, "layers": text_config.num_hidden_layers,
-                           "path": str(path), "base": settings.base, "vision": settings.vision}
-        if manifest is not None:
-            summary.student["copy_pretraining"] = {k: manifest.get(k) for k in (
-                "steps", "tokens", "train_seconds", "torch_threads", "final_copy_accuracy",
-                "final_copy_token_accuracy", "greedy", "settings")}
+        path, summary.student, note = prepare_student(settings, out, train_examples, threads, device)
         reporter.update(1)
-        return path, f"{settings.base} base, {params:,} parameters, vocab {len(tokenizer)}"
+        return path, note
 
     base = clock.run("student", 1, student_stage)
     summary.before = clock.run("before", len(heldout_specs), lambda: _student_eval(
         base, heldout_specs, heldout_examples, settings, out / "records" / "before.jsonl", reporter, train_examples),
         "episodes")
 
-    limit = settings.minutes * 60
+    limit = train_share(settings, time.perf_counter() - started, summary.timings["before"])
 
     def train_stage() -> Any:
-        from ..training.sft import train_sft
-
-        def on_step(step: int, loss: float | None, elapsed: float) -> None:
-            shown = f"step {step}" + (f", loss {loss:.3f}" if loss is not None else "")
-            reporter.update(step if settings.steps else min(elapsed, limit), shown)
-
-        log = out / "model" / "train.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("w", encoding="utf-8") as f, contextlib.redirect_stdout(f), warnings.catch_warnings():
-            callback = budget_callback(limit, on_step, log=f)
-            warnings.simplefilter("ignore", FutureWarning)  # deprecations inside TRL's config, not ours to fix
-            from ..training.vision_sft import train_vision_sft
-
-            train = train_vision_sft if settings.vision else train_sft  # the same call, images or not
-            result = train(base, sft_mix(train_examples, settings), out / "model" / "student",
-                           learning_rate=settings.learning_rate,
-                           batch_size=settings.batch_size, max_steps=settings.steps or 1_000_000,
-                           warmup_steps=settings.warmup_steps, assistant_only=settings.assistant_only_loss,
-                           max_length=settings.max_length, seed=settings.seed, callbacks=[callback],
-                           device=device)
-        losses = result.losses
-        summary.training = {"steps": result.steps, "tokens": result.tokens, "threads": threads, "device": device,
-                            "seconds": round(time.perf_counter() - callback.started, 3),
-                            "stopped_by": "time" if callback.stopped_by_time else "steps",
-                            "planned_steps": settings.steps, "guard_minutes": settings.minutes,
-                            "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
-                            "losses": losses, "path": result.output_dir}
-        note = f"{result.steps} steps" + (f", loss {losses[0]:.3f} -> {losses[-1]:.3f}" if losses else "")
-        if callback.stopped_by_time and settings.steps:
-            note = f"STOPPED BY THE {settings.minutes:g}-MINUTE GUARD at {result.steps} of {settings.steps} " \
-                   f"steps" + note[len(f"{result.steps} steps"):]
-        return Path(result.output_dir), note
+        path, note, summary.training = train_student(settings, base, sft_mix(train_examples, settings), out, device,
+                                                     threads, limit, reporter)
+        return path, note
 
     student = clock.run("train", settings.steps or limit, train_stage, "steps" if settings.steps else "s")
     summary.after = clock.run("after", len(heldout_specs), lambda: _student_eval(
@@ -408,21 +266,9 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         clock.run("rl", len(RL_CREDITS) * settings.rl_seeds, rl_stage, "runs")
 
     def report_stage() -> Any:
-        from workspace_sim.record import read_records
-        from ..report import write_report
-        from .index import write_index
+        from .index import write_demo_report
 
-        pages = {}
-        for name, title in (("teacher", "Teacher on every environment"), ("before", "Student before training"),
-                            ("after", "Student after training")):
-            recs = read_records(out / "records" / f"{name}.jsonl")
-            pages[name] = write_report(recs, out / "report" / name, title=f"coworkenv demo: {title}")
-            reporter.update(len(pages))
-        index = write_index(summary, out / "report" / "index.html", {k: v.relative_to(out / "report")
-                                                                      for k, v in pages.items()})
-        summary.files = {"summary": str(out / "summary.json"), "report": str(index),
-                         "records": str(out / "records"), "sft": str(out / "sft"), "student": str(student),
-                         "environments": str(out / "envs")}
+        index = write_demo_report(summary, out, student, reporter.update)
         return index, str(index)
 
     clock.run("report", 3, report_stage)

@@ -104,7 +104,8 @@ def budget_callback(limit_seconds: float, on_step: OnStep, log: TextIO | None = 
     none. Every log the trainer emits (loss, learning rate, gradient norm, tokens seen) is written
     to `log`, when given, as one JSON line with the step and the seconds since training began, and
     a last line says how training ended. The callback's `stopped_by_time` says afterwards whether
-    the clock ended the run.
+    the clock ended the run; setting its `interrupted` (from a SIGINT handler) stops training at the
+    end of the current step, as a finished run, so the model is saved and can be evaluated.
     """
     from transformers import TrainerCallback
 
@@ -113,6 +114,7 @@ def budget_callback(limit_seconds: float, on_step: OnStep, log: TextIO | None = 
             self.started = time.perf_counter()
             self.loss: float | None = None
             self.stopped_by_time = False
+            self.interrupted = False
 
         def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             self.started = time.perf_counter()
@@ -129,7 +131,8 @@ def budget_callback(limit_seconds: float, on_step: OnStep, log: TextIO | None = 
 
         def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             if log is not None:
-                how = (f"stopped by the {limit_seconds / 60:g}-minute guard" if self.stopped_by_time
+                how = ("stopped by an interrupt (Ctrl-C)" if self.interrupted
+                       else f"stopped by the {limit_seconds / 60:g}-minute guard" if self.stopped_by_time
                        else "reached its step bound")
                 log.write(json.dumps({"end": how, "step": state.global_step, "max_steps": state.max_steps,
                                       "seconds": round(time.perf_counter() - self.started, 3)}) + "\n")
@@ -138,7 +141,9 @@ def budget_callback(limit_seconds: float, on_step: OnStep, log: TextIO | None = 
         def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             elapsed = time.perf_counter() - self.started
             on_step(state.global_step, self.loss, elapsed)
-            if limit_seconds and elapsed >= limit_seconds and state.global_step < state.max_steps:
+            if self.interrupted:
+                control.should_training_stop = True
+            elif limit_seconds and elapsed >= limit_seconds and state.global_step < state.max_steps:
                 control.should_training_stop = True
                 self.stopped_by_time = True
 

@@ -8,7 +8,7 @@ from rich.console import Console, Group
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .pipeline import DemoSummary, train_note
+from .summary import DemoSummary, train_note
 
 
 class RichReporter:

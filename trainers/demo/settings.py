@@ -44,9 +44,10 @@ class DemoSettings(BaseModel):
     train_envs: int = Field(1000, ge=1, description="Training environments (spread over the capabilities).")
     heldout_envs: int = Field(12, ge=1, description="Held-out environments (other seeds, same capabilities).")
     seed: int = Field(0, ge=0, description="Seed of synthesis, model initialisation and training.")
-    minutes: float = Field(60.0, ge=0.0, description="Training time guard in minutes, far beyond the default run's "
-                                                     "5-20 minutes so that steps bound it (0: no guard).")
-    steps: int = Field(1500, ge=0, description="Training steps (0: no step bound; --minutes then bounds it).")
+    minutes: float = Field(13.0, ge=0.0, description="Time budget of the whole run in minutes: training gets what "
+                                                     "the other stages leave of it (0: no budget; --steps bounds "
+                                                     "training).")
+    steps: int = Field(0, ge=0, description="Training steps (0: no step bound; the --minutes budget bounds it).")
     learning_rate: float = Field(1e-3, gt=0.0)
     copy_share: float = Field(0.3, ge=0.0, lt=1.0, description="Share of the SFT examples that are fresh copy "
                                                                  "sequences (rehearsal of the base's copying).")
