@@ -41,7 +41,7 @@ from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim import all_tools
 
 from ..episodes.prepared import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward
 from ..training.episode import EpisodeRecorder, TrainingEnvironment, plays_scenario
 
