@@ -22,7 +22,8 @@ from typing import Any
 
 from synth.procedural import generate
 from trainers.episodes.policies import TeacherPolicy
-from trainers.episodes.runner import PreparedSpec, run_episode
+from trainers.episodes.prepared import PreparedSpec
+from trainers.episodes.runner import run_episode
 
 
 def _figure(key: str, value: float, baseline: float, note: str) -> dict[str, Any]:

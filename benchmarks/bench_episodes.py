@@ -15,11 +15,12 @@ import importlib.util
 import time
 from typing import Any
 
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.procedural import generate
 from trainers.episodes.batch import BatchConfig
 from trainers.episodes.policies import PolicySpec, TeacherPolicy
-from trainers.episodes.runner import PreparedSpec, run_episode
+from trainers.episodes.prepared import PreparedSpec
+from trainers.episodes.runner import run_episode
 
 
 def _specs(n: int) -> list[Any]:

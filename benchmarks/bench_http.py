@@ -441,7 +441,8 @@ def remote_episodes_per_s(base: str, count: int, rounds: int = 2) -> tuple[float
     from synth.procedural import generate
     from trainers.episodes.policies import TeacherPolicy
     from trainers.episodes.remote import STEP_SYNC_ENV, RemoteTarget, close_pools
-    from trainers.episodes.runner import PreparedSpec, run_episode
+    from trainers.episodes.prepared import PreparedSpec
+    from trainers.episodes.runner import run_episode
 
     prepared = [PreparedSpec(generate("file_management", i)) for i in range(4)]
     teacher = TeacherPolicy()

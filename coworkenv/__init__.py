@@ -26,7 +26,7 @@ _EXPORTS = {
     # episodes, records, reports
     "run_episode": "trainers.episodes", "run_batch": "trainers.episodes", "make_policy": "trainers.episodes",
     "BatchConfig": "trainers.episodes", "PolicySpec": "trainers.episodes", "replay_record": "trainers.episodes",
-    "EpisodeRecord": "trainers.record", "read_records": "trainers.record", "write_records": "trainers.record",
+    "EpisodeRecord": "workspace_sim.record", "read_records": "workspace_sim.record", "write_records": "workspace_sim.record",
     "write_report": "trainers.report",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]

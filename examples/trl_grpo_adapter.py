@@ -5,7 +5,7 @@
 Without --model a tiny Qwen2 model and tokenizer are built locally. A folder of environments with
 different tools runs in TRL's multi-environment mode (each rollout sees its own environment's
 tools). Every rollout is recorded as
-an episode record (rollouts.jsonl), readable with `trainers.record.read_records` and exportable
+an episode record (rollouts.jsonl), readable with `workspace_sim.record.read_records` and exportable
 with `coworkenv export rl`.
 """
 

@@ -19,11 +19,13 @@ from typing import Any, Callable
 from workspace_sim import State, Workspace
 from workspace_sim.core.errors import InvalidArgument, SpecError
 from workspace_sim.core.limits import check_arguments
+from workspace_sim.record import DeferredRecords, LaterLine, RecordWriter, event_line
+from workspace_sim.record.build import now_iso
 
 from .control import AGENT_STATUS_KEYS, CONTROL_TOOLS, SUBMIT_ANSWER, ControlError, ControlOptions, Conversation, \
     EpisodeControl, STATUS_URI, open_conversation, submit_reply
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
-from .recording import DeferredRecords, LaterLine, RecordWriter, event_line, final_line, header_line, now_iso
+from .record_lines import served_final, served_header
 from .results import PAGER_TOOL, Answer, ResultPager
 
 EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -460,7 +462,7 @@ class Episode:
 
 def _header(segment_id: str, env: ServedEnvironment, env_hash: str, workspace: Workspace, settings: dict[str, Any],
             control_tools: list[str]) -> dict[str, Any]:
-    header = header_line(segment_id, env, env_hash, workspace, settings)
+    header = served_header(segment_id, env, env_hash, workspace, settings)
     header["tools"] += [CONTROL_TOOLS[n].openai_schema() for n in control_tools]  # the control tools are offered too
     return header
 
@@ -477,7 +479,7 @@ def _final(env: ServedEnvironment, workspace: Workspace, segment_id: str, events
            evaluation: dict[str, Any], stop_reason: str, final_answer: str | None,
            timings: dict[str, float]) -> dict[str, Any]:
     renders = {name: t.render for name, t in workspace.tools.items() if t.render}
-    return final_line(segment_id, env.task_text(), [e.get() for e in events], renders, evaluation, stop_reason,
+    return served_final(segment_id, env.task_text(), [e.get() for e in events], renders, evaluation, stop_reason,
                       final_answer, timings)
 
 
@@ -491,6 +493,6 @@ def _judged_final(env: ServedEnvironment, workspace: Workspace, segment_id: str,
             return _final(env, workspace, segment_id, events, evaluation, stop_reason, final_answer, timings)
         except Exception as e:  # the segment's events are in the record already: its end must not go missing
             failed = {**evaluation, "error": f"final line failed: {type(e).__name__}: {e}"}
-            return final_line(segment_id, env.task_text(), [], {}, failed, stop_reason, final_answer, timings)
+            return served_final(segment_id, env.task_text(), [], {}, failed, stop_reason, final_answer, timings)
     finally:
         workspace.close()

@@ -59,13 +59,13 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from workspace_sim.core.errors import SpecError
+from workspace_sim.record import RecordReadError, read_record_file
 
 from .control import ControlOptions
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
 from .episode import EPISODE_ID, EpisodeError
 from .hub import EpisodeHub, HubError, LiveEpisode
 from .jsoncheck import JsonProblem, parse_client_json, request_id
-from .recording import RecordReadError, read_record_file
 
 log = logging.getLogger("coworkenv.mcp.http")
 MAX_BODY = 1 << 20

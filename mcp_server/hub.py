@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import Receive, Scope, Send
+from workspace_sim.record import DeferredRecords, record_after_answer, sync_file
 
 from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
@@ -39,7 +40,6 @@ from .identity import server_title
 from .inflight import InFlight, session_request
 from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
-from .recording import DeferredRecords, record_after_answer, sync_file
 from .pool import EpisodePool
 from .sdklog import apply as apply_sdk_logging
 from .settings import fast_path_enabled

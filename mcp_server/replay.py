@@ -10,21 +10,16 @@ since) is reported rather than hidden.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from workspace_sim import Workspace
-from workspace_sim.core.diff import changes_from_diff
-from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import Judge
+from workspace_sim.record import (EventLine, RecordedSegment, ReplayError, ReplayReport, append_line,
+                                  read_record_file, replace_final_line, replay_events)
 
 from .environment import EnvironmentLoadError, EnvironmentSource, ServedEnvironment
-from .recording import RecordedSegment, append_line, final_line, read_record_file, replace_final_line, served_segment
-
-
-class ReplayError(ValueError):
-    """A segment that cannot be replayed; the message says which and why."""
+from .record_lines import served_final, served_segment
 
 
 @dataclass
@@ -59,43 +54,16 @@ def replay(segment: RecordedSegment, env: ServedEnvironment | None = None) -> tu
     expected = segment.header.get("initial_state_hash")
     if expected and expected != ws.content_hash:
         warnings.append(f"the environment's start state changed since recording ({expected} -> {ws.content_hash})")
-    for ev in segment.events:
-        kind = ev.get("kind")
-        _catch_up_clock(ws, ev)  # an MCP-only episode's follow-ups move the clock between events
-        if kind == "call":
-            result = ws.call(ev.get("tool"), ev.get("args"))
-            if result.ok != bool(ev.get("ok")) or (result.ok and result.data != ev.get("result")):
-                warnings.append(f"event {ev.get('index')} ({ev.get('tool')}) replays differently from the record")
-        elif kind == "message":
-            ws.add_message(str(ev.get("role")), str(ev.get("content")))
-        elif kind == "world":
-            args = ev.get("args")
-            note = str(args.get("note", "")) if isinstance(args, dict) else ""
-            try:
-                ws.apply_world_change(changes_from_diff(ev.get("diff") or []), note=note)
-            except (SpecError, KeyError, TypeError) as e:
-                raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: the recorded "
-                                  f"world change does not apply: {e}") from None
-        elif kind == "stage":  # a working day closed: its predicates are judged on the state here
-            args = ev.get("args")
-            stage = args.get("stage") if isinstance(args, dict) else None
-            if not isinstance(stage, str):
-                raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: a stage "
-                                  f"event needs args.stage, the id of the stage it closes")
-            ws.close_stage(stage)
-        else:
-            raise ReplayError(f"{segment.file}: episode {segment.segment_id} event {ev.get('index')}: "
-                              f"{kind} events cannot be replayed")
-    return env, ws, warnings
-
-
-def _catch_up_clock(ws: Workspace, ev: dict[str, Any]) -> None:
+    report = ReplayReport(segment.segment_id, str(env.id))
     try:
-        when = datetime.fromisoformat(str(ev.get("sim_time")))
-    except ValueError:
-        return
-    if when > ws.state.now:
-        ws.advance_clock((when - ws.state.now).total_seconds())
+        events = [EventLine.model_validate(ev) for ev in segment.events]
+    except ValueError as e:
+        raise ReplayError(f"{segment.file}: episode {segment.segment_id}: an event line is malformed: {e}") from None
+    try:
+        replay_events(ws, events, report, strict=True)
+    except ReplayError as e:
+        raise ReplayError(f"{segment.file}: {e}") from None
+    return env, ws, warnings + report.mismatches
 
 
 def judge_record(
@@ -130,13 +98,13 @@ def judge_record(
         renders = {name: t.render for name, t in ws.tools.items() if t.render}
         if append and seg.final is None:
             stop = "answered" if answer is not None else "user_ended"
-            append_line(seg.file, final_line(seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
+            append_line(seg.file, served_final(seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
                                              stop, answer, {}))
             verdict.appended = True
         elif seg.final is not None and final_answer is not None:
             verdict.note = _why_not_stored(seg, append, still_open)
             if verdict.note is None:
-                replace_final_line(seg.file, seg.segment_id, final_line(
+                replace_final_line(seg.file, seg.segment_id, served_final(
                     seg.segment_id, used_env.task_text(), seg.events, renders, evaluation,
                     str(seg.final.get("stop_reason") or "user_ended"), final_answer, seg.final.get("timings") or {}))
                 verdict.stored = True

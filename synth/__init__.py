@@ -11,11 +11,11 @@ Public API (stable; other packages rely on it):
 """
 
 from .capabilities import CAPABILITIES, Capability, capability
-from .driver import SpecDriver, run_reference
+from .spec import SpecDriver, run_reference
 from .errors import SpecLoadError
 from .feedback import Feedback, ValidationReport
 from .spec import EnvironmentSpec, load_spec, loads_spec, parse_spec, spec_json_schema
-from .user import ScriptedUser
+from .spec import ScriptedUser
 from .validate import validate_spec
 
 __all__ = [

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .driver import Run, SpecDriver, run_steps
+from .spec import Run, SpecDriver, run_steps
 from .feedback import ValidationReport
 from .spec import CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution
 

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from workspace_sim.core.errors import SpecError
 
-from .driver import SpecDriver
+from .spec import SpecDriver
 from .feedback import ValidationReport
 from .spec import AskStep, CallStep, EndStageStep, EnvironmentSpec, SayStep
 from .strict import StrictJudge

@@ -19,7 +19,7 @@ from workspace_sim.services import all_services
 from .capabilities import CAPABILITIES
 from .feedback import ValidationReport
 from .spec import FACT_PLACEHOLDER, AskStep, CallStep, EndStageStep, EnvironmentSpec, ReferenceSolution, SayStep
-from .user import ScriptedUser
+from .spec import ScriptedUser
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
 # Record fields that hold a file path of the files service.

@@ -145,7 +145,7 @@ def blind_solution(spec: EnvironmentSpec) -> Any | None:
 
 def evidence_blind_passes(spec: EnvironmentSpec) -> bool | None:
     """Whether the evidence-blind baseline (`blind_solution`) passes the spec strictly (None: nothing to blind)."""
-    from .driver import run_reference
+    from .spec import run_reference
 
     solution = blind_solution(spec)
     if solution is None:

@@ -43,7 +43,7 @@ from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .choices import choice_equivalent
 from .checks import check_static
-from .driver import Run, SpecDriver, run_reference, run_steps
+from .spec import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
 from .feedback import ValidationReport
 from .mutants import Mutant, ValueIndex, make_mutants, sample_mutants, stage_of_steps

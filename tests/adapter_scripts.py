@@ -20,7 +20,7 @@ from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, EpisodeContext
-from trainers.record import EpisodeRecord, PolicyInfo
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 from trainers.rewards import RewardConfig
 
 REWARD = RewardConfig(terminal="partial", shaping=True, gamma=0.9)

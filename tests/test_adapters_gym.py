@@ -15,8 +15,8 @@ from gymnasium.utils.env_checker import check_env
 
 from trainers.adapters.common import ActionError, SpecSource, parse_action
 from trainers.adapters.gym import CHARSET, ENV_ID, MAKE_ID, MAX_TEXT, CoworkEnv, fit_text
-from trainers.episodes.replay import replay_record
-from trainers.episodes.runner import EpisodeLimits
+from workspace_sim.record import replay_record
+from trainers.episodes.prepared import EpisodeLimits
 from trainers.rewards import turn_rewards
 
 

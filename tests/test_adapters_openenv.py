@@ -16,7 +16,7 @@ from adapter_scripts import (REWARD, STAGE_REWARD, assistant_turns, comparable, 
 
 from trainers.adapters.openenv import (CoworkAction, CoworkEnvClient, CoworkServerError, ToolCallAction,
                                        create_server_app)
-from trainers.record import read_records
+from workspace_sim.record import read_records
 
 
 @pytest.fixture(scope="module")

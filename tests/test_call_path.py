@@ -27,7 +27,7 @@ from mcp_server.demo import environment
 from mcp_server.fastpath import PLAIN_NODES, _response, plain_result
 from mcp_server.http import McpShortcut, build_app
 from mcp_server.hub import EpisodeHub
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 
 VERSION = "2026-07-28"
 TOKEN = "call-path-admin-token-0123456789"
@@ -215,7 +215,7 @@ def test_event_lines_made_after_the_answers_are_the_lines_made_at_each_call(
     import tempfile
 
     from mcp_server.episode import Episode
-    from mcp_server.recording import DeferredRecords, event_line
+    from workspace_sim.record import DeferredRecords, event_line
 
     with tempfile.TemporaryDirectory() as tmp:
         later = DeferredRecords()

@@ -186,7 +186,7 @@ def test_the_lazy_start_answers_as_a_fully_imported_process(tmp_path: Path) -> N
     sdk_only, _ = _stdio(["-c", EAGER], tmp_path / "sdk", SESSION, COWORKENV_STDIO_FIRST_ANSWER="0")
     assert lazy.count(b"\n") == 4 and b'north,400' in lazy and b"bogus" in lazy
     assert lazy == eager == sdk_only
-    from mcp_server.recording import read_record_file
+    from workspace_sim.record import read_record_file
 
     records = [read_record_file(tmp_path / d / "cold-1.jsonl").segments[0] for d in ("lazy", "eager")]
     assert [r.header["tools"] for r in records][0] == [r.header["tools"] for r in records][1]
@@ -205,7 +205,7 @@ def test_a_stop_signal_before_the_first_line_still_records_the_episode(tmp_path:
     it, judged and recorded, as before."""
     import signal
 
-    from mcp_server.recording import read_record_file
+    from workspace_sim.record import read_record_file
 
     proc = subprocess.Popen([sys.executable, "-m", "coworkenv", *DEMO, "--record-dir", str(tmp_path)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)

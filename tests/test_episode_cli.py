@@ -8,7 +8,7 @@ from test_episode_runner import generated_specs, multi_turn_spec
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from trainers.record import read_records
+from workspace_sim.record import read_records
 
 
 def write_envs(folder: Path) -> Path:

@@ -13,7 +13,8 @@ from mcp_server.demo import environment
 from mcp_server.episode import Episode
 from mcp_server.hub import EpisodeHub
 from trainers.episodes.policies import make_policy
-from trainers.episodes.runner import EpisodeLimits, PreparedSpec, run_episode
+from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
+from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn
 
 

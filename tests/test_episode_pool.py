@@ -22,7 +22,7 @@ from mcp_server.environment import EnvironmentLoadError
 from mcp_server.http import build_app
 from mcp_server.hub import EpisodeHub
 from mcp_server.pool import EpisodePool, document_key
-from mcp_server.recording import RecordWriter
+from workspace_sim.record import RecordWriter
 from synth.procedural import generate
 
 TOKEN = "pool-admin-token-0123456789"

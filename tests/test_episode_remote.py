@@ -17,14 +17,15 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from mcp_server.episode import EPISODE_ID
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from synth.procedural import CAPABILITIES, generate
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
-from trainers.episodes.runner import EpisodeLimits, PreparedSpec, run_episode
+from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
+from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, PolicyCall
-from trainers.record import EpisodeRecord, read_records
+from workspace_sim.record import EpisodeRecord, read_records
 
 TOKEN = "remote-admin-token-0123456789"
 LONG = EpisodeLimits(max_turns=500, max_tool_calls=500)

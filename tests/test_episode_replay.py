@@ -5,9 +5,9 @@ from __future__ import annotations
 from test_episode_runner import generated_specs, multi_turn_spec
 
 from trainers.episodes.policies import make_policy
-from trainers.episodes.replay import replay_record, replay_records
+from workspace_sim.record import replay_record, replay_records
 from trainers.episodes.runner import run_episode
-from trainers.record import parse_lines
+from workspace_sim.record import parse_lines
 
 
 def test_replay_reproduces_a_multi_turn_episode_with_world_events_and_clock_moves() -> None:

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from synth import parse_spec, validate_spec
 from synth.procedural import generate
 from trainers.episodes.policies import make_policy
-from trainers.episodes.runner import EpisodeLimits, PreparedSpec, parse_arguments, run_episode
+from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
+from trainers.episodes.runner import run_episode
+from trainers.episodes.session import parse_arguments
 from trainers.episodes.turns import AgentTurn, EpisodeContext, PolicyCall
-from trainers.record import EpisodeRecord, parse_lines
+from workspace_sim.record import EpisodeRecord, parse_lines
 
 
 def multi_turn_doc(**overrides: Any) -> dict[str, Any]:
@@ -184,7 +186,7 @@ class Scripted:
         self.seen: list[list[dict[str, Any]]] = []
 
     def info(self) -> Any:
-        from trainers.record import PolicyInfo
+        from workspace_sim.record import PolicyInfo
 
         return PolicyInfo(name="scripted-test")
 

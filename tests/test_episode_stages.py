@@ -10,10 +10,10 @@ import pytest
 
 from synth import load_spec
 from trainers.episodes.policies import make_policy
-from trainers.episodes.replay import replay_record
+from workspace_sim.record import replay_record
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, EpisodeContext
-from trainers.record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from trainers.rewards import RewardConfig, turn_rewards
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
@@ -156,7 +156,7 @@ def test_a_day_report_closes_the_day_though_a_later_follow_up_is_scheduled(spec)
 
 def test_limits_scale_to_a_long_scenario_unless_given() -> None:
     from synth.procedural import generate
-    from trainers.episodes.runner import EpisodeLimits
+    from trainers.episodes.prepared import EpisodeLimits
 
     week = max((generate("long_horizon", s) for s in range(4)), key=lambda s: len(s.reference.steps))
     scaled = EpisodeLimits().for_spec(week)

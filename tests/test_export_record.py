@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainers.record import (
+from workspace_sim.record import (
     ChatMessage,
     EpisodeRecord,
     EventLine,

@@ -22,7 +22,7 @@ from trainers.export.sft import (
     to_hf,
     to_openai,
 )
-from trainers.record import EpisodeRecord, PolicyInfo, ViolationInfo, write_records
+from workspace_sim.record import EpisodeRecord, PolicyInfo, ViolationInfo, write_records
 from trainers.training.episode import EpisodeRecorder
 from trainers.training.toy import ArchiveEnvironment, archive_environments
 from workspace_sim import all_tools

@@ -19,7 +19,7 @@ from mcp_server.demo import environment
 from mcp_server.http import build_app
 from mcp_server.hub import EpisodeHub
 from mcp_server.jsoncheck import JsonProblem, decode_arguments, parse_client_json, safe_dumps
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 
 TOKEN = "input-admin-token-0123456789"
 VERSION = "2026-07-28"
@@ -112,7 +112,7 @@ def test_a_policy_sending_a_surrogate_or_nan_gets_a_tool_error_and_every_record_
     from test_episode_runner import Scripted, multi_turn_spec
     from trainers.episodes.runner import run_episode
     from trainers.episodes.turns import AgentTurn, PolicyCall
-    from trainers.record import RecordStream, read_records, write_records
+    from workspace_sim.record import RecordStream, read_records, write_records
 
     policy = Scripted([
         AgentTurn(calls=[PolicyCall("list_directory", '{"path": "/drafts \\ud800"}', "c1"),

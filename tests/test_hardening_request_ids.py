@@ -19,7 +19,7 @@ import anyio
 import httpx
 from support import start_http_server
 
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 
 TOKEN = "request-ids-admin-token-0123456789"
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from support import HttpServer, connection_fixture, http_server_fixture
 from synth.procedural import generate
 from trainers.episodes.harness_client import EpisodeClient, HarnessError, ServerConnection
@@ -118,7 +118,7 @@ def test_a_next_episode_that_cannot_open_its_record_still_answers_the_evaluation
     import anyio
     import httpx2
 
-    from mcp_server import recording
+    from workspace_sim.record import writer as recording
     from mcp_server.demo import environment
     from mcp_server.http import build_app
     from mcp_server.hub import EpisodeHub

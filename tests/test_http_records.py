@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_server.recording import DeferredRecords, RecordReadError, RecordWriter, read_record_file
+from workspace_sim.record import DeferredRecords, RecordReadError, RecordWriter, read_record_file
 from support import start_http_server
 from trainers.episodes.harness_client import EpisodeClient, ServerConnection
 
@@ -243,7 +243,7 @@ def test_a_write_failure_that_clears_loses_no_line_and_breaks_no_episode(tmp_pat
 def test_ended_records_are_synced_in_batches_with_one_wake_and_one_syncfs_each(tmp_path: Path, monkeypatch: Any) -> None:
     """A sync thread woken per ended record takes the interpreter lock from the event loop at the next request's
     first system call: only a batch's first record wakes it, and a batch is made durable by one syncfs."""
-    import mcp_server.recording as recording
+    import workspace_sim.record.writer as recording
 
     batches: list[list[Path]] = []
     monkeypatch.setattr(recording, "sync_files", lambda paths: batches.append(list(paths)))
@@ -266,7 +266,7 @@ def test_ended_records_are_synced_in_batches_with_one_wake_and_one_syncfs_each(t
 
 
 def test_sync_files_uses_one_syncfs_per_folder_and_falls_back_to_fsync(tmp_path: Path, monkeypatch: Any) -> None:
-    import mcp_server.recording as recording
+    import workspace_sim.record.writer as recording
 
     folders = [tmp_path / "a", tmp_path / "b"]
     paths = []
@@ -292,7 +292,7 @@ def test_sync_files_uses_one_syncfs_per_folder_and_falls_back_to_fsync(tmp_path:
 
 
 def test_a_line_that_cannot_be_built_leaves_the_others_and_the_close_says_so(tmp_path: Path) -> None:
-    from mcp_server.recording import LaterLine
+    from workspace_sim.record import LaterLine
 
     def broken() -> dict:
         raise KeyError("no such field")
@@ -322,7 +322,7 @@ def test_an_ended_record_is_synced_soon_without_a_close(tmp_path: Path, monkeypa
     """Ends spaced out in time: each batch is synced within about SYNC_BATCH_S, none waits for the next end."""
     import time
 
-    import mcp_server.recording as recording
+    import workspace_sim.record.writer as recording
 
     synced: list[Path] = []
     monkeypatch.setattr(recording, "sync_files", lambda paths: synced.extend(paths))

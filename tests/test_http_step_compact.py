@@ -86,7 +86,8 @@ def test_run_connect_asks_no_separate_judgement_of_its_final_answer(server: Http
     from trainers.episodes import harness_client
     from trainers.episodes.policies import TeacherPolicy
     from trainers.episodes.remote import RemoteTarget, close_pools
-    from trainers.episodes.runner import PreparedSpec, run_episode
+    from trainers.episodes.prepared import PreparedSpec
+    from trainers.episodes.runner import run_episode
 
     sent: list[str] = []
     admin = harness_client.ServerConnection.admin

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from coworkenv.cli import app
 from mcp_server import STATUS_URI, ControlOptions, Episode, build_server
 from mcp_server.demo import environment as demo_environment
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from mcp_server.replay import judge_record
 from support import start_http_server
 from synth.capabilities import CAPABILITIES
@@ -29,7 +29,7 @@ from synth.procedural import generate
 from synth.spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, parse_spec
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec
-from trainers.episodes.runner import EpisodeLimits
+from trainers.episodes.prepared import EpisodeLimits
 
 MCP_ONLY = ControlOptions(enabled=True)
 

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from test_mcp_alone import event_view, play_reference, status_of, text_of
 
 from mcp_server import ControlOptions, Episode, build_server
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from mcp_server.replay import judge_record
 from synth import load_spec
 from trainers.episodes.policies import make_policy

@@ -23,7 +23,7 @@ from mcp_server.control import ControlOptions
 from mcp_server.demo import environment
 from mcp_server.http import build_app
 from mcp_server.hub import EpisodeHub
-from mcp_server.recording import read_record_file, sync_file
+from workspace_sim.record import read_record_file, sync_file
 
 TOKEN = "fastpath-admin-token-0123456789"
 VERSION = "2026-07-28"
@@ -274,7 +274,7 @@ def test_a_record_that_cannot_be_synced_is_logged_and_the_hub_keeps_serving(tmp_
     def broken(path: Any) -> None:
         raise OSError(5, "Input/output error")
 
-    import mcp_server.recording as recording_module
+    import workspace_sim.record.writer as recording_module
 
     monkeypatch.setattr(hub_module, "sync_file", broken)
     monkeypatch.setattr(recording_module, "sync_file", broken)  # the deferred records' sync thread

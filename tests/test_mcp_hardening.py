@@ -23,7 +23,7 @@ from mcp_server.environment import EnvironmentSource
 from mcp_server.episode import Episode
 from mcp_server.http import build_app
 from mcp_server.hub import EpisodeHub
-from mcp_server.recording import read_record_file, record_files
+from workspace_sim.record import read_record_file, record_files
 from mcp_server.server import EpisodeServer
 from workspace_sim import Workspace
 

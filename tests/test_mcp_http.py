@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from support import HttpServer, http_server_fixture
 
 TOKEN = "test-admin-token-0123456789"
@@ -185,6 +185,6 @@ def test_a_client_killed_mid_episode_leaves_a_readable_record(server: Server) ->
     assert verdict.status_code == 200 and verdict.json()["passed"] is False
     final = read_record_file(path).segments[0].final
     assert final is not None and final["final_answer"] == "stopped" and final["stop_reason"] == "answered"
-    record = pytest.importorskip("trainers.record")
+    record = pytest.importorskip("workspace_sim.record")
     (ep,) = record.read_records(path)
     assert ep.complete and len(ep.events) == len(paths)

@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from support import need
 
 NODE_DIR = Path(__file__).parent / "node"

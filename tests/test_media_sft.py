@@ -10,7 +10,7 @@ from typing import Any
 from media_samples import b64, png
 
 from trainers.export.sft import to_hf
-from trainers.record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from trainers.training.episode import EpisodeRecorder
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.predicates import evaluate, parse_predicates

@@ -12,7 +12,8 @@ from test_episode_runner import multi_turn_spec
 
 from trainers.episodes.policies import PolicyConfigError, make_policy
 from trainers.episodes.policies.hf import parse_tool_text
-from trainers.episodes.runner import EpisodeLimits, run_episode
+from trainers.episodes.prepared import EpisodeLimits
+from trainers.episodes.runner import run_episode
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from scripted_openai import HTTPError, Message, ScriptedOpenAI
 
 from synth.judge import JudgeConfig, openai_judge
 from synth.llm.settings import LLMSettings, SettingsError
-from trainers.record import EventLine
+from workspace_sim.record import EventLine
 from workspace_sim import SpecError, Workspace, WorkspaceConfig
 from workspace_sim.predicates import JudgeCache, evaluate, parse_predicates
 from workspace_sim.predicates.judge import KEY_FACTS, Rule, mentions, normalise

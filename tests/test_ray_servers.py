@@ -11,7 +11,7 @@ from support import need
 from test_episode_remote import without_remote
 from test_episode_runner import generated_specs
 
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from trainers.episodes.batch import BatchConfig, run_batch
 from trainers.episodes.policies import PolicySpec
 

@@ -17,6 +17,7 @@ from workspace_sim.sandboxes.fakefs import mount_tree, read_tree
 from workspace_sim.sandboxes.output import BoundedOutput
 from workspace_sim.sandboxes.tarball import ArchiveTooLarge, pack, unpack
 from workspace_sim.sandboxes.tree import Delta, Tree, delta, delta_writes, tree_from_state
+from workspace_sim.services.files import File, Folder
 
 # --- strategies ------------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ def test_tar_round_trip_keeps_every_file_and_folder(t: Tree) -> None:
 @hsettings(max_examples=60, deadline=None)
 def test_workspace_records_round_trip_through_a_delta(t: Tree) -> None:
     ws = Workspace.create(WorkspaceConfig(services=["files"]))
-    writes = delta_writes(lambda tb, k: ws.state.table(tb).get(k), delta(Tree(), t), ws.state.now)
+    writes = delta_writes(lambda tb, k: ws.state.table(tb).get(k), delta(Tree(), t), ws.state.now, File, Folder)
     ops = [{"op": "put", "table": tb, "record": r.model_dump(mode="json")} for tb, _, r in writes]
     if ops:
         ws.apply_world_change(ops)
@@ -85,7 +86,7 @@ def test_binary_and_text_files_keep_their_encoding() -> None:
     ws = Workspace.create(WorkspaceConfig(services=["files"]), {"files": {"files": [
         {"path": "/b.bin", "content": base64.b64encode(b"ascii").decode(), "encoding": "base64"}]}})
     d = Delta({"/t.txt": "héllo\n".encode(), "/raw": blob, "/b.bin": b"still ascii"})
-    writes = {k: r for _, k, r in delta_writes(lambda tb, k: ws.state.table(tb).get(k), d, ws.state.now)}
+    writes = {k: r for _, k, r in delta_writes(lambda tb, k: ws.state.table(tb).get(k), d, ws.state.now, File, Folder)}
     assert writes["/t.txt"].encoding == "utf-8" and writes["/t.txt"].content == "héllo\n"
     assert writes["/raw"].encoding == "base64" and base64.b64decode(writes["/raw"].content) == blob
     assert writes["/b.bin"].encoding == "base64"  # a binary file stays binary

@@ -23,11 +23,11 @@ from test_episode_runner import generated_specs
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from mcp_server.recording import read_record_file
+from workspace_sim.record import read_record_file
 from trainers.episodes.batch import BatchConfig, episode_id, run_batch
 from trainers.episodes.policies import PolicySpec
 from trainers.episodes.remote import RemoteServers, RemoteTarget
-from trainers.record import read_records
+from workspace_sim.record import read_records
 
 TOKEN = "scale-admin-token-0123456789"
 

@@ -1,86 +1,21 @@
 """Behaviour and errors of every mail tool: search syntax, reading, sending and delivery, threading,
-drafts, organising, mailbox isolation, and invariants under random call sequences."""
+drafts, organising, mailbox isolation, recipients named by name, and senders that are nobody (the
+invariants are in test_service_mail_invariants.py)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any
-
 import pytest
-from support import call_error
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import evaluate, parse_predicates
 
-ME, ALICE, BOB, EXT = "me@corp.com", "alice@corp.com", "bob@corp.com", "partner@vendor.org"
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-
-
-def msg(id: str, owner: str = ME, **kw: Any) -> dict:
-    row = {"id": id, "owner": owner, "sender": ALICE, "to": [ME], "subject": id, "body": "", "date": "2026-03-01T10:00:00+00:00"}
-    row.update(kw)
-    return row
-
-
-MESSAGES = [
-    msg("m-budget", subject="Q1 budget review", body="Please review the Q1 budget before Friday.\nThanks, Alice",
-        cc=[BOB], date="2026-02-27T16:30:00+00:00", attachments=["/reports/q1.xlsx"], labels=["finance"]),
-    msg("m-lunch", sender=BOB, to=[ME, ALICE], subject="Lunch on Thursday?", body="Pizza or sushi?",
-        date="2026-03-01T11:00:00+00:00", read=True),
-    msg("m-vendor", sender=EXT, subject="Invoice 4471", body="Invoice attached, due in 30 days.",
-        date="2026-02-20T08:00:00+00:00", attachments=["/reports/invoice.pdf"], folder="archive", read=True),
-    msg("m-old", sender=BOB, subject="Old newsletter", body="Unsubscribe", date="2026-01-05T08:00:00+00:00",
-        folder="trash", read=True),
-    msg("m-sent", sender=ME, to=[ALICE], cc=[EXT], subject="Roadmap draft", body="Here is the roadmap.",
-        date="2026-02-28T09:00:00+00:00", folder="sent", read=True),
-    msg("d-1", sender=ME, to=[BOB], subject="Half-written", body="Hi Bob,", folder="drafts", read=True),
-    # Alice's own mailbox: her copy of the budget mail, and a private one
-    msg("a-budget", owner=ALICE, sender=ALICE, to=[ME], cc=[BOB], subject="Q1 budget review", folder="sent",
-        message_id="m-budget", thread_id="m-budget", date="2026-02-27T16:30:00+00:00", read=True),
-    msg("a-private", owner=ALICE, sender=BOB, to=[ALICE], subject="Salary review", body="Confidential"),
-]
-DATA = {
-    "mail": {"accounts": [{"email": ME, "name": "Morgan Lee"}, {"email": ALICE, "name": "Alice Wong"},
-                          {"email": BOB, "name": "Bob Stone"}],
-             "messages": MESSAGES},
-    "files": {"files": [{"path": "/reports/q1.xlsx", "content": "q1"}, {"path": "/reports/invoice.pdf", "content": "inv"},
-                        {"path": "/notes/plan.md", "content": "plan"}]},
-    "contacts": {"people": [{"email": "carol.diaz@corp.com", "name": "Carol Diaz", "title": "Counsel"}]},
-}
-
-
-def make(**cfg: Any) -> Workspace:
-    config = {"services": ["files", "mail", "contacts"], "user": ME, "now": T0} | cfg
-    return Workspace.create(WorkspaceConfig(**config), DATA)
+from mail_data import ALICE, BOB, DATA, EXT, ME, MESSAGES, T0, copies, err, ids, make, msg, ok, rec
 
 
 @pytest.fixture
 def ws() -> Workspace:
     return make()
-
-
-def ok(ws: Workspace, tool: str, args: dict) -> Any:
-    r = ws.call(tool, args)
-    assert r.ok, r.text
-    return r.data
-
-
-err = call_error
-
-
-def ids(ws: Workspace, query: str = "", **args: Any) -> list[str]:
-    return [m["id"] for m in ok(ws, "search_emails", {"query": query, **args})["messages"]]
-
-
-def rec(ws: Workspace, mid: str) -> Any:
-    return ws.table("mail.messages")[mid]
-
-
-def copies(ws: Workspace, owner: str, message_id: str) -> list[Any]:
-    return [m for m in ws.table("mail.messages").values() if m.owner == owner and m.message_id == message_id]
 
 
 # --- records and loading -------------------------------------------------------------------------
@@ -511,120 +446,6 @@ def test_tool_hints_and_schemas(ws: Workspace) -> None:
     assert ws.tools["move_email"].mcp_annotations()["idempotentHint"]
     schema = ws.tools["send_email"].input_schema
     assert schema["required"] == ["to", "subject", "body"] and schema["properties"]["to"]["type"] == "array"
-
-
-# --- determinism and invariants ------------------------------------------------------------------
-
-SCRIPT = [
-    ("send_email", {"to": [ALICE, EXT], "subject": "a", "body": "b"}),
-    ("reply_email", {"id": "m-lunch", "body": "r", "reply_all": True}),
-    ("create_draft", {"to": [BOB], "subject": "d"}),
-    ("forward_email", {"id": "m-budget", "to": [BOB]}),
-    ("label_email", {"id": "m-vendor", "add": ["paid"]}),
-    ("delete_email", {"id": "m-old"}),
-]
-
-
-def test_same_calls_give_the_same_bytes() -> None:
-    a, b = make(seed=7), make(seed=7)
-    for tool, args in SCRIPT:
-        assert a.call(tool, args).to_json() == b.call(tool, args).to_json()
-    assert a.to_json() == b.to_json() and a.content_hash == b.content_hash
-    assert Workspace.from_json(a.to_json()).content_hash == a.content_hash  # derived fields survive a round trip
-    assert [e.to_json() for e in a.events()] == [e.to_json() for e in b.events()]
-
-
-CALLS = st.one_of(
-    st.builds(lambda to, s: ("send_email", {"to": to, "subject": s, "body": "x"}),
-              st.lists(st.sampled_from([ALICE, BOB, EXT, ME, "bad", "carol.diaz@corp.com"]), max_size=3), st.text(max_size=8)),
-    st.builds(lambda i, a: ("reply_email", {"id": i, "body": "x", "reply_all": a}),
-              st.sampled_from(["m-budget", "m-lunch", "m-sent", "d-1", "a-private", "?"]), st.booleans()),
-    st.builds(lambda i, f: ("move_email", {"id": i, "folder": f}),
-              st.sampled_from(["m-budget", "m-lunch", "m-old", "a-private"]), st.sampled_from(["archive", "trash", "X", "sent", "drafts", ""])),
-    st.builds(lambda i: ("delete_email", {"id": i}), st.sampled_from(["m-budget", "m-lunch", "m-old", "d-1", "a-private"])),
-    st.builds(lambda i, add: ("label_email", {"id": i, "add": add}), st.sampled_from(["m-budget", "m-vendor"]), st.lists(st.text(max_size=5), max_size=2)),
-    st.builds(lambda i: ("send_draft", {"id": i}), st.sampled_from(["d-1", "m-sent"])),
-    st.builds(lambda q: ("search_emails", {"query": q}), st.text(max_size=30)),
-    st.builds(lambda q: ("forward_email", {"id": "m-budget", "to": [q]}), st.sampled_from([ALICE, "x@", EXT])),
-)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(CALLS, max_size=12))
-def test_random_calls_keep_mailbox_invariants(calls: list[tuple[str, dict]]) -> None:
-    ws = make()
-    start = ws.snapshot()
-    for tool, args in calls:
-        before = ws.snapshot()
-        r = ws.call(tool, args)
-        assert r.ok or r.error.code in ("not_found", "invalid_argument", "conflict"), r.text
-        for ch in r.diff:  # the agent only changes its own mailbox, except for mail it delivers
-            if ch.table != "mail.messages":
-                continue
-            m = ch.after or ch.before
-            if m.owner != ME:
-                assert ch.kind == "added" and m.folder == "inbox" and not m.read and m.sender == ME
-        if not r.ok:
-            assert ws.content_hash == before.content_hash
-    msgs = ws.table("mail.messages")
-    accounts = ws.table("mail.accounts")
-    for m in msgs.values():
-        assert m.owner in accounts and m.thread_id and m.message_id
-        if m.owner == ME and m.folder == "sent":
-            assert m.sender == ME
-    ws.restore(start)
-    assert ws.content_hash == make().content_hash
-
-
-SINGLE_TERMS = st.one_of(
-    st.sampled_from(["alice", "bob", "stone", "vendor", ME, "corp.com"]).flatmap(
-        lambda v: st.sampled_from([f"from:{v}", f"to:{v}", f"cc:{v}", f"bcc:{v}", v])),
-    st.sampled_from(["budget", "q1", "lunch", "invoice", "roadmap", "review the", "half"]).flatmap(
-        lambda w: st.sampled_from([f'subject:"{w}"', f'"{w}"', f"filename:{w.split()[0]}"])),
-    st.sampled_from(["is:read", "is:unread", "is:starred", "has:attachment", "label:finance", "thread:m-budget"]),
-    st.dates(min_value=datetime(2026, 1, 1).date(), max_value=datetime(2026, 3, 5).date()).flatmap(
-        lambda d: st.sampled_from([f"after:{d}", f"before:{d:%Y/%m/%d}"])),
-)
-
-
-@settings(max_examples=120, deadline=None)
-@given(SINGLE_TERMS, st.sampled_from([None, "inbox", "archive", "trash"]))
-def test_a_term_and_its_negation_partition_the_mailbox(term: str, folder: str | None) -> None:
-    ws = make()
-    scope = {"folder": folder} if folder else {}
-    everything = ids(ws, max_results=100, **scope)
-    yes, no = ids(ws, term, max_results=100, **scope), ids(ws, "-" + term, max_results=100, **scope)
-    assert not set(yes) & set(no)
-    assert sorted(yes + no) == sorted(everything)
-    assert [i for i in everything if i in yes] == yes  # newest-first order is kept
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(min_value=1, max_value=4), st.sampled_from(["", "in:anywhere", "is:read", "-is:read"]))
-def test_pages_concatenate_to_the_full_result(size: int, query: str) -> None:
-    ws = make()
-    full = ids(ws, query, max_results=100)
-    paged: list[str] = []
-    while True:
-        page = ids(ws, query, max_results=size, offset=len(paged))
-        if not page:
-            break
-        paged += page
-    assert paged == full
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(list('ab:"-() \tOR') + ["from:", "in:", "is:", "after:", "2026-03-01"]), max_size=12)
-       .map("".join))
-def test_any_query_text_is_answered_without_internal_errors(query: str) -> None:
-    r = make().call("search_emails", {"query": query})
-    assert r.ok or r.error.code in ("invalid_argument", "not_found"), r.text
-    if not r.ok:
-        assert r.error.message.startswith("query")
-
-
-def test_overlong_queries_are_refused(ws: Workspace) -> None:
-    assert "longer than 2000" in err(ws, "search_emails", {"query": "a " * 1500})
 
 
 # --- recipients named by name --------------------------------------------------------------------

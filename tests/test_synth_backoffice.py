@@ -10,7 +10,7 @@ import pytest
 
 from synth import validate_spec
 from synth.capabilities import CAPABILITIES
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.pipeline import plan
 from synth.procedural import generate
 from synth.spec import CallStep, EnvironmentSpec, ReferenceSolution

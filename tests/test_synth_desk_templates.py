@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from synth import validate_spec
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.procedural import generate
 from synth.spec import CallStep, EnvironmentSpec, ReferenceSolution
 from synth.pipeline import plan

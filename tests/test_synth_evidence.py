@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from media_samples import evidence_reads
 
 from synth import validate_spec
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.evidence import evidence_only_facts, spellings, visible_text
 from synth.pipeline import profile
 from synth.procedural import generate, render, screens

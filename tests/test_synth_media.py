@@ -15,7 +15,7 @@ import pytest
 from media_samples import evidence_reads
 
 from synth import validate_spec
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.procedural import generate
 from synth.procedural import render
 from synth.spec import CallStep, EnvironmentSpec, ReferenceSolution

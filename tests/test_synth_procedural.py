@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from synth import CAPABILITIES, validate_spec
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.pipeline import plan, synthesize
 from synth.procedural import TemplateError, generate, templates_for
 from synth.spec import AskStep, CallStep, SayStep

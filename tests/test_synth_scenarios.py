@@ -2,7 +2,7 @@
 the shape the long_horizon stories take, and `coworkenv stats` through the CLI.
 
 Runtime: each story template is validated (with the stale and forgetful baselines run here too, by
-synth.driver.run_steps) over a few seeds; SCENARIO_SEEDS (200 seeds of every story capability) is marked slow.
+synth.spec.run_steps) over a few seeds; SCENARIO_SEEDS (200 seeds of every story capability) is marked slow.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from synth import validate_spec
-from synth.driver import SpecDriver, run_steps
+from synth.spec import SpecDriver, run_steps
 from synth.pipeline import distribution, profile
 from synth.procedural import SpecBuilder, TemplateError, generate, templates_for
 from synth.procedural.templates import registry

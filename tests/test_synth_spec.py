@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synth import EnvironmentSpec, SpecLoadError, load_spec, loads_spec, parse_spec, spec_json_schema
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.procedural import generate
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-archive-invoices.yaml"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.pipeline import plan
 from synth.procedural import generate
 from workspace_sim.core.diff import RecordChange

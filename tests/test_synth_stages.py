@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from synth import validate_spec
-from synth.driver import SpecDriver, run_reference, run_steps
+from synth.spec import SpecDriver, run_reference, run_steps
 from synth.spec import CallStep, EndStageStep, SayStep, parse_spec
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"

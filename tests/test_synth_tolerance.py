@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synth import SpecLoadError, parse_spec, spec_json_schema, validate_spec
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.tolerance import equivalent, field_rules, state_delta
 from workspace_sim.core.errors import SpecError
 from workspace_sim.predicates import parse_predicates

@@ -12,7 +12,7 @@ import pytest
 
 import synth.validate as validate_mod
 from synth.choices import choice_equivalent
-from synth.driver import run_reference
+from synth.spec import run_reference
 from synth.spec import CallStep, parse_spec
 from synth.validate import validate_spec
 from workspace_sim.predicates import EvalContext

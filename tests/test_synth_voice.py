@@ -64,7 +64,7 @@ def test_the_voicemail_template_is_valid_and_its_facts_are_only_in_the_audio() -
 
 @needs_engine
 def test_a_guess_from_the_colleagues_message_or_no_order_number_fails() -> None:
-    from synth.driver import run_reference
+    from synth.spec import run_reference
     from synth.spec import CallStep, ReferenceSolution
 
     spec = generate(CAP, 2, template=NAME)

@@ -19,7 +19,7 @@ from test_train_sft import teacher_examples  # noqa: E402
 
 from coworkenv.cli import app  # noqa: E402
 from trainers.credit import CreditConfig  # noqa: E402
-from trainers.record import read_records  # noqa: E402
+from workspace_sim.record import read_records  # noqa: E402
 from trainers.training.grpo import GRPOSettings, grpo_step, token_logprobs, train_grpo  # noqa: E402
 from trainers.training.rollout import (  # noqa: E402
     RolloutSettings,
@@ -115,7 +115,7 @@ def test_cli_train_rl(tiny: Path, tmp_path: Path) -> None:
 def test_spec_prompt_rollouts_see_the_runners_system_prompt(tiny: Path) -> None:
     """RL after SFT: a rollout in a spec sees the system message the SFT data was made with."""
     from synth.procedural import generate
-    from trainers.episodes.runner import system_prompt
+    from trainers.episodes.prepared import system_prompt
     from trainers.training.rollout import SPEC_PROMPT
 
     spec = generate("ticket_workflow", 0)
@@ -220,7 +220,7 @@ def test_choice_rollouts_in_a_three_day_scenario_pay_each_day_where_it_closed(ti
 
 def test_generate_rollout_in_a_scenario_talks_to_the_user(tiny: Path) -> None:
     from synth import load_spec
-    from trainers.episodes.runner import system_prompt
+    from trainers.episodes.prepared import system_prompt
 
     spec = load_spec(EXAMPLES / "handwritten-multiday-vendor-week.yaml")
     model, tok = load(tiny)

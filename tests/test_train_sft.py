@@ -19,7 +19,7 @@ import torch  # noqa: E402
 
 from coworkenv.cli import app  # noqa: E402
 from trainers.export.sft import to_hf  # noqa: E402
-from trainers.record import PolicyInfo  # noqa: E402
+from workspace_sim.record import PolicyInfo  # noqa: E402
 from trainers.training.episode import EpisodeRecorder  # noqa: E402
 from trainers.training.sft import SFTDataError, read_sft_file, tokenize_examples, train_sft  # noqa: E402
 from trainers.training.tiny import build_tiny, load  # noqa: E402

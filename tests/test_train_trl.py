@@ -18,8 +18,8 @@ from transformers.utils import get_json_schema  # noqa: E402
 
 from adapter_scripts import STAGE_REWARD, comparable, day_headers, scenario_reference, stage_verdicts  # noqa: E402
 
-from trainers.episodes.runner import PreparedSpec  # noqa: E402
-from trainers.record import read_records  # noqa: E402
+from trainers.episodes.prepared import PreparedSpec  # noqa: E402
+from workspace_sim.record import read_records  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.sft import train_sft  # noqa: E402
 from trainers.training.tiny import build_tiny, load  # noqa: E402

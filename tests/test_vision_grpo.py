@@ -30,7 +30,7 @@ from synth.spec import EnvironmentSpec  # noqa: E402
 from trainers.episodes.policies import make_policy  # noqa: E402
 from trainers.episodes.runner import run_episode  # noqa: E402
 from trainers.export.sft import to_hf  # noqa: E402
-from trainers.record import read_records  # noqa: E402
+from workspace_sim.record import read_records  # noqa: E402
 from trainers.training.grpo import token_logprobs  # noqa: E402
 from trainers.training.rollout import (  # noqa: E402
     RolloutSettings,

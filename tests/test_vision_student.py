@@ -22,7 +22,8 @@ from support import need
 from synth.procedural import generate
 from synth.spec import EnvironmentSpec
 from trainers.episodes.policies import make_policy
-from trainers.episodes.runner import EpisodeSession, run_episode
+from trainers.episodes.runner import run_episode
+from trainers.episodes.session import EpisodeSession
 from trainers.episodes.turns import AgentTurn, PolicyCall
 from trainers.episodes.policies.openai_policy import to_openai_messages
 from trainers.export.sft import to_hf

@@ -256,7 +256,7 @@ def test_deeply_nested_predicates_are_refused_by_path() -> None:
 # --- records: large content once ----------------------------------------------------------------
 
 def test_mcp_record_stores_a_big_content_once(tmp_path) -> None:
-    from mcp_server.recording import RecordWriter, read_record_file
+    from workspace_sim.record import RecordWriter, read_record_file
 
     ws = ws_with()
     big = "line of text\n" * 70_000  # ~0.9 MB
@@ -278,7 +278,7 @@ def test_mcp_record_stores_a_big_content_once(tmp_path) -> None:
 
 
 def test_episode_record_stores_a_big_content_once(tmp_path) -> None:
-    from trainers.record import EpisodeRecord, EventLine, FinalLine, HeaderLine, read_records, write_records
+    from workspace_sim.record import EpisodeRecord, EventLine, FinalLine, HeaderLine, read_records, write_records
 
     ws = ws_with()
     big = "x" * 500_000
@@ -299,7 +299,7 @@ def test_episode_record_stores_a_big_content_once(tmp_path) -> None:
 
 
 def _header_defaults() -> dict:
-    from trainers.record import HeaderLine
+    from workspace_sim.record import HeaderLine
 
     required = [n for n, f in HeaderLine.model_fields.items() if f.is_required()]
     values = {"spec_hash": "0" * 16, "seed": 0, "task": "t", "created": "2026-01-01T00:00:00+00:00"}
@@ -344,7 +344,7 @@ def test_nan_and_infinity_arguments_are_refused_on_every_entry_and_never_logged_
 
     from trainers.episodes.runner import run_episode
     from trainers.episodes.turns import AgentTurn, PolicyCall
-    from trainers.record import write_records
+    from workspace_sim.record import write_records
 
     ws = Workspace.create(WorkspaceConfig(services=["files"]), {"files": {"files": [{"path": "/a.md", "content": "x"}]}})
     before = ws.content_hash

@@ -21,7 +21,7 @@ from typing import Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .record import EpisodeRecord
+from workspace_sim.record import EpisodeRecord
 from .rewards import RewardConfig, num_turns, turn_rewards
 
 Method = Literal["grpo", "drgrpo", "rloo"]

@@ -10,7 +10,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .record import EpisodeRecord
+from workspace_sim.record import EpisodeRecord
 
 
 class RewardConfig(BaseModel):

@@ -12,7 +12,7 @@ def episode_files(path: Path) -> list[Path]:
     under it when it is a folder; and, either way, `PATH.jsonl` beside it, so `runs/episodes` lists
     what `coworkenv run` wrote to its default `runs/episodes.jsonl` as well as what `claude-config`
     servers recorded into the folder `runs/episodes/`. Raises RecordReadError when there is none."""
-    from mcp_server.recording import RecordReadError, record_files
+    from workspace_sim.record import RecordReadError, record_files
 
     files = record_files(path) if path.exists() else []
     sibling = path.with_name(path.name + ".jsonl")
@@ -35,8 +35,8 @@ def episodes(
     from rich.console import Console
     from rich.table import Table
 
-    from mcp_server.recording import RecordReadError, read_record_file
-    from trainers.record import ERROR_STOPS, stage_summary, stage_verdicts
+    from workspace_sim.record import RecordReadError, read_record_file
+    from workspace_sim.record import ERROR_STOPS, stage_summary, stage_verdicts
 
     console = Console()
     try:

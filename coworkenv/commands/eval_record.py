@@ -44,7 +44,7 @@ def eval_record(
     from rich.console import Console
     from rich.table import Table
 
-    from mcp_server.recording import RecordReadError
+    from workspace_sim.record import RecordReadError
     from mcp_server.replay import ReplayError, judge_record
 
     from synth.judge import JudgeConfig
@@ -93,7 +93,7 @@ def eval_record(
                                                "replayed, answer stored" if v.stored else "replayed")
         table = Table(title=f"{v.segment.segment_id} ({v.segment.header.get('env_id')}): "
                             f"score {float(ev.get('score', 0)):.2f}, {'passed' if ev.get('passed') else 'failed'} ({how})")
-        from trainers.record import stage_summary, stage_verdicts
+        from workspace_sim.record import stage_summary, stage_verdicts
 
         days = {i: st for st in stage_verdicts(ev) for i in st.get("predicates") or []}
         for col in ("", "requirement", "day", "weight", "expected", "observed") if days else \

@@ -33,7 +33,7 @@ def eval_student(
     except ImportError:
         _fail("torch is not installed; install the training extra: pip install 'coworkenv[train]'")
     from trainers.demo.metrics import heldout_loss, learning_parts, student_score
-    from trainers.record import RecordError, read_records
+    from workspace_sim.record import RecordError, read_records
     from trainers.training.sft import SFTDataError, read_sft_file
     from trainers.training.threads import default_torch_threads
     from trainers.training.tiny import load

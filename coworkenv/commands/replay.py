@@ -19,9 +19,9 @@ def replay(
     from rich.console import Console
     from rich.table import Table
 
-    from trainers.episodes.replay import replay_records
+    from workspace_sim.record import replay_records
     from trainers.episodes.sources import SourceError, load_specs
-    from trainers.record import RecordError, read_records
+    from workspace_sim.record import RecordError, read_records
 
     try:
         recs = read_records(records)

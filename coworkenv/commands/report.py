@@ -15,7 +15,7 @@ def report(
     title: str = typer.Option("coworkenv episodes", "--title", help="Title of the index page."),
 ) -> None:
     """Write an HTML report of recorded episodes: success per capability and a page per episode."""
-    from trainers.record import RecordError, read_records
+    from workspace_sim.record import RecordError, read_records
     from trainers.report import ReportError, write_report
 
     try:

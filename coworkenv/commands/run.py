@@ -165,7 +165,7 @@ def _batch_config(envs: list[Path], policy_options: tuple[Any, ...], user_option
     from trainers.episodes.llm import LLMError
     from trainers.episodes.policies import PolicyConfigError, PolicySpec
     from trainers.episodes.remote import RemoteError, RemoteServers, check_server
-    from trainers.episodes.runner import EpisodeLimits
+    from trainers.episodes.prepared import EpisodeLimits
     from trainers.episodes.sources import SourceError, load_specs
 
     connect, admin_token, remote_timeout = remote
@@ -212,7 +212,7 @@ def _run_with_progress(specs: list[Any], config: Any, workers: int, ray: str | N
 
     from trainers.episodes.batch import run_batch
     from trainers.episodes.ray_executor import RayUnavailable
-    from trainers.record import RecordStream, write_records
+    from workspace_sim.record import RecordStream, write_records
 
     console = Console(stderr=True)
     total = len(specs) * config.episodes_per_env

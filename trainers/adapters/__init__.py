@@ -1,6 +1,6 @@
 """Framework adapters: coworkenv episodes inside the trainers people use, all over one episode core.
 
-Every adapter is a thin face over `trainers.episodes.runner.EpisodeSession` (the runner's turn
+Every adapter is a thin face over `trainers.episodes.session.EpisodeSession` (the runner's turn
 semantics) and writes the same `EpisodeRecord`s, so episodes from any of them replay with
 `coworkenv replay` and score as `coworkenv run` scores them. Each lives in its own module and
 imports its framework only there (install the matching extra):

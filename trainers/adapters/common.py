@@ -1,7 +1,7 @@
 """What every framework adapter shares: where specs come from, the episode settings, actions, step rewards.
 
-An adapter is a thin face over `trainers.episodes.runner.EpisodeSession` (the runner's turn
-semantics, the same record writer), so an episode played through Gymnasium, OpenEnv or verifiers
+An adapter is a thin face over `trainers.episodes.session.EpisodeSession` (the episode protocol:
+reset, step, done, finish, close; the runner's turn semantics, the same record writer), so an episode played through Gymnasium, OpenEnv or verifiers
 gives the same `EpisodeRecord` and reward as `coworkenv run` with the same turns, and replays the
 same way. This module holds the parts the faces share:
 
@@ -22,23 +22,21 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcp_server.jsoncheck import MAX_DEPTH, JsonProblem, parse_client_json
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec, Transport
+from ..episodes.backends import Transport
+from ..episodes.prepared import EpisodeLimits, PreparedSpec
+from ..episodes.session import EpisodeSession, UserFactory
 from ..episodes.sources import load_specs
 from ..episodes.turns import AgentTurn, PolicyCall
-from ..episodes.users import SimulatedUser
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig, episode_reward, shaping_rewards
-
-UserFactory = Callable[[EnvironmentSpec, int], SimulatedUser]
-
 
 class ActionError(ValueError):
     """An action the adapter cannot read; the message says what is wrong and what to send."""
@@ -138,13 +136,19 @@ class EpisodeSettings:
     _serial: Any = field(default_factory=itertools.count, repr=False, compare=False)
 
     def start(self, prepared: PreparedSpec, seed: int, episode_id: str | None = None,
-              group: str | None = None) -> EpisodeSession:
+              group: str | None = None, session: EpisodeSession | None = None) -> EpisodeSession:
         """A new episode of `prepared` under these settings; its group defaults to the environment id, as in a
-        batch, and its id to ENV.POLICY.sSEED.N, N counting the episodes started under these settings."""
+        batch, and its id to ENV.POLICY.sSEED.N, N counting the episodes started under these settings.
+
+        Given the `session` of an earlier episode (started under these settings), that session is reset to the
+        new episode (the one in progress abandoned without a record) instead of a new one being built."""
         episode_id = episode_id or f"{prepared.spec.id}.{self.policy.name}.s{seed}.{next(self._serial)}"
+        group = group or prepared.spec.id
+        if session is not None:
+            session.reset(seed, prepared, episode_id=episode_id, group=group)
+            return session
         return EpisodeSession(prepared, self.policy, seed=seed, episode_id=episode_id, limits=self.limits,
-                              user=self.user, transport=self.transport, group=group or prepared.spec.id,
-                              reward=self.reward)
+                              user=self.user, transport=self.transport, group=group, reward=self.reward)
 
     def keep(self, record: EpisodeRecord) -> EpisodeRecord:
         """Append a finished record to `records_path` (when set) and return it."""

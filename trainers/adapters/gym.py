@@ -12,7 +12,7 @@ call, a JSON list of those is one turn of several calls, `{"answer": TEXT}` is t
 and anything else is a message to the user (who answers, or is satisfied and the episode ends with
 it as the final answer); see
 `trainers.adapters.common.parse_action`. The observation is the text the turn produced (tool results
-and the user's words, labelled), any Unicode (see `UnicodeText`). Each episode is an `EpisodeSession`, so its record (in
+and the user's words, labelled), any Unicode (see `UnicodeText`). The episodes are played by one `EpisodeSession`, reset for each, so a record (in
 `env.unwrapped.records`, and appended to `records_path`) is the runner's record for the same turns.
 """
 
@@ -25,12 +25,12 @@ import gymnasium
 from gymnasium import spaces
 
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
-from ..record import EpisodeRecord, PolicyInfo
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession, UserFactory
 from ..rewards import RewardConfig, turn_rewards
-from .common import (EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, parse_action,
-                     stage_verdicts)
+from .common import EpisodeSettings, SpecSource, StepRewards, observation_text, parse_action, stage_verdicts
 
 ENV_ID = "coworkenv/CoworkEnv-v0"
 # The id with its module, for `gymnasium.make` in an interpreter that has not imported this module:
@@ -103,7 +103,8 @@ class CoworkEnv(gymnasium.Env[str, str]):
         self.render_mode = render_mode
         self.observation_space = UnicodeText(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self.action_space = UnicodeText(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
-        self.session: EpisodeSession | None = None
+        self.session: EpisodeSession | None = None  # the episode in progress
+        self._ended: EpisodeSession | None = None  # the session of the last finished episode, reset by the next
         self.records: list[EpisodeRecord] = []
         self._rewards: StepRewards | None = None
         self._transcript: list[str] = []
@@ -128,11 +129,12 @@ class CoworkEnv(gymnasium.Env[str, str]):
         ep_seed = options.get("episode_seed", seed if seed is not None else int(self.np_random.integers(2**31)))
         if isinstance(ep_seed, bool) or not isinstance(ep_seed, int):
             raise TypeError(f"options['episode_seed'] must be an int, got {ep_seed!r}")
-        self._close_session()
         # a seeded reset restarts the count, so the same seed reproduces the same episode, id included
         self._count = 0 if seed is not None else self._count + 1
         eid = f"{prepared.spec.id}.{self.settings.policy.name}.s{ep_seed}.{self._count}"
-        self.session = self.settings.start(prepared, ep_seed, episode_id=eid)
+        # one session serves every episode: the one in progress (abandoned) or the last finished one is reset
+        reused, self.session, self._ended = self.session or self._ended, None, None
+        self.session = self.settings.start(prepared, ep_seed, episode_id=eid, session=reused)
         self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
         obs = fit_text(observation_text(self.session.messages))
         self._transcript = [obs]
@@ -172,7 +174,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
                     final_answer=record.final.final_answer)
         if "stages" in info:
             info["stages"] = stage_verdicts(record.final.evaluation)
-        self.session = None
+        self.session, self._ended = None, self.session
         return obs, reward, stop not in TRUNCATING, stop in TRUNCATING, info
 
     def render(self) -> str | None:
@@ -180,9 +182,10 @@ class CoworkEnv(gymnasium.Env[str, str]):
         return "\n\n".join(self._transcript) if self.render_mode == "ansi" else None
 
     def _close_session(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        for session in (self.session, self._ended):
+            if session is not None:
+                session.close()
+        self.session = self._ended = None
 
     def close(self) -> None:
         """Release the workspace of an episode in progress; safe to call twice."""

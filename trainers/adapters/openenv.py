@@ -34,12 +34,13 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession, UserFactory
 from ..episodes.turns import AgentTurn, PolicyCall
-from ..record import EpisodeRecord, PolicyInfo
 from ..rewards import RewardConfig
-from .common import EpisodeSettings, SpecSource, StepRewards, UserFactory, observation_text, stage_verdicts
+from .common import EpisodeSettings, SpecSource, StepRewards, observation_text, stage_verdicts
 
 
 class ToolCallAction(BaseModel):
@@ -126,7 +127,8 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
     def __init__(self, source: SpecSource, settings: EpisodeSettings) -> None:
         super().__init__()
         self.source, self.settings = source, settings
-        self.session: EpisodeSession | None = None
+        self.session: EpisodeSession | None = None  # the episode in progress
+        self._spare: EpisodeSession | None = None  # the session of the episode before, reset by the next
         self.records: list[EpisodeRecord] = []
         self._rewards: StepRewards | None = None
         self._state = CoworkState()
@@ -138,8 +140,9 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
             raise ValueError(f"reset parameter(s) {sorted(kwargs)} are not known; use env, seed, episode_id")
         seed = 0 if seed is None else seed
         prepared = self.source.prepared(env if env is not None else seed % len(self.source))
-        self.close()
-        self.session = self.settings.start(prepared, seed, episode_id=episode_id)
+        self._end_episode()
+        spare, self._spare = self._spare, None
+        self.session = self.settings.start(prepared, seed, episode_id=episode_id, session=spare)
         self._rewards = StepRewards(self.settings.reward, prepared.initial.score)
         return self._observe(self.session.messages, 0.0, tools=self.session.tools)
 
@@ -192,9 +195,17 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
     def close(self) -> None:
         """End the session's episode: one left after at least one turn is finished (stop reason "error") and
         recorded, one with no turn yet is released without a record (OpenEnv's HTTP /reset makes those)."""
+        self._end_episode()
+        if self._spare is not None:
+            self._spare.close()  # idempotent
+            self._spare = None
+
+    def _end_episode(self) -> None:
+        """End the episode in progress as `close` says, keeping its session to reset for the next one."""
         session, self.session = self.session, None
         if session is None:
             return
+        self._spare = session
         if session.done or session.turn == 0:
             session.close()  # a finished episode was recorded when it ended; idempotent
             return

@@ -22,11 +22,12 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
-from ..episodes.runner import EpisodeLimits, EpisodeSession
-from ..record import EpisodeRecord, PolicyInfo
+from ..episodes.prepared import EpisodeLimits
+from ..episodes.session import EpisodeSession, UserFactory
 from ..rewards import RewardConfig
-from .common import EpisodeSettings, SpecSource, UserFactory, stage_verdicts, turn_from_message
+from .common import EpisodeSettings, SpecSource, stage_verdicts, turn_from_message
 
 _KEY = "coworkenv_session"
 
@@ -49,16 +50,21 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
         self.source, self.settings = source, settings
         self.records: list[EpisodeRecord] = []
         rows, tools = [], {}
+        opening: EpisodeSession | None = None  # one session opens every environment, for its prompt
         for i in range(len(source)):
             prepared = source.prepared(i)
-            opening = EpisodeSession(prepared, settings.policy, limits=settings.limits, user=settings.user)
+            if opening is None:
+                opening = EpisodeSession(prepared, settings.policy, limits=settings.limits, user=settings.user)
+            else:
+                opening.reset(0, prepared)
             prompt = [dict(m) for m in opening.messages]
-            opening.close()
             for t in prepared.tools:
                 tools.setdefault(t["function"]["name"], t["function"])
             for seed in seeds:
                 rows.append({"prompt": prompt, "answer": "",
                              "info": {"coworkenv_env": prepared.spec.id, "seed": seed}})
+        if opening is not None:
+            opening.close()
         tool_defs = [vf.Tool(name=f["name"], description=f.get("description", ""), parameters=f["parameters"])
                      for f in tools.values()]
         rubric = vf.Rubric(funcs=[self.coworkenv_reward, self.predicate_score, self.passed, self.stages_passed],

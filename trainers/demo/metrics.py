@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from workspace_sim.record import EpisodeRecord
 
 from ..episodes.batch import summarize
-from ..record import EpisodeRecord
 from ..training.callspans import PARTS, teacher_forced_parts, training_values
 
 

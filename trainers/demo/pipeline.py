@@ -21,12 +21,12 @@ from typing import Any
 
 from synth.pipeline import SynthResult, synthesize
 from synth.spec import EnvironmentSpec
+from workspace_sim.record import EpisodeRecord, write_records
 
 from ..episodes.batch import BatchConfig, run_local
 from ..episodes.policies import PolicySpec
-from ..episodes.runner import EpisodeLimits
+from ..episodes.prepared import EpisodeLimits
 from ..export.sft import export_sft, select_sft_episodes, to_hf
-from ..record import EpisodeRecord, write_records
 from .metrics import StudentScore, heldout_loss, learning_parts, student_score
 from .progress import Reporter, SilentReporter, budget_callback
 from .settings import SHIPPED_BASE, DemoSettings
@@ -408,7 +408,7 @@ def run_demo(settings: DemoSettings, out: str | Path, reporter: Reporter | None 
         clock.run("rl", len(RL_CREDITS) * settings.rl_seeds, rl_stage, "runs")
 
     def report_stage() -> Any:
-        from ..record import read_records
+        from workspace_sim.record import read_records
         from ..report import write_report
         from .index import write_index
 

@@ -1,6 +1,7 @@
 """Headless episodes: run policies in environment specs, record them, replay them, batch them locally or on Ray.
 
-- `run_episode(spec, policy, ...)` runs and records one episode (direct, in-process MCP, or on a
+- `EpisodeSession` (trainers.episodes.session) is the episode protocol every face drives: reset, step, done,
+  finish, close. `run_episode(spec, policy, ...)` runs and records one episode with it (direct, in-process MCP, or on a
   remote coworkenv HTTP server with `connect=RemoteTarget(url, token)`, or spread over several with
   `connect=RemoteServers(...)`, each episode routed by its id);
   `PreparedSpec` builds a spec's start state once for many episodes; `EpisodeLimits` caps turns,
@@ -13,16 +14,19 @@
 - `replay_record(record, spec)` checks a record reproduces step by step.
 """
 
+from workspace_sim.record import ReplayReport, replay_record, replay_records
+
 from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
 from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
 from .remote import RemoteError, RemoteServers, RemoteTarget
-from .replay import ReplayReport, replay_record, replay_records
-from .runner import EpisodeLimits, PreparedSpec, run_episode, system_prompt
+from .prepared import EpisodeLimits, PreparedSpec, system_prompt
+from .runner import run_episode
+from .session import EpisodeSession
 from .turns import AgentTurn, EpisodeContext, Policy, PolicyCall, TurnTokens
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
 __all__ = [
-    "POLICY_NAMES", "AgentTurn", "BatchConfig", "CapabilityRow", "EpisodeContext", "EpisodeLimits", "LLMUserSim",
+    "POLICY_NAMES", "AgentTurn", "BatchConfig", "CapabilityRow", "EpisodeContext", "EpisodeLimits", "EpisodeSession", "LLMUserSim",
     "Policy", "PolicyCall", "PolicyConfigError", "PolicySpec", "PreparedSpec", "RemoteError", "RemoteServers", "RemoteTarget", "ReplayReport", "ScriptedUserSim",
     "SimulatedUser", "TurnTokens", "UserSpec", "make_policy", "replay_record", "replay_records", "run_batch",
     "run_episode", "run_local", "summarize", "system_prompt",

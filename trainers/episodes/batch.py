@@ -18,11 +18,13 @@ from typing import Any, Literal
 from synth.judge import JudgeConfig
 from synth.spec import EnvironmentSpec, loads_spec
 
-from ..record import EpisodeRecord, parse_lines, stage_verdicts
+from workspace_sim.record import EpisodeRecord, parse_lines, stage_verdicts
 from ..rewards import RewardConfig
 from .policies import PolicySpec
 from .remote import RemoteServers, RemoteTarget, close_pools
-from .runner import EpisodeLimits, PreparedSpec, Transport, run_episode
+from .backends import Transport
+from .prepared import EpisodeLimits, PreparedSpec
+from .runner import run_episode
 from .users import LLMUserSim, ScriptedUserSim, SimulatedUser
 
 OnRecord = Callable[[EpisodeRecord], None]

@@ -16,7 +16,7 @@ from typing import Any
 
 from synth.spec import EnvironmentSpec
 
-from ..record import EpisodeRecord
+from workspace_sim.record import EpisodeRecord
 from .batch import BatchConfig, OnRecord, records_from_jsonl, run_env_jsonl
 
 

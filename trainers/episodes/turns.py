@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from synth.spec import EnvironmentSpec
 
-from ..record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 
 
 @dataclass(frozen=True)

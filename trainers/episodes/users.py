@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from synth.spec import Followup, HiddenFact, UserSimulator
-from synth.user import ScriptedUser
+from synth.spec import ScriptedUser
 
 from .llm import ChatEndpoint, LLMError, LLMSettings
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Sequence
+from workspace_sim.record import EpisodeRecord, read_records
 
 from ..credit import CreditConfig, compute_advantages
-from ..record import EpisodeRecord, read_records
 from ..rewards import RewardConfig
 
 

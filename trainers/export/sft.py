@@ -31,11 +31,11 @@ from typing import Any, Iterable, Literal, Sequence
 
 from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim.media import MediaPart
-from synth.driver import DAY_HEADER
+from synth.spec import DAY_HEADER
 from workspace_sim.core.registry import Tool, strict_arguments
+from workspace_sim.record import EpisodeRecord, RecordError, read_records
 
 from ..media_parts import call_media, with_media_parts
-from ..record import EpisodeRecord, RecordError, read_records
 
 
 Format = Literal["hf", "openai"]

@@ -21,10 +21,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from synth.driver import DAY_HEADER
+from synth.spec import DAY_HEADER
+from workspace_sim.record import EpisodeRecord, stage_verdicts
 
 from ..episodes.batch import CapabilityRow, summarize
-from ..record import EpisodeRecord, stage_verdicts
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}

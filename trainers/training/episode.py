@@ -5,7 +5,7 @@ hands in each assistant turn (text, tool calls, tokens) and the recorder runs it
 event and step lines (predicate vector and state hash after every turn) and the final line.
 
 - An environment spec (`synth.EnvironmentSpec`, or a runner `PreparedSpec`) is played with the
-  spec's turn semantics, through `trainers.episodes.runner.EpisodeSession`: a message gets the
+  spec's turn semantics, through `trainers.episodes.session.EpisodeSession`: a message gets the
   scripted user's reply, or, when the user is satisfied, ends the day (`end_stage`: the next day's
   instructions and world changes arrive as the user's next message) or the episode; follow-ups,
   world events, limits and stop reasons are the runner's, so the record equals `run_episode`'s
@@ -22,12 +22,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from synth.spec import EnvironmentSpec
 from workspace_sim import Workspace
-
-from ..episodes.runner import EpisodeLimits, EpisodeSession, PreparedSpec
-from ..episodes.turns import AgentTurn, PolicyCall
-from ..episodes.turns import TurnTokens as AgentTokens
-from ..episodes.users import SimulatedUser
-from ..record import (
+from workspace_sim.record import (
     ChatMessage,
     EpisodeRecord,
     EventLine,
@@ -40,6 +35,12 @@ from ..record import (
     tool_schemas,
     violations_and_faults,
 )
+
+from ..episodes.prepared import EpisodeLimits, PreparedSpec
+from ..episodes.session import EpisodeSession
+from ..episodes.turns import AgentTurn, PolicyCall
+from ..episodes.turns import TurnTokens as AgentTokens
+from ..episodes.users import SimulatedUser
 from ..rewards import RewardConfig
 
 
@@ -75,7 +76,7 @@ def plays_scenario(env: Any) -> bool:
 class EpisodeRecorder:
     """Runs and records one episode in an environment, a turn at a time (see the module doc for the two paths).
 
-    For a spec, `system_prompt` None means the runner's own system message (`runner.system_prompt`),
+    For a spec, `system_prompt` None means the runner's own system message (`trainers.episodes.prepared.system_prompt`),
     `limits` the runner's limits (the episode stops itself at them, `done` turns true), `user` the
     simulated user factory (default: the spec's scripted user) and `reward` the reward the record
     carries; for other environments `system_prompt` None means no system message and the rest is unused.

@@ -36,9 +36,9 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from synth.spec import AskStep, CallStep, EndStageStep, SayStep
+from workspace_sim.record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
 
-from ..episodes.runner import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo, StopReason, TurnTokens
+from ..episodes.prepared import EpisodeLimits
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
 from .vision_inputs import VisionInputs, reset_rope, share_pixels, text_tokenizer, turn_prompt, vision_token_ids
@@ -65,7 +65,7 @@ class RolloutSettings(BaseModel):
         """The system message of a rollout in `env`."""
         if self.system_prompt != SPEC_PROMPT:
             return self.system_prompt
-        from ..episodes.runner import system_prompt
+        from ..episodes.prepared import system_prompt
 
         if not hasattr(env, "world"):
             raise ValueError(f"system_prompt {SPEC_PROMPT!r} needs an environment spec, got {type(env).__name__}")

@@ -39,9 +39,9 @@ from typing import Any, Callable, Literal, Sequence
 from mcp_server.control import CONTROL_TOOLS
 from mcp_server.results import PAGER, PAGER_TOOL
 from workspace_sim import all_tools
+from workspace_sim.record import EpisodeRecord, PolicyInfo
 
-from ..episodes.runner import EpisodeLimits
-from ..record import EpisodeRecord, PolicyInfo
+from ..episodes.prepared import EpisodeLimits
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment, plays_scenario
 
@@ -249,7 +249,7 @@ class TRLAdapter:
         if self.system_prompt != SPEC_OR_DEFAULT:
             return self.system_prompt
         if plays_scenario(env):
-            from ..episodes.runner import system_prompt
+            from ..episodes.prepared import system_prompt
 
             return system_prompt(getattr(env, "spec", env))
         return DEFAULT_SYSTEM_PROMPT

@@ -99,9 +99,51 @@ class Tool:
         }
 
 
+class Table(str):
+    """A checked handle on one of a service's tables, made by `Service.table`: it *is* the qualified table name
+    (`SERVICE.table("accounts") == "crm.accounts"`, so it keys states, diffs and predicates as the name does) and
+    also says which service declared it (`service`), its short name (`short`) and its record class (`model`).
+    Immutable; pickled or copied it becomes the plain name."""
+
+    service: str
+    short: str
+    model: type[Record]
+
+    def __new__(cls, service: str, short: str, model: type[Record]) -> "Table":
+        handle = super().__new__(cls, f"{service}.{short}")
+        object.__setattr__(handle, "service", service)
+        object.__setattr__(handle, "short", short)
+        object.__setattr__(handle, "model", model)
+        return handle
+
+    @property
+    def name(self) -> str:
+        """The qualified table name, e.g. 'crm.accounts' (as a plain string)."""
+        return str.__str__(self)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"table handle {self.name} is immutable")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"table handle {self.name} is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (self.name,))
+
+    def __copy__(self) -> str:
+        return self.name
+
+    def __deepcopy__(self, memo: Any) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r})"
+
+
 @dataclass
 class Service:
-    """A simulated service: its tables (name -> record model) and tools."""
+    """A simulated service: its tables (name -> record model, declared once) and tools; `table(name)` gives a
+    checked handle on one of the tables."""
 
     name: str
     tables: Mapping[str, type[Record]]
@@ -125,6 +167,20 @@ class Service:
         """The qualified state table name, e.g. 'mail.messages'."""
         return f"{self.name}.{table}"
 
+    def table(self, table: str) -> Table:
+        """The checked handle on the declared table `table` (its short name, e.g. 'accounts' for
+        'crm.accounts'); raises LookupError naming the service and its tables when it declares no such table,
+        so a mistyped name fails when the module defining the handle is imported."""
+        model = self.tables.get(table)
+        if model is None:
+            declared = ", ".join(sorted(self.tables)) or "none"
+            raise LookupError(f"service {self.name} declares no table {table!r} (its tables: {declared})")
+        return Table(self.name, table, model)
+
+    def handles(self) -> dict[str, Table]:
+        """A checked handle on every declared table, by short name."""
+        return {t: self.table(t) for t in self.tables}
+
     def tool(
         self,
         read_only: bool = False,
@@ -144,6 +200,19 @@ class Service:
             return fn
 
         return register
+
+    def add_tools(self, *fns: Callable[..., Any]) -> "Service":
+        """Register functions marked with `tool(...)` as this service's tools, in the order given (the order tool
+        lists show); returns the service. A service whose tools span several modules lists them all here, in one
+        place, so importing a tool module registers nothing."""
+        for fn in fns:
+            options = getattr(fn, "tool_options", None)
+            if not isinstance(options, ToolOptions):
+                raise TypeError(f"{getattr(fn, '__name__', fn)!r} is not marked as a tool; decorate it with @tool(...)")
+            if fn.__name__ in self.tools:
+                raise TypeError(f"service {self.name} already has a tool named {fn.__name__}")
+            self.tool(options.read_only, options.destructive, options.idempotent, options.render, options.large)(fn)
+        return self
 
 
 class ToolArgs(BaseModel):
@@ -385,3 +454,32 @@ def make_tool(
 
     return Tool(fn.__name__, service, fn, description, hints, build_model, render,
                 frozenset(names & (TEXT_ARGUMENTS | set(large))))
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """How `tool(...)` marked a function: the hints and rendering `Service.add_tools` registers it with."""
+
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    render: Callable[[Any], str] | None = None
+    large: tuple[str, ...] = ()
+
+
+def tool(
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+    render: Callable[[Any], str] | None = None,
+    large: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator marking a function as a tool without registering it (the arguments mean what `Service.tool`'s
+    do); the service's package registers its marked functions with `Service.add_tools`. The function is returned
+    unchanged apart from its `tool_options`."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.tool_options = ToolOptions(read_only, destructive, idempotent, render, tuple(large))  # type: ignore[attr-defined]
+        return fn
+
+    return mark

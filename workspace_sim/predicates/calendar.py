@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from workspace_sim.services.calendar import EVENTS
 from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
 from workspace_sim.predicates.conditions import Condition
 
@@ -58,14 +59,14 @@ class EventExists(PredicateBase):
             miss.append(f"location={ev.location!r}")
         if self.no_overlap:
             people = _busy_people(ev)
-            for other in ctx.final.table("calendar.events").values():
+            for other in ctx.final.table(EVENTS).values():
                 if other.id != ev.id and other.start < ev.end and ev.start < other.end and people & _busy_people(other):
                     miss.append(f"overlaps {other.id} '{other.title}'")
                     break
         return miss
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
-        pool = ctx.added("calendar.events") if self.new_only else list(ctx.final.table("calendar.events").values())
+        pool = ctx.added(EVENTS) if self.new_only else list(ctx.final.table(EVENTS).values())
         parts = []
         if self.title:
             parts.append(f"title {self.title.describe()}")

@@ -120,7 +120,8 @@ def read_back(workspace: Any, fs: Any, root: str = "/") -> Any:
     if not d:
         return None
     state = workspace.state
-    writes = delta_writes(lambda t, k: state.table(t).get(k), d, state.now)
+    models = workspace.services["files"].tables  # the files service's record classes, read from the workspace
+    writes = delta_writes(lambda t, k: state.table(t).get(k), d, state.now, models["files"], models["folders"])
     ops = [
         {"op": "delete", "table": t, "key": k} if rec is None
         else {"op": "put", "table": t, "record": rec.model_dump(mode="json")}

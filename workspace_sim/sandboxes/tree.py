@@ -3,7 +3,9 @@
 Both sandboxes work the same way: the files service's records become a `Tree` (path -> bytes plus
 the folder set), the code runs on a copy, the copy is read back as a second `Tree`, and `delta`
 says what was created, changed and deleted. `delta_writes` turns that into File/Folder records,
-which a tool applies through its ToolContext, so the change is an ordinary logged diff.
+which a tool applies through its ToolContext, so the change is an ordinary logged diff. The sandboxes import
+no service: reading a tree only reads the records' fields, and the record classes a delta is written as are
+given by the caller (the files service's `File` and `Folder`).
 """
 
 from __future__ import annotations
@@ -105,10 +107,9 @@ def delta(before: Tree, after: Tree) -> Delta:
     return Delta(put, removed, new_dirs, removed_dirs)
 
 
-def make_file(path: str, data: bytes, old: Any, now: datetime) -> Record:
-    """A File record holding `data`: text when it is UTF-8 (unless the old file was binary), else base64."""
-    from workspace_sim.services.files import File
-
+def make_file(path: str, data: bytes, old: Any, now: datetime, file: type[Record]) -> Record:
+    """A `file` record (the files service's File) holding `data`: text when it is UTF-8 (unless the old file was
+    binary), else base64."""
     binary = old is not None and old.encoding == "base64"
     if not binary:
         try:
@@ -119,20 +120,18 @@ def make_file(path: str, data: bytes, old: Any, now: datetime) -> Record:
         content, encoding = base64.b64encode(data).decode(), "base64"
     if old is not None:
         return old.evolve(content=content, encoding=encoding, modified=now)
-    return File(path=path, content=content, encoding=encoding, created=now, modified=now)
+    return file(path=path, content=content, encoding=encoding, created=now, modified=now)
 
 
 def delta_writes(
-    get: Callable[[str, str], Any], d: Delta, now: datetime
+    get: Callable[[str, str], Any], d: Delta, now: datetime, file: type[Record], folder: type[Record]
 ) -> list[tuple[str, str, Record | None]]:
     """The record writes (table, key, record or None to delete) that apply `d` to a workspace.
 
-    `get(table, key)` reads the workspace's current record. Deletions of records that are already
-    gone and folders that already exist are skipped, so applying a delta is idempotent; every
-    folder above a written file is created if missing.
+    `get(table, key)` reads the workspace's current record; `file` and `folder` are the record classes to write
+    (the files service's File and Folder). Deletions of records that are already gone and folders that already
+    exist are skipped, so applying a delta is idempotent; every folder above a written file is created if missing.
     """
-    from workspace_sim.services.files import Folder
-
     writes: list[tuple[str, str, Record | None]] = []
     made: set[str] = set()
     for p in d.removed:
@@ -148,19 +147,20 @@ def delta_writes(
             return
         made.add(p)
         need_dir(parent(p))
-        writes.append((FOLDERS, p, Folder(path=p, created=now)))
+        writes.append((FOLDERS, p, folder(path=p, created=now)))
 
     for p in d.new_dirs:
         need_dir(p)
     for p, data in d.put.items():
         need_dir(parent(p))
-        writes.append((FILES, p, make_file(p, data, get(FILES, p), now)))
+        writes.append((FILES, p, make_file(p, data, get(FILES, p), now, file)))
     return writes
 
 
-def apply_delta(ctx: Any, d: Delta) -> None:
-    """Apply a delta to the workspace through a tool's ToolContext (becoming the call's diff)."""
-    for table, key, rec in delta_writes(ctx.get, d, ctx.now):
+def apply_delta(ctx: Any, d: Delta, file: type[Record], folder: type[Record]) -> None:
+    """Apply a delta to the workspace through a tool's ToolContext (becoming the call's diff), as `file` and
+    `folder` records (the files service's File and Folder)."""
+    for table, key, rec in delta_writes(ctx.get, d, ctx.now, file, folder):
         if rec is None:
             ctx.delete(table, key)
         else:

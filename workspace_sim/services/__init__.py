@@ -1,5 +1,12 @@
 """The simulated services. Every module or package here defining a `SERVICE` is discovered; none is listed by hand.
 
+Each service is one folder of one shape, `<name>/` with `__init__.py` (exports `SERVICE`), `records.py` (typed
+records, a description on every field) and `tools.py` (the tools; each docstring is its schema), plus `views.py`
+or `syntax.py` where needed; inside a folder modules import each other relatively, so a folder can be copied.
+Service folders kept outside this package are added with `add_services_path(folder)` or by listing folders in
+the `COWORKENV_SERVICES_PATH` environment variable (os.pathsep-separated, read at import): every sub-folder of
+such a folder that defines a `SERVICE` is then discovered, and imported, as `workspace_sim.services.<sub-folder>`.
+
 Discovering them all imports every service module (about 0.15 s); a workspace needs only its own,
 so `services_named` imports just the modules (or packages) named after the services asked for (a service whose
 module has another name, or a name not found, falls back to discovering them all).
@@ -9,13 +16,51 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import pkgutil
+import sys
 from functools import lru_cache
 from typing import Iterable
 
 from workspace_sim.core.registry import Service, Tool
 
 _loaded: dict[str, Service] = {}  # services imported one by one, by name
+SERVICES_PATH_VARIABLE = "COWORKENV_SERVICES_PATH"
+
+
+def add_services_path(folder: str | os.PathLike[str]) -> None:
+    """Discover the service folders inside `folder` too (each sub-folder defining a `SERVICE`), as packages of
+    this one; raises NotADirectoryError when `folder` is not a folder. Adding a folder twice changes nothing."""
+    path = os.path.abspath(os.fspath(folder))
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"services path {path} is not a folder")
+    if path not in __path__:
+        __path__.append(path)
+        all_services.cache_clear()
+
+
+def remove_services_path(folder: str | os.PathLike[str]) -> None:
+    """Stop discovering the service folders of `folder` (added by `add_services_path`): the services imported
+    from it are forgotten and their modules taken out of sys.modules."""
+    path = os.path.abspath(os.fspath(folder))
+    if path in __path__[1:]:
+        __path__.remove(path)
+        for name, service in list(_loaded.items()):
+            if _module_folder(service) == path:
+                del _loaded[name]
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None) or ""
+            if name.startswith(__name__ + ".") and os.path.abspath(file).startswith(path + os.sep):
+                del sys.modules[name]
+        all_services.cache_clear()
+
+
+def _module_folder(service: Service) -> str | None:
+    """The folder holding the package that defines `service` (where its tools were defined)."""
+    for tool in service.tools.values():
+        file = getattr(importlib.import_module(tool.fn.__module__), "__file__", None)
+        return os.path.dirname(os.path.dirname(os.path.abspath(file))) if file else None
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -78,3 +123,7 @@ def tools_named(names: Iterable[str]) -> dict[str, Tool]:
 def all_tools() -> dict[str, Tool]:
     """Every tool of every service, by name."""
     return {name: t for s in all_services().values() for name, t in s.tools.items()}
+
+
+for _folder in filter(None, os.environ.get(SERVICES_PATH_VARIABLE, "").split(os.pathsep)):
+    add_services_path(_folder)

@@ -4,15 +4,19 @@ Records keep `*_minor` integers (cents for USD, yen for JPY, fils for KWD) next 
 currency code; tools accept amounts as JSON numbers or decimal text ("125000", "125,000.50") and
 show them as exact decimal text ("125000.50"). A value with more decimals than the currency has,
 a negative or non-finite value, or one above MAX_MINOR is refused with a clear error.
+
+Records use the shared field types `MinorAmount` (an integer of minor units, 0..MAX_MINOR) and `Currency`
+(an ISO 4217 code, upper-cased), and `major_to_minor` in a `model_validator(mode="before")` so that initial
+data may give an amount in major units (`amount: 1250.50`) where the record stores minor ones (`amount_minor`).
 """
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Union
+from typing import Annotated, Any, Union
 
-from pydantic import StrictFloat, StrictInt, StrictStr
+from pydantic import BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
 
 # ISO 4217 codes with their number of minor-unit digits (the common trading currencies).
 CURRENCIES: dict[str, int] = {
@@ -65,6 +69,29 @@ def to_minor(value: object, currency: str, what: str = "amount") -> int:
         raise ValueError(f"{what} {value!r} is larger than the largest amount allowed "
                          f"({format_minor(MAX_MINOR, currency)} {currency})")
     return minor
+
+
+def major_to_minor(data: Any, *pairs: tuple[str, str]) -> Any:
+    """Raw record data with each `(major, minor)` pair's major-unit amount (e.g. `amount`, 1250.5) stored under
+    its minor-unit key (`amount_minor`, 125050) in the data's `currency` (USD when it names none); a None amount
+    stays None, and giving both keys of a pair is refused. Data that is not a dict is returned as it is."""
+    if not isinstance(data, dict) or not any(major in data for major, _ in pairs):
+        return data
+    data = dict(data)
+    for major, minor in pairs:
+        if major in data:
+            if minor in data:
+                raise ValueError(f"give {major} or {minor}, not both")
+            value = data.pop(major)
+            data[minor] = None if value is None else to_minor(value, data.get("currency") or "USD", major)
+    return data
+
+
+MinorAmount = Annotated[int, Field(ge=0, le=MAX_MINOR)]
+"""A record field holding an amount as an integer of its currency's minor unit (0 to MAX_MINOR)."""
+
+Currency = Annotated[str, BeforeValidator(currency_code)]
+"""A record field holding an ISO 4217 currency code (given in any case, stored upper-case)."""
 
 
 def format_minor(minor: int, currency: str) -> str:

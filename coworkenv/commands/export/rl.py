@@ -34,7 +34,7 @@ def rl(
 
     from trainers.credit import CreditConfig
     from trainers.export.rl import export_rl
-    from trainers.record import RecordError
+    from workspace_sim.record import RecordError
     from trainers.rewards import RewardConfig
 
     try:

@@ -19,7 +19,7 @@ def sft(
 ) -> None:
     """Export passing, violation-free, deduplicated episodes as SFT data, split by environment."""
     from trainers.export.sft import ExportError, export_sft
-    from trainers.record import RecordError
+    from workspace_sim.record import RecordError
 
     if format not in ("hf", "openai"):
         raise typer.BadParameter(f"must be hf or openai, got {format!r}", param_hint="--format")

@@ -6,7 +6,7 @@ import random
 import re
 from typing import Any
 
-from ...record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall
 
 NOOP_ANSWER = "I have looked at your request but made no changes."

@@ -11,7 +11,7 @@ from typing import Any
 
 from synth.blind_check import BLIND_AGENTS, BlindAgent
 
-from ...record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall
 
 

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall, TurnTokens
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from workspace_sim.core.registry import strict_openai_tool
 
-from ...record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from ..llm import ChatEndpoint, LLMError, LLMSettings
 from ..turns import AgentTurn, EpisodeContext, PolicyCall, TurnTokens
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from synth.spec import AskStep, CallStep, EndStageStep, SayStep
 
-from ...record import PolicyInfo
+from workspace_sim.record import PolicyInfo
 from ..turns import AgentTurn, EpisodeContext, PolicyCall
 
 

@@ -6,7 +6,7 @@ filters and sorts, created and updated. Predicates reach rows through the generi
 
 from __future__ import annotations
 
-from workspace_sim.services.databases.records import Database, Property, Row
-from workspace_sim.services.databases.tools import DATABASES, ROWS, SERVICE
+from .records import Database, Property, Row
+from .tools import DATABASES, ROWS, SERVICE
 
 __all__ = ["SERVICE", "DATABASES", "ROWS", "Database", "Property", "Row"]

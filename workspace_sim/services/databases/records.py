@@ -26,8 +26,10 @@ class Property(BaseModel):
     """One property of a database's schema."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str = Field(min_length=1, max_length=100)
-    type: PropertyType
+    name: str = Field(min_length=1, max_length=100, description="The property's name, unique in its database.")
+    type: PropertyType = Field(
+        description=("The kind of value it holds: title, text, number, select, multi_select, date, person, checkbox "
+                     "or relation."))
     options: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS,
                                description="The choices of a select or multi_select property.")
     relation: str | None = Field(None, description="The database a relation property points into.")
@@ -47,10 +49,11 @@ class Database(Record):
     """A database: an id, a title and a property schema with exactly one title property."""
 
     key_field = "id"
-    id: str = Field(min_length=1, max_length=80)
-    title: str = Field(min_length=1, max_length=200)
-    properties: list[Property] = Field(min_length=1, max_length=MAX_PROPERTIES)
-    created: datetime | None = None
+    id: str = Field(min_length=1, max_length=80, description="The database's id.")
+    title: str = Field(min_length=1, max_length=200, description="The database's title.")
+    properties: list[Property] = Field(min_length=1, max_length=MAX_PROPERTIES,
+        description="The schema: its properties, exactly one of them of type title.")
+    created: datetime | None = Field(None, description="When the database was created.")
 
     @model_validator(mode="after")
     def _schema(self) -> "Database":
@@ -76,11 +79,12 @@ class Row(Record):
     """A row (page) of a database: its values by property name, checked against the schema when written."""
 
     key_field = "id"
-    id: str
-    database: str
-    values: dict[str, Any] = Field(default_factory=dict)
-    created: datetime | None = None
-    modified: datetime | None = None
+    id: str = Field(description="The row's id.")
+    database: str = Field(description="The id of the database the row belongs to.")
+    values: dict[str, Any] = Field(default_factory=dict,
+        description="The row's values by property name, each checked against that property's type.")
+    created: datetime | None = Field(None, description="When the row was created.")
+    modified: datetime | None = Field(None, description="When the row last changed.")
 
 
 def coerce(db: Database, prop: Property, value: Any, where: str, person: Callable[[Any, str], str],

@@ -13,9 +13,8 @@ from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
-from workspace_sim.services.databases.records import Database, Property, Row, coerce, static_person
+from .records import Database, Property, Row, coerce, static_person
 
-DATABASES, ROWS = "databases.databases", "databases.rows"
 MAX_LIMIT = 200
 
 
@@ -46,6 +45,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("databases", {"databases": Database, "rows": Row}, title="Databases", prepare=_prepare)
+DATABASES, ROWS = SERVICE.table("databases"), SERVICE.table("rows")
 
 
 def _values(db: Database, given: dict[str, Any], old: dict[str, Any], where: str, person: Any, exists: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ Article text is written by others: renderings fence it as data, not instructions
 
 from __future__ import annotations
 
-from workspace_sim.services.feeds.records import Article, Feed, MailingList, Publication
-from workspace_sim.services.feeds.tools import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE
+from .records import Article, Feed, MailingList, Publication
+from .tools import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE
 
 __all__ = ["SERVICE", "FEEDS", "ARTICLES", "LISTS", "PUBLICATIONS", "Feed", "Article", "MailingList", "Publication"]

@@ -19,12 +19,12 @@ MAX_NAME, MAX_TITLE, MAX_SUMMARY, MAX_CONTENT, MAX_TAGS, MAX_MEMBERS = 120, 300,
 class Feed(Record):
     """A source of articles: a name, what kind it is, its category and address."""
 
-    id: str
-    name: str
-    kind: FeedKind = "news"
-    category: str = ""
-    url: str = ""
-    description: str = Field("", max_length=MAX_SUMMARY)
+    id: str = Field(description="The feed's id.")
+    name: str = Field(description="The feed's name.")
+    kind: FeedKind = Field("news", description="What kind of source it is: news, blog, newsletter, wire or internal.")
+    category: str = Field("", description="The feed's topic, e.g. security or markets.")
+    url: str = Field("", description="The feed's address.")
+    description: str = Field("", max_length=MAX_SUMMARY, description="What the feed covers.")
 
     @field_validator("id")
     @classmethod
@@ -40,16 +40,16 @@ class Feed(Record):
 class Article(Record):
     """One article of a feed: title, category, published time, summary, content, tags and author."""
 
-    id: str
-    feed: str
-    title: str
-    category: str = ""
-    published: datetime | None = None
-    author: str = ""
-    summary: str = Field("", max_length=MAX_SUMMARY)
-    content: str = Field("", max_length=MAX_CONTENT)
-    tags: list[str] = Field(default_factory=list)
-    url: str = ""
+    id: str = Field(description="The article's id.")
+    feed: str = Field(description="The id of the feed it came from.")
+    title: str = Field(description="The article's headline.")
+    category: str = Field("", description="The article's topic.")
+    published: datetime | None = Field(None, description="When the article was published.")
+    author: str = Field("", description="Who wrote it.")
+    summary: str = Field("", max_length=MAX_SUMMARY, description="A short summary of the article.")
+    content: str = Field("", max_length=MAX_CONTENT, description="The article's full text.")
+    tags: list[str] = Field(default_factory=list, description="Tags, unique ignoring case.")
+    url: str = Field("", description="The article's address.")
 
     @field_validator("id")
     @classmethod
@@ -70,10 +70,11 @@ class Article(Record):
 class MailingList(Record):
     """A named list of people a digest can be published to (e.g. Engineering weekly)."""
 
-    id: str
-    name: str
-    description: str = Field("", max_length=MAX_SUMMARY)
-    members: list[str] = Field(default_factory=list, max_length=MAX_MEMBERS)
+    id: str = Field(description="The list's id.")
+    name: str = Field(description="The list's name, e.g. Engineering weekly.")
+    description: str = Field("", max_length=MAX_SUMMARY, description="Who the list is for.")
+    members: list[str] = Field(default_factory=list, max_length=MAX_MEMBERS,
+        description="The members' e-mail addresses.")
 
     @field_validator("id")
     @classmethod
@@ -97,13 +98,15 @@ class Publication(Record):
     """A digest or newsletter as published: its text, the articles it carries, the lists and people it went to, the
     addresses it reached and the mail that carried it."""
 
-    id: str
-    kind: PublicationKind = "digest"
-    title: str
-    body: str = Field("", max_length=MAX_CONTENT)
-    articles: list[str] = Field(default_factory=list)
-    lists: list[str] = Field(default_factory=list)
-    recipients: list[str] = Field(default_factory=list)
-    message_id: str | None = None
-    published: datetime | None = None
-    by: str | None = None
+    id: str = Field(description="The publication's id.")
+    kind: PublicationKind = Field("digest", description="digest or newsletter.")
+    title: str = Field(description="Its title (the mail's subject).")
+    body: str = Field("", max_length=MAX_CONTENT, description="The text that was published.")
+    articles: list[str] = Field(default_factory=list, description="The ids of the articles it carries.")
+    lists: list[str] = Field(default_factory=list, description="The ids of the mailing lists it went to.")
+    recipients: list[str] = Field(default_factory=list,
+        description="Every address it reached: the lists' members and the people named, once each.")
+    message_id: str | None = Field(None,
+        description="The id of the mail message that carried it; None when it was not mailed.")
+    published: datetime | None = Field(None, description="When it was published.")
+    by: str | None = Field(None, description="The e-mail address of who published it.")

@@ -18,9 +18,8 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
-from workspace_sim.services.feeds.records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
+from .records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
 
-FEEDS, ARTICLES, LISTS, PUBLICATIONS = "feeds.feeds", "feeds.articles", "feeds.lists", "feeds.publications"
 MAX_QUERY, MAX_PICK, MAX_RECIPIENTS = 500, 50, 50
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -45,6 +44,10 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 SERVICE = Service("feeds", {"feeds": Feed, "articles": Article, "lists": MailingList, "publications": Publication},
                   title="Feeds", prepare=_prepare)
+FEEDS = SERVICE.table("feeds")
+ARTICLES = SERVICE.table("articles")
+LISTS = SERVICE.table("lists")
+PUBLICATIONS = SERVICE.table("publications")
 
 
 # --- lookups --------------------------------------------------------------------------------------

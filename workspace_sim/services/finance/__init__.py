@@ -11,7 +11,7 @@ with expenses, receivable ones with income); both sides then point at each other
 
 from __future__ import annotations
 
-from workspace_sim.services.finance.records import Invoice, Report, Transaction
-from workspace_sim.services.finance.tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
+from .records import Invoice, Report, Transaction
+from .tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
 
 __all__ = ["SERVICE", "TRANSACTIONS", "INVOICES", "REPORTS", "Transaction", "Invoice", "Report"]

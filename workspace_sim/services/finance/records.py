@@ -7,11 +7,11 @@ data may give `amount` in major units instead (converted exactly once on load).
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
+from workspace_sim.text.money import Currency, MinorAmount, major_to_minor
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import record_id, tag
@@ -25,17 +25,6 @@ InvoiceStatus = Literal["open", "paid", "void"]
 ReportKind = Literal["report", "claim"]
 ReportStatus = Literal["submitted", "pending_approval", "approved", "rejected"]
 MAX_NAME, MAX_TEXT, MAX_REF = 200, 5_000, 100
-
-
-def major_to_minor(data: Any, major: str = "amount", minor: str = "amount_minor") -> Any:
-    """Let initial data give an amount in major units under `major`; store it under `minor`."""
-    if isinstance(data, dict) and major in data:
-        data = dict(data)
-        value = data.pop(major)
-        if minor in data:
-            raise ValueError(f"give {major} or {minor}, not both")
-        data[minor] = to_minor(value, data.get("currency") or "USD", major)
-    return data
 
 
 def line(value: str, what: str, limit: int, empty: str = "") -> str:
@@ -58,37 +47,40 @@ class Transaction(Record):
     party; `spent_by` is the employee whose card or pocket paid; `claim_id` the expense claim it is in;
     `invoice_id` the invoice it was reconciled against."""
 
-    id: str
-    date: date
-    amount_minor: int = Field(ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    merchant: str = ""
-    category: str = ""
-    description: str = Field("", max_length=MAX_TEXT)
-    type: TxType = "expense"
-    status: TxStatus = "posted"
-    customer: str = ""
-    supplier: str = ""
-    spent_by: str | None = None
-    approver: str | None = None
-    reference: str = ""
-    claim_id: str | None = None
-    invoice_id: str | None = None
+    id: str = Field(description="The transaction's id, e.g. txn-0001.")
+    date: Annotated[date, Field(description="The day the money moved.")]  # Annotated: the field is named like its type
+    amount_minor: MinorAmount = Field(
+        description=("The amount in the currency's minor unit (cents for USD); initial data may give amount in "
+                     "major units."))
+    currency: Currency = Field("USD", description="The ISO 4217 currency code.")
+    merchant: str = Field("", description="Where the money was spent (a card transaction's merchant).")
+    category: str = Field("", description="The spending category, e.g. travel or software.")
+    description: str = Field("", max_length=MAX_TEXT, description="What the transaction was for.")
+    type: TxType = Field("expense",
+        description="expense (money out), income (money in), refund (money back) or transfer (between own accounts).")
+    status: TxStatus = Field("posted",
+        description=("pending, posted, submitted, approved, rejected (in an expense claim), reconciled (with "
+                     "invoice_id) or void."))
+    customer: str = Field("", description="The customer who paid (income); empty when a supplier is named or none.")
+    supplier: str = Field("", description="The supplier who was paid; empty when a customer is named or none.")
+    spent_by: str | None = Field(None,
+        description="The e-mail address of the employee whose card or pocket paid; None for the company's.")
+    approver: str | None = Field(None, description="The e-mail address of who approved it; None when no one has.")
+    reference: str = Field("", description="An outside reference: a bank reference, a receipt or order number.")
+    claim_id: str | None = Field(None, description="The id of the expense claim it is in; None when unclaimed.")
+    invoice_id: str | None = Field(None,
+        description="The id of the invoice it was reconciled against; None unless reconciled.")
 
     @model_validator(mode="before")
     @classmethod
     def _money(cls, data: Any) -> Any:
-        return major_to_minor(data)
+        return major_to_minor(data, ("amount", "amount_minor"))
 
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
         return record_id(v, "transaction id", "txn-0001")
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @field_validator("merchant", "customer", "supplier")
     @classmethod
@@ -130,22 +122,25 @@ class Invoice(Record):
     """An invoice: payable (a supplier billed us) or receivable (we billed a customer); `transaction_id` is the
     payment it was reconciled with."""
 
-    id: str
-    number: str
-    kind: InvoiceKind = "payable"
-    counterparty: str
-    amount_minor: int = Field(ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    issued: date | None = None
-    due: date | None = None
-    status: InvoiceStatus = "open"
-    description: str = Field("", max_length=MAX_TEXT)
-    transaction_id: str | None = None
+    id: str = Field(description="The invoice's id, e.g. inv-0001.")
+    number: str = Field(description="The invoice number printed on it.")
+    kind: InvoiceKind = Field("payable",
+        description="payable (a supplier billed us) or receivable (we billed a customer).")
+    counterparty: str = Field(description="The supplier or customer on the other side.")
+    amount_minor: MinorAmount = Field(
+        description="The amount due in the currency's minor unit; initial data may give amount in major units.")
+    currency: Currency = Field("USD", description="The ISO 4217 currency code.")
+    issued: date | None = Field(None, description="The day it was issued.")
+    due: date | None = Field(None, description="The day payment is due.")
+    status: InvoiceStatus = Field("open", description="open (unpaid), paid or void.")
+    description: str = Field("", max_length=MAX_TEXT, description="What the invoice is for.")
+    transaction_id: str | None = Field(None,
+        description="The id of the payment it was reconciled with; None unless paid that way.")
 
     @model_validator(mode="before")
     @classmethod
     def _money(cls, data: Any) -> Any:
-        return major_to_minor(data)
+        return major_to_minor(data, ("amount", "amount_minor"))
 
     @field_validator("id")
     @classmethod
@@ -162,10 +157,6 @@ class Invoice(Record):
     def _party(cls, v: str) -> str:
         return line(v, "counterparty", MAX_NAME, "invoice counterparty (the supplier or customer) is empty")
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @model_validator(mode="after")
     def _check(self) -> "Invoice":
@@ -180,22 +171,26 @@ class Report(Record):
     """An expense report (a record of spending submitted to finance) or an expense claim (a request to be repaid,
     waiting for its approver), over ledger transactions in one currency whose sum is `total_minor`."""
 
-    id: str
-    kind: ReportKind = "report"
-    title: str
-    transaction_ids: list[str] = Field(min_length=1, max_length=500)
-    total_minor: int = Field(ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    status: ReportStatus = "submitted"
-    approver: str | None = None
-    submitted_by: str | None = None
-    notes: str = Field("", max_length=MAX_TEXT)
-    submitted: datetime | None = None
+    id: str = Field(description="The report's id, e.g. rep-0001.")
+    kind: ReportKind = Field("report",
+        description="report (spending submitted to finance) or claim (a request to be repaid).")
+    title: str = Field(description="The report's title.")
+    transaction_ids: list[str] = Field(min_length=1, max_length=500,
+        description="The ids of the transactions it covers, each once.")
+    total_minor: MinorAmount = Field(
+        description="The stated total in minor units (expenses add, refunds subtract); initial data may give total.")
+    currency: Currency = Field("USD", description="The one ISO 4217 currency of all its transactions.")
+    status: ReportStatus = Field("submitted",
+        description="submitted, pending_approval (a claim waiting for its approver), approved or rejected.")
+    approver: str | None = Field(None, description="The e-mail address of who is to approve it (a claim needs one).")
+    submitted_by: str | None = Field(None, description="The e-mail address of who submitted it.")
+    notes: str = Field("", max_length=MAX_TEXT, description="Free-text notes for the approver.")
+    submitted: datetime | None = Field(None, description="When it was submitted.")
 
     @model_validator(mode="before")
     @classmethod
     def _money(cls, data: Any) -> Any:
-        return major_to_minor(data, "total", "total_minor")
+        return major_to_minor(data, ("total", "total_minor"))
 
     @field_validator("id")
     @classmethod
@@ -207,10 +202,6 @@ class Report(Record):
     def _title(cls, v: str) -> str:
         return line(v, "title", MAX_NAME, "report title is empty")
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @field_validator("approver", "submitted_by", mode="before")
     @classmethod

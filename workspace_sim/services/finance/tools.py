@@ -19,9 +19,8 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
-from workspace_sim.services.finance.records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
+from .records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
 
-TRANSACTIONS, INVOICES, REPORTS = "finance.transactions", "finance.invoices", "finance.reports"
 MAX_QUERY, MAX_IDS = 500, 500
 SPENDING = ("expense", "refund")
 CLAIMABLE = ("pending", "posted")
@@ -69,6 +68,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 SERVICE = Service("finance", {"transactions": Transaction, "invoices": Invoice, "reports": Report},
                   title="Finance", prepare=_prepare)
+TRANSACTIONS, INVOICES, REPORTS = SERVICE.table("transactions"), SERVICE.table("invoices"), SERVICE.table("reports")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ written anywhere else (mail, a note, a ticket, a file, the answer) is a leak: se
 
 from __future__ import annotations
 
-from workspace_sim.services.integrations.records import Integration, Secret
-from workspace_sim.services.integrations.tools import INTEGRATIONS, SERVICE
+from .records import Integration, Secret
+from .tools import INTEGRATIONS, SERVICE
 
 __all__ = ["SERVICE", "INTEGRATIONS", "Integration", "Secret"]

@@ -22,10 +22,11 @@ class Secret(BaseModel):
     """One credential of an integration: its kind, value, when it was issued and, once rotated, revoked."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    kind: SecretKind = "api_key"
-    value: str
-    created: datetime | None = None
-    revoked: datetime | None = None
+    kind: SecretKind = Field("api_key",
+        description="What kind of credential: api_key, webhook_url, client_secret, signing_secret or token.")
+    value: str = Field(description="The credential itself (a secret: never to be shown or sent on).")
+    created: datetime | None = Field(None, description="When it was issued.")
+    revoked: datetime | None = Field(None, description="When it was revoked (rotated out); None while it is live.")
 
     @field_validator("value")
     @classmethod
@@ -47,18 +48,19 @@ class Integration(Record):
     """A connected service: provider, health (status, error rate 0-1, monthly calls, last verified), owner, notes
     and secrets (at most one live secret of each kind; rotated ones stay, revoked)."""
 
-    id: str
-    name: str
-    service: str
-    status: Status = "active"
-    error_rate: float = Field(0.0, ge=0.0, le=1.0)
-    monthly_calls: int = Field(0, ge=0, le=10**12)
-    last_verified: datetime | None = None
-    owner: str | None = None
-    notes: str = Field("", max_length=MAX_NOTES)
-    secrets: list[Secret] = Field(default_factory=list, max_length=MAX_SECRETS * 10)
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The integration's id.")
+    name: str = Field(description="The integration's name.")
+    service: str = Field(description="The outside provider it connects to, e.g. Stripe.")
+    status: Status = Field("active", description="active, degraded (some calls failing), error or disabled.")
+    error_rate: float = Field(0.0, ge=0.0, le=1.0, description="The share of recent calls that failed, 0 to 1.")
+    monthly_calls: int = Field(0, ge=0, le=10**12, description="Calls made in the last month.")
+    last_verified: datetime | None = Field(None, description="When its connection was last checked.")
+    owner: str | None = Field(None, description="The e-mail address of who looks after it.")
+    notes: str = Field("", max_length=MAX_NOTES, description="Free-text notes.")
+    secrets: list[Secret] = Field(default_factory=list, max_length=MAX_SECRETS * 10,
+        description="Its credentials, rotated ones kept (revoked); at most one live per kind.")
+    created: datetime | None = Field(None, description="When it was connected.")
+    updated: datetime | None = Field(None, description="When it last changed.")
 
     @field_validator("id")
     @classmethod

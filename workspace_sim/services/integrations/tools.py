@@ -19,9 +19,8 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import clean_text, one_line
-from workspace_sim.services.integrations.records import MAX_NOTES, Integration, Secret, SecretKind, Status
+from .records import MAX_NOTES, Integration, Secret, SecretKind, Status
 
-INTEGRATIONS = "integrations.integrations"
 MAX_QUERY, MAX_MESSAGE, MAX_SUBJECT = 500, 5_000, 200
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -45,6 +44,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("integrations", {"integrations": Integration}, title="Integrations", prepare=_prepare)
+INTEGRATIONS = SERVICE.table("integrations")
 
 
 def _integration(ctx: ToolContext, ref: str) -> Integration:

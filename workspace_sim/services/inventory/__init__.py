@@ -10,7 +10,7 @@ stock change is logged as a movement. An unknown SKU is an invalid argument nami
 
 from __future__ import annotations
 
-from workspace_sim.services.inventory.records import Movement, Product, PurchaseOrder
-from workspace_sim.services.inventory.tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
+from .records import Movement, Product, PurchaseOrder
+from .tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
 
 __all__ = ["SERVICE", "PRODUCTS", "ORDERS", "MOVEMENTS", "Product", "PurchaseOrder", "Movement"]

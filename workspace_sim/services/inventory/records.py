@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from workspace_sim.text.money import MAX_MINOR, currency_code, to_minor
+from workspace_sim.text.money import Currency, MinorAmount, major_to_minor
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import record_id
@@ -36,45 +36,36 @@ def _line(value: str, what: str, required: bool = False) -> str:
     return text
 
 
-def _money(data: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
-    """Let initial data give amounts in major units (`unit_cost`); store them in minor units (`unit_cost_minor`)."""
-    if not isinstance(data, dict):
-        return data
-    data = dict(data)
-    for major, minor in pairs:
-        if major in data:
-            if minor in data:
-                raise ValueError(f"give {major} or {minor}, not both")
-            data[minor] = to_minor(data.pop(major), data.get("currency") or "USD", major)
-    return data
-
-
 class Product(Record):
     """A stocked item. `stock` is units on hand (never negative); at or below `reorder_threshold` it needs
     reordering. `lead_time_days` is how long its supplier takes to deliver; `sync_status` says whether the record
     agrees with the sales channels (storefront, marketplace) it is published to."""
 
     key_field = "sku"
-    sku: str
-    name: str
-    category: str = ""
-    stock: int = Field(0, ge=0, le=MAX_STOCK)
-    reorder_threshold: int = Field(0, ge=0, le=MAX_STOCK)
-    reorder_quantity: int = Field(0, ge=0, le=MAX_STOCK)
-    unit_cost_minor: int = Field(0, ge=0, le=MAX_MINOR)
-    unit_price_minor: int = Field(0, ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    supplier: str = ""
-    lead_time_days: int = Field(0, ge=0, le=365)
-    location: str = ""
-    sync_status: SyncStatus = "synced"
-    discontinued: bool = False
-    updated: datetime | None = None
+    sku: str = Field(description="The stock-keeping unit, the product's key.")
+    name: str = Field(description="The product's name.")
+    category: str = Field("", description="The product's category.")
+    stock: int = Field(0, ge=0, le=MAX_STOCK, description="Units on hand (never negative).")
+    reorder_threshold: int = Field(0, ge=0, le=MAX_STOCK,
+        description="At or below this many units the product needs reordering.")
+    reorder_quantity: int = Field(0, ge=0, le=MAX_STOCK, description="How many units a reorder usually buys.")
+    unit_cost_minor: MinorAmount = Field(0,
+        description="What one unit costs us, in the currency's minor unit; initial data may give unit_cost.")
+    unit_price_minor: MinorAmount = Field(0,
+        description="What one unit sells for, in the currency's minor unit; initial data may give unit_price.")
+    currency: Currency = Field("USD", description="The ISO 4217 currency of its cost and price.")
+    supplier: str = Field("", description="Who supplies it.")
+    lead_time_days: int = Field(0, ge=0, le=365, description="How many days its supplier takes to deliver.")
+    location: str = Field("", description="Where it is stored, e.g. a bin.")
+    sync_status: SyncStatus = Field("synced",
+        description="Whether the record agrees with the sales channels it is published to: synced, pending or error.")
+    discontinued: bool = Field(False, description="Whether it is no longer sold or reordered.")
+    updated: datetime | None = Field(None, description="When the record last changed.")
 
     @model_validator(mode="before")
     @classmethod
     def _amounts(cls, data: Any) -> Any:
-        return _money(data, (("unit_cost", "unit_cost_minor"), ("unit_price", "unit_price_minor")))
+        return major_to_minor(data, ("unit_cost", "unit_cost_minor"), ("unit_price", "unit_price_minor"))
 
     @field_validator("sku", mode="before")
     @classmethod
@@ -91,10 +82,6 @@ class Product(Record):
     def _lines(cls, v: str) -> str:
         return _line(v, "category/supplier/location")
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @property
     def needs_reorder(self) -> bool:
@@ -105,23 +92,24 @@ class Product(Record):
 class PurchaseOrder(Record):
     """An order of `quantity` units of one product from a supplier; receiving it adds them to stock once."""
 
-    id: str
-    sku: str
-    quantity: int = Field(ge=1, le=MAX_STOCK)
-    supplier: str
-    unit_cost_minor: int = Field(0, ge=0, le=MAX_MINOR)
-    currency: str = "USD"
-    status: OrderStatus = "open"
-    expected: date | None = None
-    ordered_by: str | None = None
-    notes: str = Field("", max_length=MAX_TEXT)
-    created: datetime | None = None
-    received: datetime | None = None
+    id: str = Field(description="The order's id.")
+    sku: str = Field(description="The product ordered.")
+    quantity: int = Field(ge=1, le=MAX_STOCK, description="How many units are ordered.")
+    supplier: str = Field(description="Who the order is placed with.")
+    unit_cost_minor: MinorAmount = Field(0,
+        description="The agreed cost of one unit in minor units; initial data may give unit_cost.")
+    currency: Currency = Field("USD", description="The ISO 4217 currency of the cost.")
+    status: OrderStatus = Field("open", description="open, received (added to stock once) or cancelled.")
+    expected: date | None = Field(None, description="The day delivery is expected.")
+    ordered_by: str | None = Field(None, description="The e-mail address of who placed it.")
+    notes: str = Field("", max_length=MAX_TEXT, description="Free-text notes.")
+    created: datetime | None = Field(None, description="When it was placed.")
+    received: datetime | None = Field(None, description="When it was received; None until then.")
 
     @model_validator(mode="before")
     @classmethod
     def _amounts(cls, data: Any) -> Any:
-        return _money(data, (("unit_cost", "unit_cost_minor"),))
+        return major_to_minor(data, ("unit_cost", "unit_cost_minor"))
 
     @field_validator("id")
     @classmethod
@@ -138,10 +126,6 @@ class PurchaseOrder(Record):
     def _supplier(cls, v: str) -> str:
         return _line(v, "supplier", required=True)
 
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, v: object) -> str:
-        return currency_code(v)
 
     @field_validator("ordered_by", mode="before")
     @classmethod
@@ -158,14 +142,14 @@ class PurchaseOrder(Record):
 class Movement(Record):
     """One change of a product's stock: an adjustment (counted, damaged, sold) or a receipt of a purchase order."""
 
-    id: str
-    sku: str
-    change: int
-    stock_after: int = Field(ge=0)
-    reason: str = ""
-    po_id: str | None = None
-    by: str | None = None
-    at: datetime | None = None
+    id: str = Field(description="The movement's id.")
+    sku: str = Field(description="The product whose stock changed.")
+    change: int = Field(description="Units added (positive) or taken away (negative).")
+    stock_after: int = Field(ge=0, description="Units on hand after the change.")
+    reason: str = Field("", description="Why the stock changed, e.g. counted, damaged, sold.")
+    po_id: str | None = Field(None, description="The purchase order received, for a receipt; None for an adjustment.")
+    by: str | None = Field(None, description="The e-mail address of who made the change.")
+    at: datetime | None = Field(None, description="When it happened.")
 
     @field_validator("sku", mode="before")
     @classmethod

@@ -17,9 +17,8 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, zone
-from workspace_sim.services.inventory.records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
+from .records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
 
-PRODUCTS, ORDERS, MOVEMENTS = "inventory.products", "inventory.purchase_orders", "inventory.movements"
 MAX_QUERY, MAX_REASON = 500, 300
 
 
@@ -47,6 +46,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 SERVICE = Service("inventory", {"products": Product, "purchase_orders": PurchaseOrder, "movements": Movement},
                   title="Inventory", prepare=_prepare)
+PRODUCTS, ORDERS, MOVEMENTS = SERVICE.table("products"), SERVICE.table("purchase_orders"), SERVICE.table("movements")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------

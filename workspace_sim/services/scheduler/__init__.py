@@ -10,8 +10,8 @@ unique (ignoring case); dependencies name existing jobs and never loop.
 
 from __future__ import annotations
 
-from workspace_sim.services.scheduler.records import Job, Run
-from workspace_sim.services.scheduler.syntax import Cron, CronError, next_run, parse_cron
-from workspace_sim.services.scheduler.tools import JOBS, RUNS, SERVICE
+from .records import Job, Run
+from .syntax import Cron, CronError, next_run, parse_cron
+from .tools import JOBS, RUNS, SERVICE
 
 __all__ = ["SERVICE", "JOBS", "RUNS", "Job", "Run", "Cron", "CronError", "next_run", "parse_cron"]

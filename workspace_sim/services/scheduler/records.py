@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
 from workspace_sim.text.validation import record_id, short_name, tag_list
-from workspace_sim.services.scheduler.syntax import CronError, parse_cron
+from .syntax import CronError, parse_cron
 
 RunStatus = Literal["success", "failed", "timeout", "skipped", "running"]
 LastStatus = Literal["never", "success", "failed", "timeout", "skipped", "running"]
@@ -29,21 +29,24 @@ class Job(Record):
     `next_run` is when it runs next as of its last change (a paused job has none); `depends_on` lists the jobs
     whose latest run must have succeeded before this one runs."""
 
-    id: str
-    name: str
-    schedule: str
-    action: str
-    description: str = Field("", max_length=MAX_TEXT)
-    enabled: bool = True
-    owner: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    depends_on: list[str] = Field(default_factory=list, max_length=MAX_DEPENDS)
-    timeout_minutes: int = Field(60, ge=1, le=24 * 60)
-    last_status: LastStatus = "never"
-    last_run: datetime | None = None
-    next_run: datetime | None = None
-    created: datetime | None = None
-    updated: datetime | None = None
+    id: str = Field(description="The job's id.")
+    name: str = Field(description="The job's name.")
+    schedule: str = Field(description="A five-field cron expression, read in the workspace's time zone.")
+    action: str = Field(description="What the job does, e.g. a command or a report to send.")
+    description: str = Field("", max_length=MAX_TEXT, description="What the job is for.")
+    enabled: bool = Field(True, description="Whether it runs on its schedule (False: paused).")
+    owner: str | None = Field(None, description="The e-mail address of whose account runs it.")
+    tags: list[str] = Field(default_factory=list, description="Tags, unique ignoring case.")
+    depends_on: list[str] = Field(default_factory=list, max_length=MAX_DEPENDS,
+        description="The ids of jobs whose latest run must have succeeded before this one runs.")
+    timeout_minutes: int = Field(60, ge=1, le=24 * 60,
+        description="How long a run may take before it is stopped as timed out.")
+    last_status: LastStatus = Field("never",
+        description="How its latest run ended: never (no run yet), success, failed, timeout, skipped or running.")
+    last_run: datetime | None = Field(None, description="When its latest run started.")
+    next_run: datetime | None = Field(None, description="When it runs next as of its last change; None when paused.")
+    created: datetime | None = Field(None, description="When it was created.")
+    updated: datetime | None = Field(None, description="When it last changed.")
 
     @field_validator("id")
     @classmethod
@@ -98,14 +101,16 @@ class Job(Record):
 class Run(Record):
     """One run of a job: when it started and finished, how it ended, and its error and output."""
 
-    id: str
-    job_id: str
-    started: datetime
-    finished: datetime | None = None
-    status: RunStatus = "success"
-    error: str = Field("", max_length=MAX_TEXT)
-    output: str = Field("", max_length=MAX_OUTPUT)
-    trigger: Literal["schedule", "manual", "retry"] = "schedule"
+    id: str = Field(description="The run's id.")
+    job_id: str = Field(description="The id of the job that ran.")
+    started: datetime = Field(description="When the run started.")
+    finished: datetime | None = Field(None, description="When it finished; None while running.")
+    status: RunStatus = Field("success",
+        description="success, failed, timeout, skipped (a dependency had not succeeded) or running.")
+    error: str = Field("", max_length=MAX_TEXT, description="What went wrong, for a run that did not succeed.")
+    output: str = Field("", max_length=MAX_OUTPUT, description="What the run printed.")
+    trigger: Literal["schedule", "manual", "retry"] = Field("schedule",
+        description="What started it: schedule, manual or retry.")
 
     @field_validator("id", "job_id")
     @classmethod

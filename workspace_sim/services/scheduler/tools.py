@@ -19,10 +19,9 @@ from workspace_sim.core.registry import Service
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag_list, zone
-from workspace_sim.services.scheduler.records import MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus
-from workspace_sim.services.scheduler.syntax import Cron, CronError, describe, next_run, parse_cron, runs
+from .records import MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus
+from .syntax import Cron, CronError, describe, next_run, parse_cron, runs
 
-JOBS, RUNS = "scheduler.jobs", "scheduler.runs"
 MAX_QUERY = 500
 JobStatus = Literal["all", "enabled", "paused", "failing", "succeeded", "never_run"]
 
@@ -81,6 +80,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("scheduler", {"jobs": Job, "runs": Run}, title="Scheduler", prepare=_prepare)
+JOBS, RUNS = SERVICE.table("jobs"), SERVICE.table("runs")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------

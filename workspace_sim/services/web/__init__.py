@@ -10,8 +10,8 @@ by others, and may carry planted instructions: renderings fence it as data, not 
 
 from __future__ import annotations
 
-from workspace_sim.services.web.records import AUTHORITY_RANK, Page
-from workspace_sim.services.web.search import bm25_rank, tokens
-from workspace_sim.services.web.tools import PAGES, SERVICE
+from .records import AUTHORITY_RANK, Page
+from .search import bm25_rank, tokens
+from .tools import PAGES, SERVICE
 
 __all__ = ["SERVICE", "PAGES", "Page", "AUTHORITY_RANK", "bm25_rank", "tokens"]

@@ -14,10 +14,9 @@ from workspace_sim.text.folding import fold
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import as_argument, parse_when, zone
-from workspace_sim.services.web.records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
-from workspace_sim.services.web.search import TITLE_WEIGHT, bm25_rank, tokens
+from .records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
+from .search import TITLE_WEIGHT, bm25_rank, tokens
 
-PAGES = "web.pages"
 MAX_QUERY, SNIPPET, PAGE_CHARS = 300, 240, 20_000
 
 
@@ -33,6 +32,7 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
 
 
 SERVICE = Service("web", {"pages": Page}, title="Web (offline)", prepare=_prepare)
+PAGES = SERVICE.table("pages")
 
 
 def _time(t: datetime | None) -> str | None:

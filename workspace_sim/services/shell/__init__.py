@@ -1,0 +1,10 @@
+"""Shell: run a command in an isolated Docker container that holds the workspace's files in /work."""
+
+from __future__ import annotations
+
+from .records import FileChanges, CommandResult
+from .tools import SERVICE, RESOURCE, MAX_COMMAND, SandboxFailure, run_command
+
+__all__ = [
+    "SERVICE", "RESOURCE", "MAX_COMMAND", "SandboxFailure", "run_command", "FileChanges", "CommandResult",
+]
