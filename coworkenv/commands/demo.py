@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-from trainers.demo.settings import DemoSettings
+    from trainers.demo.settings import DemoSettings
 
 TRAIN_MODULES = ("torch", "transformers", "trl", "datasets", "tokenizers")
 # Each option whose default comes from `DemoSettings` (the cpu profile), by flag: the settings field it sets.
@@ -37,14 +37,14 @@ def shown_default(field: str) -> str:
 
 
 def budget_line(settings: DemoSettings) -> str:
-"""The demo's first line: how its time is bounded, and what Ctrl-C during training does."""
-minutes, steps = settings.minutes, settings.steps
-if minutes:
-    bound = (f"time budget {minutes:g} minutes (--minutes): training gets what the other stages leave of it"
-             + (f", at most {steps} steps" if steps else ""))
-else:
-    bound = f"no time budget (--minutes 0): training runs {steps} steps"
-return f"demo: {bound}; Ctrl-C during training stops it there and still evaluates and reports what was trained"
+    """The demo's first line: how its time is bounded, and what Ctrl-C during training does."""
+    minutes, steps = settings.minutes, settings.steps
+    if minutes:
+        bound = (f"time budget {minutes:g} minutes (--minutes): training gets what the other stages leave of it"
+                 + (f", at most {steps} steps" if steps else ""))
+    else:
+        bound = f"no time budget (--minutes 0): training runs {steps} steps"
+    return f"demo: {bound}; Ctrl-C during training stops it there and still evaluates and reports what was trained"
 
 
 def demo(
