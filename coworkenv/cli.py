@@ -1,4 +1,4 @@
-"""The `coworkenv` command. Each module in `coworkenv.commands` adds its own commands via `register(app)`.
+"""The `coworkenv` command, built from the table `coworkenv.commands.COMMANDS` (one module per command).
 
 Commands are registered when first needed: `coworkenv serve ...` imports only `commands.serve` (a cold
 start that answers its first client sooner: the other commands pull in training, synthesis and model
@@ -11,10 +11,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import pkgutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import commands
+from .commands import COMMANDS, Group
 
 if TYPE_CHECKING:
     import typer
@@ -37,8 +37,8 @@ def _patch_flag_labels() -> None:
     TyperOption.display_type_rich = flag_label  # type: ignore[method-assign]
     _PATCHED.append(True)
 
-#: commands whose module is known without importing the others, for a fast start (command -> module)
-LEAN_COMMANDS = {"serve": "serve"}
+#: commands built alone, without the others, for a fast start
+LEAN_COMMANDS = ("serve",)
 LEAN_SERVE_ENV = "COWORKENV_LEAN_SERVE"  # 0: typer reads every `serve` line too (what the lean reader is tested against)
 
 
@@ -46,8 +46,14 @@ def _root() -> None:
     """Make, serve, run and score practice workspaces for AI coworker agents."""
 
 
-def build_app(modules: list[str] | None = None) -> "typer.Typer":
-    """The command-line app with the commands of the given `coworkenv.commands` modules (all when None)."""
+def _command(target: str) -> Callable[..., None]:
+    """The function a COMMANDS entry ("module:function" under coworkenv.commands) names."""
+    module, function = target.split(":")
+    return getattr(importlib.import_module(f"{commands.__name__}.{module}"), function)
+
+
+def build_app(names: list[str] | None = None) -> "typer.Typer":
+    """The command-line app with the given commands of `COMMANDS` (all when None), in the table's order."""
     import typer
 
     _patch_flag_labels()
@@ -59,13 +65,19 @@ def build_app(modules: list[str] | None = None) -> "typer.Typer":
         pretty_exceptions_enable=False,
     )
     built.callback()(_root)
-    if modules is None:
-        modules = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
-    for name in modules:
-        module = importlib.import_module(f"{commands.__name__}.{name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(built)
+    unknown = sorted(set(names or ()) - set(COMMANDS))
+    if unknown:
+        raise ValueError(f"build_app: no command {', '.join(unknown)} in coworkenv.commands.COMMANDS")
+    for name, entry in COMMANDS.items():
+        if names is not None and name not in names:
+            continue
+        if isinstance(entry, Group):
+            group = typer.Typer(help=entry.help, no_args_is_help=True)
+            for sub, target in entry.commands.items():
+                group.command(sub)(_command(target))
+            built.add_typer(group, name=name)
+        else:
+            built.command(name)(_command(entry))
     return built
 
 
@@ -100,7 +112,7 @@ def main() -> None:
     if not sys.stdout.isatty():  # piped or logged: rich would assume 80 columns and squeeze the tables
         os.environ.setdefault("COLUMNS", "120")
     argv = fill_optional_values(sys.argv[1:])
-    lean = LEAN_COMMANDS.get(argv[0]) if argv else None
+    lean = argv[0] if argv and argv[0] in LEAN_COMMANDS else None
     if lean == "serve" and os.environ.get(LEAN_SERVE_ENV, "1") != "0":
         from .commands import serve_lean
 

@@ -21,7 +21,7 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 from transformers.utils import get_json_schema  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
-from coworkenv.commands.train import load_environments  # noqa: E402
+from coworkenv.commands.train.rl import load_environments  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.tiny import build_tiny, load  # noqa: E402
 from trainers.adapters.trl import TRLAdapter  # noqa: E402

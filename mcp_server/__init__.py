@@ -4,9 +4,10 @@
 `run_stdio` and `run_http` serve; `judge_record` evaluates a recorded episode afterwards.
 `ControlOptions` serves an episode MCP-only: the agent asks the user and submits its answer itself.
 
-Names are imported on first use: importing any `mcp_server` module must not load the `mcp` SDK
-(whose package imports its whole client and server, most of a cold start), so that a server's
-first answer (`coworkenv serve`'s initialize, an HTTP admin create) comes before it is needed.
+Names are imported on first use: importing this package loads no `mcp` SDK (whose package imports
+its whole client and server, most of a cold start). Only the modules that speak MCP themselves
+(`server`, `stdio`, `fastpath`) import it, and they are imported where first needed, so that a
+server's first answer (`coworkenv serve`'s initialize, an HTTP admin create) comes before the SDK is.
 """
 
 from __future__ import annotations

@@ -54,11 +54,6 @@ class BadLine(Exception):
         self.code, self.message, self.request_id, self.answer = code, message, request_id, answer
 
 
-def check_line(line: bytes) -> str:
-    """The line as text when it is one JSON-RPC message the SDK will accept; otherwise raise BadLine."""
-    return checked_message(line)[0]
-
-
 def checked_message(line: bytes) -> tuple[str, dict[str, Any]]:
     """The line as text and as the parsed message when the SDK will accept it; otherwise raise BadLine."""
     try:

@@ -336,7 +336,7 @@ def test_serve_refuses_bad_mcp_only_options(args: list[str], message: str, tmp_p
 def test_an_llm_user_answers_ask_user_when_the_server_is_given_one(tmp_path: Path) -> None:
     from scripted_openai import Message, RecordedRequest, ScriptedOpenAI
 
-    from coworkenv.commands.serve import control_options
+    from coworkenv.commands.serving import control_options
 
     def answer(req: RecordedRequest) -> Message:
         return Message("q3-final.md, please." if "called" in req.messages[-1]["content"] else "DONE")

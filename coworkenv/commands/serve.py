@@ -1,157 +1,54 @@
-"""`coworkenv serve`: serve an environment over MCP (stdio, or streamable HTTP with many episodes)."""
+"""`coworkenv serve`: serve an environment over MCP (stdio, or streamable HTTP with many episodes).
+
+This is typer's reading of the line; an ordinary one is read by `serve_lean` without typer. Both hand it to
+`serving.serve_command`.
+"""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
-from ._environment import fail, source_from_options
+import typer
 
-if TYPE_CHECKING:
-    import typer
-
-
-def _bad(message: str) -> "typer.BadParameter":
-    """A usage error (typer is loaded for it only: `serve` starts without typer, see `serve_lean`)."""
-    import typer
-
-    return typer.BadParameter(message)
+from .serving import serve_command
 
 
-def control_options(mcp_only: bool, reveal_score: bool, user: str, model: Optional[str], base_url: Optional[str],
-                    api_key: Optional[str]):  # -> mcp_server.ControlOptions
-    """The MCP-only options of `serve`, with the simulated user built from trainers' user settings; a usage
-    error names a bad combination (the user options without --mcp-only, an unknown user kind)."""
-    from mcp_server.control import ControlOptions
-
-    llm = {k: v for k, v in {"model": model, "base_url": base_url, "api_key": api_key}.items() if v is not None}
-    if user not in ("scripted", "llm"):
-        raise _bad(f"--user must be scripted or llm, got {user!r}")
-    if not mcp_only and (reveal_score or user != "scripted" or llm):
-        raise _bad("--reveal-score and --user* apply to MCP-only episodes: add --mcp-only")
-    if llm and user != "llm":
-        raise _bad("--user-model/--user-base-url/--user-api-key need --user llm")
-    if user == "scripted":
-        return ControlOptions(mcp_only, reveal_score)
-    from trainers.episodes.batch import UserSpec
-
-    try:
-        build = UserSpec("llm", llm).factory()
-    except ValueError as e:
-        raise _bad(str(e)) from None
-
-    def make_user(env: object) -> object:
-        if not hasattr(env, "user_simulator"):
-            raise ValueError(f"the llm user needs a spec environment; {getattr(env, 'id', env)!r} has no user simulator")
-        return build(env, int(getattr(env, "seed", 0)))  # type: ignore[arg-type]
-
-    return ControlOptions(True, reveal_score, make_user)
-
-
-def serve_command(spec: Optional[Path], python: Optional[str], http: bool, host: str, port: int, workers: int,
-                  spec_root: Optional[list[Path]], record_dir: Path, episode_id: Optional[str],
-                  default_episode: Optional[str], admin_token: Optional[str], mcp_only: bool, reveal_score: bool,
-                  user: str, user_model: Optional[str], user_base_url: Optional[str], user_api_key: Optional[str],
-                  log_file: Optional[Path], log_level: str, strict_schemas: bool) -> None:
-    """Serve an environment to MCP clients (`coworkenv serve`'s body, typer's or `serve_lean`'s parse of the
-    command line); a bad option raises typer's BadParameter or the Exit of `fail`, naming what is wrong."""
-    from mcp_server.environment import EnvironmentLoadError
-    from mcp_server.run import ListenError, configure_logging, run_http, run_stdio
-
-    if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        raise _bad(f"--log-level must be DEBUG, INFO, WARNING or ERROR, got {log_level!r}")
-    if not 0 <= port <= 65535 or (port and port + workers - 1 > 65535):
-        raise _bad(f"--port must be 0-65535 (with --workers {workers}: at most {65536 - workers}), got {port}")
-    if workers > 1 and not http:
-        raise _bad("--workers applies to --http only (stdio serves one episode)")
-    if workers > 1 and default_episode:
-        raise _bad("--default-episode needs one worker: an episode id lives on one server")
-    if workers > 1 and user == "llm":
-        raise _bad("--user llm needs one worker (each worker would need its own user endpoint)")
-    if admin_token is not None and len(admin_token) < 16:
-        raise _bad("the admin token must be at least 16 characters")
-    if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
-        os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
-    from mcp_server.admission import inline_tools_from_env
-
-    try:  # read where the first tool call runs; a bad value is refused here, before anything starts
-        inline_tools_from_env()
-    except ValueError as e:
-        raise fail(str(e)) from None
-    if http:
-        from mcp_server.settings import fast_path_enabled
-
-        try:  # read by every hub (and worker); a bad value is refused here, before anything starts
-            fast_path_enabled()
-        except ValueError as e:
-            raise fail(str(e)) from None
-    source = source_from_options(spec, python)
-    configure_logging(log_level, log_file)
-    try:
-        env = source.load()
-    except EnvironmentLoadError as e:
-        raise fail(str(e)) from None
-    control = control_options(mcp_only, reveal_score, user, user_model, user_base_url, user_api_key)
-    if control.user is not None and not hasattr(env, "user_simulator"):
-        raise fail(f"--user llm needs a spec environment; {env.id!r} has no simulated user to play")
-    record = record_dir.expanduser().resolve()
-    roots = [r.expanduser().resolve() for r in spec_root or []]
-    for r in roots:
-        if not r.is_dir():
-            raise _bad(f"--spec-root {r} is not a folder")
-    if http:
-        try:
-            run_http(env, source, record, host, port, admin_token, default_episode, log_level, spec_roots=roots,
-                     control=control, workers=workers, log_file=log_file)
-        except ListenError as e:  # the port (or one of the workers' ports) is taken or not ours to bind
-            raise fail(str(e)) from None
-    else:
-        try:
-            run_stdio(env, source, record, episode_id, log_level, control=control)
-        except ValueError as e:  # a bad episode id
-            raise fail(str(e)) from None
-
-
-def register(app: "typer.Typer") -> None:
-    import typer
-
-    @app.command()
-    def serve(
-        spec: Optional[Path] = typer.Argument(None, help="Environment spec file (JSON or YAML)."),
-        python: Optional[str] = typer.Option(None, "--python", help="MODULE:FUNCTION returning a ServedEnvironment."),
-        http: bool = typer.Option(False, "--http", help="Serve streamable HTTP (many episodes) instead of stdio."),
-        host: str = typer.Option("127.0.0.1", help="HTTP address to bind (local only unless told otherwise)."),
-        port: int = typer.Option(8765, help="HTTP port (0 picks a free one; the address is printed on stderr)."),
-        workers: int = typer.Option(1, "--workers", "-w", min=1, max=256,
-                                    help="HTTP: serve from this many processes, one port each (PORT, PORT+1, ...); "
-                                         "spread episodes over them with `coworkenv run --connect URL1,URL2,...`."),
-        spec_root: Optional[list[Path]] = typer.Option(
-            None, "--spec-root", help="HTTP: a folder the admin API may load specs from by path (repeatable; "
-                                      "default: the served spec's folder, none with --python)."),
-        record_dir: Path = typer.Option(Path("runs/episodes"), help="Folder for the episodes' JSONL records."),
-        episode_id: Optional[str] = typer.Option(None, help="Id of the stdio episode (default: random)."),
-        default_episode: Optional[str] = typer.Option(None, help="HTTP: open an episode with this id at start."),
-        admin_token: Optional[str] = typer.Option(None, envvar="COWORKENV_ADMIN_TOKEN",
-                                                  help="HTTP admin token (default: generated and printed on stderr)."),
-        mcp_only: bool = typer.Option(
-            False, "--mcp-only", help="Let an MCP client finish an episode by itself: adds the ask_user and "
-                                      "submit_answer tools, world events as the episode goes, and the episode://status "
-                                      "resource (HTTP: the default for created episodes)."),
-        reveal_score: bool = typer.Option(False, "--reveal-score",
-                                          help="--mcp-only: submit_answer tells the agent its score and checks."),
-        user: str = typer.Option("scripted", "--user", help="--mcp-only: who answers ask_user, scripted or llm."),
-        user_model: Optional[str] = typer.Option(None, "--user-model", help="llm user: model name."),
-        user_base_url: Optional[str] = typer.Option(None, "--user-base-url", help="llm user: endpoint base URL."),
-        user_api_key: Optional[str] = typer.Option(None, "--user-api-key", help="llm user: API key (else "
-                                                                                 "COWORKENV_OPENAI_API_KEY, or "
-                                                                                 "OPENAI_API_KEY)."),
-        log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
-        log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
-        strict_schemas: bool = typer.Option(
-            False, "--strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
-            help="Serve input schemas in strict form (every argument required, null for an optional one left out) "
-                 "for clients that make schemas strict, e.g. the OpenAI Agents SDK's convert_schemas_to_strict."),
-    ) -> None:
-        """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
-        serve_command(**locals())
+def serve(
+    spec: Optional[Path] = typer.Argument(None, help="Environment spec file (JSON or YAML)."),
+    python: Optional[str] = typer.Option(None, "--python", help="MODULE:FUNCTION returning a ServedEnvironment."),
+    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP (many episodes) instead of stdio."),
+    host: str = typer.Option("127.0.0.1", help="HTTP address to bind (local only unless told otherwise)."),
+    port: int = typer.Option(8765, help="HTTP port (0 picks a free one; the address is printed on stderr)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, max=256,
+                                help="HTTP: serve from this many processes, one port each (PORT, PORT+1, ...); "
+                                     "spread episodes over them with `coworkenv run --connect URL1,URL2,...`."),
+    spec_root: Optional[list[Path]] = typer.Option(
+        None, "--spec-root", help="HTTP: a folder the admin API may load specs from by path (repeatable; "
+                                  "default: the served spec's folder, none with --python)."),
+    record_dir: Path = typer.Option(Path("runs/episodes"), help="Folder for the episodes' JSONL records."),
+    episode_id: Optional[str] = typer.Option(None, help="Id of the stdio episode (default: random)."),
+    default_episode: Optional[str] = typer.Option(None, help="HTTP: open an episode with this id at start."),
+    admin_token: Optional[str] = typer.Option(None, envvar="COWORKENV_ADMIN_TOKEN",
+                                              help="HTTP admin token (default: generated and printed on stderr)."),
+    mcp_only: bool = typer.Option(
+        False, "--mcp-only", help="Let an MCP client finish an episode by itself: adds the ask_user and "
+                                  "submit_answer tools, world events as the episode goes, and the episode://status "
+                                  "resource (HTTP: the default for created episodes)."),
+    reveal_score: bool = typer.Option(False, "--reveal-score",
+                                      help="--mcp-only: submit_answer tells the agent its score and checks."),
+    user: str = typer.Option("scripted", "--user", help="--mcp-only: who answers ask_user, scripted or llm."),
+    user_model: Optional[str] = typer.Option(None, "--user-model", help="llm user: model name."),
+    user_base_url: Optional[str] = typer.Option(None, "--user-base-url", help="llm user: endpoint base URL."),
+    user_api_key: Optional[str] = typer.Option(None, "--user-api-key", help="llm user: API key (else "
+                                                                             "COWORKENV_OPENAI_API_KEY, or "
+                                                                             "OPENAI_API_KEY)."),
+    log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
+    log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
+    strict_schemas: bool = typer.Option(
+        False, "--strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
+        help="Serve input schemas in strict form (every argument required, null for an optional one left out) "
+             "for clients that make schemas strict, e.g. the OpenAI Agents SDK's convert_schemas_to_strict."),
+) -> None:
+    """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
+    serve_command(**locals())

@@ -111,7 +111,7 @@ def run(argv: list[str]) -> bool:
     args = parse(argv)
     if args is None:
         return False
-    from .serve import serve_command
+    from .serving import serve_command
 
     try:
         serve_command(**args)

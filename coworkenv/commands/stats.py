@@ -9,39 +9,37 @@ from pathlib import Path
 import typer
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def stats(
-        envs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
-        as_json: bool = typer.Option(False, "--json", help="Print the distribution as one JSON object."),
-    ) -> None:
-        """Print reference calls, user turns, days, world changes and services per capability and overall, and
-        the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
-        holds); exits 1 when no environment is found or one cannot load."""
-        from synth.errors import SpecLoadError
-        from synth.pipeline import distribution, profile
-        from synth.spec import load_spec
+def stats(
+    envs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
+    as_json: bool = typer.Option(False, "--json", help="Print the distribution as one JSON object."),
+) -> None:
+    """Print reference calls, user turns, days, world changes and services per capability and overall, and
+    the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
+    holds); exits 1 when no environment is found or one cannot load."""
+    from synth.errors import SpecLoadError
+    from synth.pipeline import distribution, profile
+    from synth.spec import load_spec
 
-        from .synth import _fail, _spec_paths
+    from .synth import _fail, _spec_paths
 
-        missing = [str(p) for p in envs if not p.exists()]
-        if missing:
-            _fail(f"no such file or folder: {', '.join(missing)}", 1)
-        paths = _spec_paths(envs)
-        if not paths:
-            _fail(f"no environments (.json/.yaml specs) found in {', '.join(map(str, envs))}", 1)
-        profiles = []
-        for path in paths:
-            try:
-                profiles.append(profile(load_spec(path)))
-            except SpecLoadError as e:
-                where, problem = e.problems[0]
-                _fail(f"{path} is not an environment spec: {where}: {problem}", 1)
-        dist = distribution(profiles)
-        if as_json:
-            typer.echo(json.dumps(dist, indent=2))
-            return
-        _print(dist)
+    missing = [str(p) for p in envs if not p.exists()]
+    if missing:
+        _fail(f"no such file or folder: {', '.join(missing)}", 1)
+    paths = _spec_paths(envs)
+    if not paths:
+        _fail(f"no environments (.json/.yaml specs) found in {', '.join(map(str, envs))}", 1)
+    profiles = []
+    for path in paths:
+        try:
+            profiles.append(profile(load_spec(path)))
+        except SpecLoadError as e:
+            where, problem = e.problems[0]
+            _fail(f"{path} is not an environment spec: {where}: {problem}", 1)
+    dist = distribution(profiles)
+    if as_json:
+        typer.echo(json.dumps(dist, indent=2))
+        return
+    _print(dist)
 
 
 def _fmt(d: dict) -> str:  # type: ignore[type-arg]

@@ -1,4 +1,4 @@
-"""`coworkenv synth`, `coworkenv schema` and `coworkenv validate`: make, describe and check environment specs."""
+"""`coworkenv synth`: generate environment specs, validate each by execution, repair what fails."""
 
 from __future__ import annotations
 
@@ -8,159 +8,101 @@ from typing import Optional
 
 import typer
 
-
-def _fail(message: str, code: int = 2) -> None:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code)
+from ._usage import fail_red as _fail
 
 
-def _spec_paths(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.suffix.lower() in (".json", ".yaml", ".yml")))
-        else:
-            out.append(p)
-    return out
+def synth(
+    capability: Optional[list[str]] = typer.Option(None, "--capability", "-c", help="Capability id (repeatable); "
+                                                   "default: a balanced mix of every capability."),
+    count: int = typer.Option(12, "--count", "-n", min=1, help="Environments to attempt."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Base seed; the same seed gives the same environments."),
+    out: Path = typer.Option(Path("envs"), "--out", "-o", help="Folder to write the valid specs into."),
+    fmt: str = typer.Option("json", "--format", "-f", help="json or yaml."),
+    generator: str = typer.Option("procedural", "--generator", help="procedural (offline: compositions and "
+                                  "templates, the balanced mix), templates (offline, templates only) or llm."),
+    requirement: Optional[str] = typer.Option(None, help="Workflow requirement for the llm generator."),
+    base_url: Optional[str] = typer.Option(None, help="llm: the OpenAI-compatible endpoint's base URL (else "
+                                                      "COWORKENV_OPENAI_BASE_URL)."),
+    model: Optional[str] = typer.Option(None, help="llm: model name (else COWORKENV_OPENAI_MODEL)."),
+    api_key: Optional[str] = typer.Option(None, help="llm: API key (else COWORKENV_OPENAI_API_KEY, or "
+                                                     "OPENAI_API_KEY)."),
+    max_repairs: int = typer.Option(3, min=0, help="Repair rounds per environment (llm generator)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=0, help="Worker processes for the procedural generator "
+                                "(0: one per core); any number writes the same files."),
+    as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
+) -> None:
+    """Generate environments, validate each by execution, and write only the valid ones."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from synth.capabilities import CAPABILITIES
+    from synth.pipeline import CapabilityStats
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def synth(
-        capability: Optional[list[str]] = typer.Option(None, "--capability", "-c", help="Capability id (repeatable); "
-                                                       "default: a balanced mix of every capability."),
-        count: int = typer.Option(12, "--count", "-n", min=1, help="Environments to attempt."),
-        seed: int = typer.Option(0, "--seed", "-s", help="Base seed; the same seed gives the same environments."),
-        out: Path = typer.Option(Path("envs"), "--out", "-o", help="Folder to write the valid specs into."),
-        fmt: str = typer.Option("json", "--format", "-f", help="json or yaml."),
-        generator: str = typer.Option("procedural", "--generator", help="procedural (offline: compositions and "
-                                      "templates, the balanced mix), templates (offline, templates only) or llm."),
-        requirement: Optional[str] = typer.Option(None, help="Workflow requirement for the llm generator."),
-        base_url: Optional[str] = typer.Option(None, help="llm: the OpenAI-compatible endpoint's base URL (else "
-                                                          "COWORKENV_OPENAI_BASE_URL)."),
-        model: Optional[str] = typer.Option(None, help="llm: model name (else COWORKENV_OPENAI_MODEL)."),
-        api_key: Optional[str] = typer.Option(None, help="llm: API key (else COWORKENV_OPENAI_API_KEY, or "
-                                                         "OPENAI_API_KEY)."),
-        max_repairs: int = typer.Option(3, min=0, help="Repair rounds per environment (llm generator)."),
-        workers: int = typer.Option(1, "--workers", "-w", min=0, help="Worker processes for the procedural generator "
-                                    "(0: one per core); any number writes the same files."),
-        as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
-    ) -> None:
-        """Generate environments, validate each by execution, and write only the valid ones."""
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    if fmt not in ("json", "yaml"):
+        _fail(f"--format must be json or yaml, got {fmt!r}")
+    if generator not in ("procedural", "templates", "llm"):
+        _fail(f"--generator must be procedural, templates or llm, got {generator!r}")
+    if generator == "llm" and workers != 1:
+        _fail("--workers applies to the procedural generator; the llm generator runs its requests one at a time")
+    unknown = [c for c in capability or [] if c not in CAPABILITIES]
+    if unknown:
+        _fail(f"unknown capability {', '.join(map(repr, unknown))}; known: {', '.join(CAPABILITIES)}")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    console = Console(stderr=True)
+    suffix = ".yaml" if fmt == "yaml" else ".json"
+    written: list[Path] = []
 
-        from synth.capabilities import CAPABILITIES
-        from synth.pipeline import CapabilityStats
+    def write(spec) -> None:  # type: ignore[no-untyped-def]
+        written.append(spec.save(out / f"{spec.id}{suffix}"))
 
-        if fmt not in ("json", "yaml"):
-            _fail(f"--format must be json or yaml, got {fmt!r}")
-        if generator not in ("procedural", "templates", "llm"):
-            _fail(f"--generator must be procedural, templates or llm, got {generator!r}")
-        if generator == "llm" and workers != 1:
-            _fail("--workers applies to the procedural generator; the llm generator runs its requests one at a time")
-        unknown = [c for c in capability or [] if c not in CAPABILITIES]
-        if unknown:
-            _fail(f"unknown capability {', '.join(map(repr, unknown))}; known: {', '.join(CAPABILITIES)}")
-        if out.exists() and not out.is_dir():
-            _fail(f"--out {out} exists and is not a folder")
-        out.mkdir(parents=True, exist_ok=True)
-        console = Console(stderr=True)
-        suffix = ".yaml" if fmt == "yaml" else ".json"
-        written: list[Path] = []
+    with Progress(TextColumn("[bold]synth[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=console, transient=False) as progress:
+        task = progress.add_task("", total=count)
+        if generator in ("procedural", "templates"):
+            from synth.parallel import SynthJobError
+            from synth.pipeline import mixed_attempt, procedural_attempt, synthesize
 
-        def write(spec) -> None:  # type: ignore[no-untyped-def]
-            written.append(spec.save(out / f"{spec.id}{suffix}"))
+            def step(attempt) -> None:  # type: ignore[no-untyped-def]
+                if attempt.spec is not None:
+                    write(attempt.spec)
+                progress.update(task, advance=1, description=f"{attempt.capability} seed {attempt.seed}"
+                                + ("" if attempt.valid else " [red]discarded[/]"))
 
-        with Progress(TextColumn("[bold]synth[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                      TimeElapsedColumn(), console=console, transient=False) as progress:
-            task = progress.add_task("", total=count)
-            if generator in ("procedural", "templates"):
-                from synth.parallel import SynthJobError
-                from synth.pipeline import mixed_attempt, procedural_attempt, synthesize
-
-                def step(attempt) -> None:  # type: ignore[no-untyped-def]
-                    if attempt.spec is not None:
-                        write(attempt.spec)
-                    progress.update(task, advance=1, description=f"{attempt.capability} seed {attempt.seed}"
-                                    + ("" if attempt.valid else " [red]discarded[/]"))
-
-                try:
-                    result = synthesize(capability, count, seed, on_attempt=step, workers=workers,
-                                        producer=mixed_attempt if generator == "procedural" else procedural_attempt)
-                except SynthJobError as e:
-                    progress.stop()
-                    _fail(f"{e}\nwrote {len(written)} of {count} environment(s) before it", 1)
-                stats = result.stats
-            else:
-                from synth.llm import LLMSettings, SettingsError, synthesize_llm
-
-                try:
-                    settings = LLMSettings.from_env(base_url=base_url, model=model, api_key=api_key)
-                except SettingsError as e:
-                    _fail(str(e))
-
-                def on_result(spec, gen_stats) -> None:  # type: ignore[no-untyped-def]
-                    if spec is not None:
-                        write(spec)
-                    progress.update(task, advance=1, description=f"{gen_stats.capability}"
-                                    + ("" if spec is not None else " [red]discarded[/]"))
-
-                batch = synthesize_llm(capability, count, settings, requirement=requirement, max_repairs=max_repairs,
-                                       seed=seed, on_result=on_result)
-                stats = {k: CapabilityStats(t.generated, t.valid, t.repaired, t.discarded)
-                         for k, t in batch.by_capability.items() if t.generated}
-        stopped = None if generator != "llm" else batch.stopped
-        if as_json:
-            typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
-        else:
-            stdout = Console()
-            _summary(stdout, stats)
-            stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
-        _exit_unless_done(stopped, len(written), count)
-
-    @app.command()
-    def schema() -> None:
-        """Print the JSON Schema of the environment spec format (docs/spec.md explains it)."""
-        from synth.spec import spec_json_schema
-
-        typer.echo(json.dumps(spec_json_schema(), indent=2))
-
-    @app.command()
-    def validate(
-        specs: list[Path] = typer.Argument(..., metavar="envs",
-                                           help="Environment spec files (.json/.yaml) or folders of them."),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON report per spec."),
-        no_mutants: bool = typer.Option(False, "--no-mutants", help="Skip the mutant (discrimination) check."),
-    ) -> None:
-        """Validate specs by execution; exits 1 when any is invalid."""
-        from synth.errors import SpecLoadError
-        from synth.feedback import ValidationReport
-        from synth.spec import load_spec
-        from synth.validate import validate_spec
-
-        paths = _spec_paths(specs)
-        if not paths:
-            _fail("no spec files found")
-        bad = 0
-        for path in paths:
             try:
-                report = validate_spec(load_spec(path), mutants=not no_mutants)
-            except SpecLoadError as e:
-                report = ValidationReport(None)
-                for where, problem in e.problems:
-                    report.add("schema", where, problem, "fix the field to match `coworkenv schema`")
-            bad += not report.ok
-            if as_json:
-                typer.echo(json.dumps({"path": str(path), **report.to_json()}))
-            elif report.ok:
-                typer.secho(f"valid    {path}  ({report.stats.get('mutants', 0)} mutants killed)", fg=typer.colors.GREEN)
-            else:
-                typer.secho(f"INVALID  {path}", fg=typer.colors.RED)
-                for item in report.feedback:
-                    typer.echo(f"  {item.line()}")
-        if bad:
-            raise typer.Exit(1)
+                result = synthesize(capability, count, seed, on_attempt=step, workers=workers,
+                                    producer=mixed_attempt if generator == "procedural" else procedural_attempt)
+            except SynthJobError as e:
+                progress.stop()
+                _fail(f"{e}\nwrote {len(written)} of {count} environment(s) before it", 1)
+            stats = result.stats
+        else:
+            from synth.llm import LLMSettings, SettingsError, synthesize_llm
+
+            try:
+                settings = LLMSettings.from_env(base_url=base_url, model=model, api_key=api_key)
+            except SettingsError as e:
+                _fail(str(e))
+
+            def on_result(spec, gen_stats) -> None:  # type: ignore[no-untyped-def]
+                if spec is not None:
+                    write(spec)
+                progress.update(task, advance=1, description=f"{gen_stats.capability}"
+                                + ("" if spec is not None else " [red]discarded[/]"))
+
+            batch = synthesize_llm(capability, count, settings, requirement=requirement, max_repairs=max_repairs,
+                                   seed=seed, on_result=on_result)
+            stats = {k: CapabilityStats(t.generated, t.valid, t.repaired, t.discarded)
+                     for k, t in batch.by_capability.items() if t.generated}
+    stopped = None if generator != "llm" else batch.stopped
+    if as_json:
+        typer.echo(json.dumps({"out": str(out), "written": [p.name for p in written]}))
+    else:
+        stdout = Console()
+        _summary(stdout, stats)
+        stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
+    _exit_unless_done(stopped, len(written), count)
 
 
 def _exit_unless_done(stopped: str | None, written: int, attempted: int) -> None:

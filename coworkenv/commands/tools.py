@@ -8,45 +8,43 @@ from typing import Optional
 import typer
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def tools(
-        service: Optional[list[str]] = typer.Option(None, "--service", help="Only these services."),
-        fmt: str = typer.Option("table", "--format", "-f", help="table | json | openai | openai-strict (strict "
-                                                                    "schemas: optional arguments nullable) | markdown"),
-    ) -> None:
-        """List every workspace tool, generated from the one registry."""
-        from rich.console import Console
-        from rich.table import Table
+def tools(
+    service: Optional[list[str]] = typer.Option(None, "--service", help="Only these services."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json | openai | openai-strict (strict "
+                                                                "schemas: optional arguments nullable) | markdown"),
+) -> None:
+    """List every workspace tool, generated from the one registry."""
+    from rich.console import Console
+    from rich.table import Table
 
-        from workspace_sim import all_services
+    from workspace_sim import all_services
 
-        services = all_services()
-        chosen = service or sorted(services)
-        unknown = [s for s in chosen if s not in services]
-        if unknown:
-            raise typer.BadParameter(f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}",
-                                     param_hint="--service")
-        if fmt not in ("table", "json", "openai", "openai-strict", "markdown"):
-            raise typer.BadParameter("must be table, json, openai, openai-strict or markdown", param_hint="--format")
-        items = [(s, t) for s in chosen for t in services[s].tools.values()]
-        if fmt == "json":
-            typer.echo(json.dumps([{"name": t.name, "service": s, "description": t.description,
-                                    "annotations": t.mcp_annotations(), "inputSchema": t.input_schema}
-                                   for s, t in items], indent=2))
-        elif fmt in ("openai", "openai-strict"):
-            typer.echo(json.dumps([t.openai_schema(fmt == "openai-strict") for _, t in items], indent=2))
-        elif fmt == "markdown":
-            typer.echo(tools_markdown(items))
-        else:
-            table = Table(title=f"{len(items)} tools")
-            for col in ("service", "tool", "hints", "description"):
-                table.add_column(col)
-            for s, t in items:
-                hints = ",".join(h for h, on in (("read-only", t.hints.read_only), ("destructive", t.hints.destructive),
-                                                 ("idempotent", t.hints.idempotent)) if on)
-                table.add_row(s, t.name, hints, t.description)
-            Console().print(table)
+    services = all_services()
+    chosen = service or sorted(services)
+    unknown = [s for s in chosen if s not in services]
+    if unknown:
+        raise typer.BadParameter(f"unknown service(s) {unknown}; available: {', '.join(sorted(services))}",
+                                 param_hint="--service")
+    if fmt not in ("table", "json", "openai", "openai-strict", "markdown"):
+        raise typer.BadParameter("must be table, json, openai, openai-strict or markdown", param_hint="--format")
+    items = [(s, t) for s in chosen for t in services[s].tools.values()]
+    if fmt == "json":
+        typer.echo(json.dumps([{"name": t.name, "service": s, "description": t.description,
+                                "annotations": t.mcp_annotations(), "inputSchema": t.input_schema}
+                               for s, t in items], indent=2))
+    elif fmt in ("openai", "openai-strict"):
+        typer.echo(json.dumps([t.openai_schema(fmt == "openai-strict") for _, t in items], indent=2))
+    elif fmt == "markdown":
+        typer.echo(tools_markdown(items))
+    else:
+        table = Table(title=f"{len(items)} tools")
+        for col in ("service", "tool", "hints", "description"):
+            table.add_column(col)
+        for s, t in items:
+            hints = ",".join(h for h, on in (("read-only", t.hints.read_only), ("destructive", t.hints.destructive),
+                                             ("idempotent", t.hints.idempotent)) if on)
+            table.add_row(s, t.name, hints, t.description)
+        Console().print(table)
 
 
 def tools_markdown(items: list) -> str:  # type: ignore[type-arg]

@@ -174,11 +174,6 @@ def _table_line(service: str, table: str) -> str:
     return f"{s.table_name(table)} (key: {model.key_field}): {_compact(model.model_json_schema())}"
 
 
-def predicate_schema() -> dict[str, Any]:
-    """The JSON Schema of one predicate document (the spec schema leaves predicates open)."""
-    return json.loads(_predicate_schema_text())
-
-
 @lru_cache(maxsize=1)
 def _predicate_schema_text() -> str:
     return _compact(TypeAdapter(Predicate).json_schema())

@@ -2,7 +2,7 @@
 
 FreeType renders the built-in font at ~30 us a glyph, which made drawing text most of a receipt's cost; a glyph
 kept as a mask and pasted costs a few microseconds. Pasting glyph by glyph is also what handwriting needs (each
-glyph jittered, slanted and scaled on its own: `handwriting.py`). Glyphs are placed at the font's own advance
+glyph jittered, slanted and scaled on its own: `screens.whiteboard`). Glyphs are placed at the font's own advance
 widths, rounded per glyph, so a line is as wide as `width` says, and the output depends only on the text, the
 size and Pillow's built-in font: the same on every machine with the same Pillow.
 """

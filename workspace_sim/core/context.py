@@ -195,7 +195,7 @@ class ToolContext:
         self.invoked: list[tuple[str, dict[str, Any]]] = []
         self._resources = resources  # or a function making them on first use
         self._tools = tools
-        # what the call looked at, for `returned_records` (see there): keys fetched, tables iterated
+        # what the call looked at, for `read_trace` (see there): keys fetched, tables iterated
         self.looked_up: set[tuple[str, str]] = set()
         self.scanned: set[str] = set()
         self.budget = budget  # wall seconds the whole call may take; None: unbounded
@@ -281,11 +281,6 @@ class ToolContext:
     def keys(self, table: str) -> list[str]:
         """Every key of a table in order, including this call's writes."""
         return [r.record_key() for r in self.values(table)]
-
-    def returned_records(self, data: Any) -> tuple[tuple[str, str], ...]:
-        """The records this call showed the agent, given what it returned (see `ReadTrace.resolve`)."""
-        trace = self.read_trace()
-        return trace.resolve(data) if trace is not None else ()
 
     def read_trace(self) -> "ReadTrace | None":
         """What this call looked at, to decide later (and only if asked) which records it showed the agent."""

@@ -2,8 +2,9 @@
 
 A tool is a plain function `fn(ctx, **args)` with type hints and a Google-style docstring. From it
 come the argument validator (a pydantic model), the JSON Schema (used by MCP and written into SFT
-data), the OpenAI function format, and the MCP annotations. Nothing else in the project writes a
-tool schema.
+data), the OpenAI function format, and the MCP annotations. Every served tool's schema comes from here;
+the only hand-written ones are those of made-up practice tools, e.g. `trainers/training/copydata.py`'s
+copy-task tools, which are no service's.
 
 Every schema also has a *strict* form (`strict_schema`, `Tool.strict_input_schema`), the subset of
 JSON Schema that OpenAI's strict function calling accepts: no `$ref`, every object closed, every

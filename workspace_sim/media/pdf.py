@@ -41,11 +41,6 @@ def _reader(raw: bytes, path: str):  # noqa: ANN202 - pypdf's reader
         raise MediaError(f"{path} is not a readable PDF ({type(e).__name__}: {e})") from None
 
 
-def page_count(raw: bytes, path: str) -> int:
-    """How many pages the PDF has."""
-    return _reader(raw, path)[1]
-
-
 def read_pages(raw: bytes, path: str, pages: list[int], limits: Limits = LIMITS) -> tuple[int, list[PdfPage]]:
     """The page count and the pages asked for (numbers from 1; empty: the first `pdf_pages_per_read`)."""
     try:

@@ -130,13 +130,6 @@ def _named(pool: list[Candidate], name: str) -> list[Candidate]:
     return [c for c in pool if set(words) <= set(fold(c.name).split())]
 
 
-def people_named(ctx: "ToolContext", name: str) -> list[Any]:
-    """Directory entries whose full name matches `name` (folded, spaces collapsed), else whose name
-    contains every word of it as a whole word; best (exact) matches only."""
-    hits = {c.email for c in _named(_candidates(ctx, None), name)}
-    return [p for p in _directory(ctx) if p.email in hits]
-
-
 def _suggest(pool: list[Candidate], text: str) -> str:
     """'; did you mean a, b?' for people whose name or address contains the part of `text` before '@'."""
     q = fold(text.split("@")[0].strip())

@@ -1,0 +1,1 @@
+"""`coworkenv export sft|rl`: datasets from episode records, one module per sub-command."""
