@@ -8,6 +8,9 @@ from pathlib import Path
 
 import typer
 
+from ._usage import fail_red as _fail
+from ._usage import spec_paths
+
 
 def stats(
     envs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
@@ -20,12 +23,10 @@ def stats(
     from synth.pipeline import distribution, profile
     from synth.spec import load_spec
 
-    from .synth import _fail, _spec_paths
-
     missing = [str(p) for p in envs if not p.exists()]
     if missing:
         _fail(f"no such file or folder: {', '.join(missing)}", 1)
-    paths = _spec_paths(envs)
+    paths = spec_paths(envs)
     if not paths:
         _fail(f"no environments (.json/.yaml specs) found in {', '.join(map(str, envs))}", 1)
     profiles = []

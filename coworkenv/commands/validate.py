@@ -7,17 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._usage import fail_red
-
-
-def _spec_paths(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.suffix.lower() in (".json", ".yaml", ".yml")))
-        else:
-            out.append(p)
-    return out
+from ._usage import fail_red, spec_paths
 
 
 def validate(
@@ -32,7 +22,7 @@ def validate(
     from synth.spec import load_spec
     from synth.validate import validate_spec
 
-    paths = _spec_paths(specs)
+    paths = spec_paths(specs)
     if not paths:
         fail_red("no spec files found")
     bad = 0
