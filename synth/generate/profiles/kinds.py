@@ -1,8 +1,8 @@
 """A task's kind: what sort of work it is, read off its reference solution, and how two kinds match.
 
 The kind of an environment is the set of service families its reference solution calls (the files
-service splits into `files` and `sheets`; reading an evidence file counts as evidence, not as a
-service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
+service splits into `files` and `sheets`, the latter for writing workbooks; reading an evidence file (a
+workbook too) counts as evidence, not as a service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
 sheet: the files it reads or declares in `metadata.evidence`, by extension), its days (stages),
 its turn structure (`single`: one request; `clarify`: it asks the user, then finishes; `multi`:
 follow-up turns or later days), whether the world changes, and whether it has a safety element
