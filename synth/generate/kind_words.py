@@ -39,6 +39,8 @@ EVIDENCE: dict[str, dict[str, tuple[str, ...]]] = {
                   "mind the voicemail in {folder}: part is paid already"),
         "pdf": ("a credit note came in against it ({folder}), net that off", "take off the credit note in {folder}"),
         "sheet": ("include the adjustment for it from {path}", "the adjustments workbook ({path}) has a line for it too"),
+        "video": ("add the extra charge agreed on the recorded call ({folder})", "the call recording in {folder} "
+                  "has an extra charge we agreed to - add it"),
         "web": ("plus their handling fee, which is on their website", "add the handling fee they publish online"),
     },
     "zh": {
@@ -46,6 +48,7 @@ EVIDENCE: dict[str, dict[str, tuple[str, ...]]] = {
         "audio": ("{folder} 里有他们的语音留言，说已付了定金，要扣掉", "注意{folder}的语音留言：有一部分已经付过了"),
         "pdf": ("{folder} 里有一张红字发票，要抵扣", "扣掉{folder}里的红字发票金额"),
         "sheet": ("再加上 {path} 里对应的调整额", "调整表（{path}）里也有这一笔"),
+        "video": ("再加上通话录像（{folder}）里最后商定的附加费", "{folder} 的通话录像里有商定的附加费，要加上"),
         "web": ("再加上他们官网公布的手续费", "手续费按他们网站上公布的算"),
     },
 }

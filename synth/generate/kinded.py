@@ -56,14 +56,14 @@ class ReadKnownPath(st.Step):
 
 def _sources(kind: TaskKind, search: bool) -> list[st.Step]:
     media = [m for m in ms.MEDIA if m in kind.evidence]
-    if not media and not search and "files" not in kind.services:
-        media = ["pdf"]  # evidence to read without a file service
+    if not media and ("video" in kind.evidence or (not search and "files" not in kind.services)):
+        media = ["pdf"]  # evidence to read without a file service, or the document a clip is about
     if not media:
         return [st.FindDocument(), st.ReadEvidence() if search else ReadKnownPath(), TotalIsDue()]
     doc = ms.MediaDocument(media[0])
     if not search:
         doc.act = lambda s: s.b.call(ms._READ[doc.medium], path=s.facts["doc_path"])  # type: ignore[method-assign]
-    return [doc] + [ms.Adjustment(m) for m in media[1:3]]
+    return [doc] + [ms.Adjustment(m) for m in media[1:3] + (["video"] if "video" in kind.evidence else [])]
 
 
 def _sinks(kind: TaskKind, rng: random.Random) -> list[st.Step]:

@@ -25,7 +25,7 @@ from .evidence_docs import total_of
 from .steps import Step, Story, figures
 
 MEDIA = ("pdf", "image", "sheet", "audio")
-_EXT = {"pdf": "pdf", "image": "png", "sheet": "xlsx", "audio": "wav"}
+_EXT = {"pdf": "pdf", "image": "png", "sheet": "xlsx", "audio": "wav", "video": "png"}
 _READ = {"pdf": "read_pdf", "image": "read_media_file", "sheet": "read_sheet", "audio": "read_media_file"}
 
 
@@ -154,7 +154,9 @@ def revised_document(s: Story) -> tuple[str, float]:
 class Adjustment(Step):
     """A second piece of evidence in another medium that changes the figure: a receipt photo of an extra charge
     (image, added), a voicemail about a deposit already paid (audio) or a credit note (pdf), taken off, or an
-    adjustments workbook's row for the document (sheet, added). Another party's piece sits beside it."""
+    adjustments workbook's row for the document (sheet, added), or a recorded call as a clip (video, added): the
+    simulator has no video reader, so a clip is its keyframes (PNG, one shows the agreed extra charge) and its
+    soundtrack (WAV), declared as video evidence. Another party's piece sits beside it."""
 
     service, consumes, produces = "files", ("ref", "total"), ("due",)
 
@@ -166,15 +168,18 @@ class Adjustment(Step):
         sign = -1 if self.medium in ("audio", "pdf") else 1
         amount = round(s.facts["total"] * rng.choice((0.1, 0.15, 0.2, 0.25, 0.3)) + rng.randint(1, 40), 2)
         decoy = round(amount * rng.choice((0.5, 1.6, 2.1)) + 3, 2)
-        folder = {"image": "/receipts", "audio": "/voicemail", "pdf": "/credit-notes", "sheet": "/shared"}[self.medium]
+        folder = {"image": "/receipts", "audio": "/voicemail", "pdf": "/credit-notes", "sheet": "/shared",
+                  "video": f"/recordings/{_slug(ref)}-call"}[self.medium]
         self.path = f"{folder}/{_slug(ref)}-{self.medium}.{_EXT[self.medium]}"
+        if self.medium == "video":
+            self.path = self._clip(s, folder, ref, amount, decoy, cur)
         other_ref = f"{ref.rsplit('-', 1)[0]}-{int(ref.rsplit('-', 1)[1]) + rng.randint(11, 40)}"
         if self.medium == "sheet":
             from workspace_sim.media.sheets import write_xlsx
             rows = [["Reference", "Adjustment", "Reason"], [other_ref, decoy, "late delivery"],
                     [ref, amount, "carriage"], [f"{ref}-OLD", round(decoy / 2, 2), "void"]]
             _file(s, self.path, write_xlsx(None, "a.xlsx", "Adjustments", "A1", rows))
-        else:
+        elif self.medium != "video":
             for r, x, path in ((ref, amount, self.path), (other_ref, decoy, f"{folder}/{_slug(other_ref)}-{self.medium}"
                                                                                f".{_EXT[self.medium]}")):
                 _file(s, path, self._render(s, r, x, cur))
@@ -184,6 +189,19 @@ class Adjustment(Step):
         s.facts["due"] = round(s.facts["due"] + sign * amount, 2)
         s.where["due"] = "files"
         s.facts.setdefault("evidence_notes", []).append((self.medium, self.path, sign))
+
+    def _clip(self, s: Story, folder: str, ref: str, amount: float, decoy: float, cur: str) -> str:
+        """The clip's keyframes and soundtrack; returns the frame that shows the agreed charge."""
+        slides = [("CALL RECORDING", f"Re: {ref}"), ("PROPOSED", f"Extra charge {decoy:,.2f} {cur}"),
+                  ("AGREED", f"Extra charge {amount:,.2f} {cur}")]
+        self.frames = [f"{folder}/frame-{i + 1:02d}.png" for i in range(len(slides))]
+        for path, (head, line) in zip(self.frames, slides):
+            img, _ = render.paper([Line(head, 22, True), Line("", 8), Line(line, 18)], width=480)
+            _file(s, path, render.png_bytes(img))
+        self.track = f"{folder}/soundtrack.wav"
+        _file(s, self.track, speech.speak(f"This is the call about {ref}. We first proposed {decoy:,.2f}, and in the "
+                                          "end we agreed on the figure on the last slide.", "en-us"))
+        return self.frames[-1]
 
     def _render(self, s: Story, ref: str, x: float, cur: str) -> bytes:
         if self.medium == "image":
@@ -198,6 +216,10 @@ class Adjustment(Step):
                             "so please take that off. Thanks.", s.rng.choice(("en-us", "en-gb")))
 
     def act(self, s: Story) -> None:
+        if self.medium == "video":
+            for path in [self.track, *self.frames]:
+                s.b.call("read_media_file", path=path)
+            return
         s.b.call(_READ[self.medium], path=self.path)
 
 

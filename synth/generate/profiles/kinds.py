@@ -3,7 +3,8 @@
 The kind of an environment is the set of service families its reference solution calls (the files
 service splits into `files` and `sheets`, the latter for writing workbooks; reading an evidence file (a
 workbook too) counts as evidence, not as a service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
-sheet: the files it reads or declares in `metadata.evidence`, by extension), its days (stages),
+sheet: the files it reads or declares in `metadata.evidence`, by extension; a clip declared as video evidence
+is video), its days (stages),
 its turn structure (`single`: one request; `clarify`: it asks the user, then finishes; `multi`:
 follow-up turns or later days), whether the world changes, and whether it has a safety element
 (a policy, a guard against a forbidden call or a leaked secret). Benchmarks' task lists are written
@@ -105,8 +106,8 @@ def kind_of(spec: EnvironmentSpec) -> TaskKind:
     """The kind of one environment, from its reference solution, stages, events, policies and predicates."""
     tools = _tool_services()
     services: set[str] = set()
-    evidence: set[str] = {k for e in spec.metadata.get("evidence", []) or []
-                          if isinstance(e, dict) and (k := evidence_kind(str(e.get("path", ""))))}
+    evidence: set[str] = {k for e in spec.metadata.get("evidence", []) or [] if isinstance(e, dict) and (
+        k := "video" if e.get("kind") == "video" else evidence_kind(str(e.get("path", ""))))}
     for call in spec.reference.calls():
         service = tools.get(call.tool, "")
         for path in _paths(call.args):
