@@ -77,7 +77,8 @@ def goal_text(s: Any, g: Any, rng: random.Random) -> str:
 def evidence_text(s: Any, medium: str, path: str, rng: random.Random) -> str:
     """The hint that a second piece of evidence changes the figure."""
     folder = path.rsplit("/", 1)[0]
-    return rng.choice(EVIDENCE[s.lang][medium]).format(folder=path if s.detail == "exact" else folder, path=path)
+    exact = s.detail == "exact" and medium != "video"  # a clip is its folder: which frame matters is the task
+    return rng.choice(EVIDENCE[s.lang][medium]).format(folder=path if exact else folder, path=path)
 
 
 def join(parts: list[str], lang: str) -> str:

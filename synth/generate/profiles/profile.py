@@ -134,7 +134,7 @@ def load_profile(name_or_path: str | Path) -> Profile:
     """A shipped profile by name, or a profile file (.json, .yaml) by path, validated."""
     text = str(name_or_path)
     if text in SHIPPED:
-        data = resources.files(__package__).joinpath("data", f"{text}.json").read_text(encoding="utf-8")
+        data = resources.files(__package__).joinpath(f"{text}.json").read_text(encoding="utf-8")
         return validate(_parse(data, f"{text}.json"), f"{text}.json")
     path = Path(text)
     if not path.exists():

@@ -66,8 +66,10 @@ def targets(profile: Profile, count: int, seed: int = 0) -> list[dict[str, Any]]
 
 
 def mix_marginals(specs: Sequence[EnvironmentSpec]) -> dict[str, Any]:
-    """The marginals of a set of environments, as a profile holds them."""
-    return marginals_of([kind_of(s) for s in specs], [str(s.metadata.get("profession", "none")) for s in specs],
+    """The marginals of a set of environments, as a profile holds them (professions over those that name one:
+    templates' worlds name none)."""
+    return marginals_of([kind_of(s) for s in specs], [str(s.metadata["profession"]) for s in specs
+                                                      if s.metadata.get("profession")],
                         [str(s.metadata.get("language", "en")) for s in specs])
 
 
