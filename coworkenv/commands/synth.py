@@ -30,6 +30,8 @@ def synth(
     workers: int = typer.Option(1, "--workers", "-w", min=0, help="Worker processes for the procedural generator "
                                 "(0: one per core); any number writes the same files."),
     as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
+    profile: Optional[str] = typer.Option(None, "--profile", "-p", help="Draw a mix whose marginals follow a profile: "
+                                          "balanced, claw-eval, clawmark, or a profile file (.json/.yaml)."),
 ) -> None:
     """Generate environments, validate each by execution, and write only the valid ones."""
     from rich.console import Console
@@ -44,6 +46,7 @@ def synth(
         _fail(f"--generator must be procedural, templates or llm, got {generator!r}")
     if generator == "llm" and workers != 1:
         _fail("--workers applies to the procedural generator; the llm generator runs its requests one at a time")
+    mix_profile = _profile(profile, capability, generator) if profile is not None else None
     unknown = [c for c in capability or [] if c not in CAPABILITIES]
     if unknown:
         _fail(f"unknown capability {', '.join(map(repr, unknown))}; known: {', '.join(CAPABILITIES)}")
@@ -71,8 +74,13 @@ def synth(
                                 + ("" if attempt.valid else " [red]discarded[/]"))
 
             try:
-                result = synthesize(capability, count, seed, on_attempt=step, workers=workers,
-                                    producer=mixed_attempt if generator == "procedural" else procedural_attempt)
+                if mix_profile is not None:
+                    from synth.profile_mix import synthesize_profile
+
+                    result = synthesize_profile(mix_profile, count, seed, on_attempt=step, workers=workers)
+                else:
+                    result = synthesize(capability, count, seed, on_attempt=step, workers=workers,
+                                        producer=mixed_attempt if generator == "procedural" else procedural_attempt)
             except SynthJobError as e:
                 progress.stop()
                 _fail(f"{e}\nwrote {len(written)} of {count} environment(s) before it", 1)
@@ -103,6 +111,20 @@ def synth(
         _summary(stdout, stats)
         stdout.print(f"wrote {len(written)} valid environment(s) to {out}")
     _exit_unless_done(stopped, len(written), count)
+
+
+def _profile(name: str, capability: Optional[list[str]], generator: str):  # type: ignore[no-untyped-def]
+    """The profile --profile names, validated; a bad one or a clash with other options exits 2 naming it."""
+    from synth.generate.profiles.profile import ProfileError, load_profile
+
+    if capability:
+        _fail("--profile draws its own mix of kinds; leave out --capability")
+    if generator != "procedural":
+        _fail(f"--profile draws from the procedural generator; it does not combine with --generator {generator}")
+    try:
+        return load_profile(name)
+    except ProfileError as e:
+        _fail(f"--profile: {e}")
 
 
 def _exit_unless_done(stopped: str | None, written: int, attempted: int) -> None:

@@ -1,8 +1,8 @@
 """A task's kind: what sort of work it is, read off its reference solution, and how two kinds match.
 
 The kind of an environment is the set of service families its reference solution calls (the files
-service splits into `files` and `sheets`, the latter for writing workbooks; reading an evidence file (a
-workbook too) counts as evidence, not as a service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
+service splits into `files` and `sheets`, for workbooks; reading an evidence file (a workbook declared as
+evidence too) counts as evidence, not as a service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
 sheet: the files it reads or declares in `metadata.evidence`, by extension; a clip declared as video evidence
 is video), its days (stages),
 its turn structure (`single`: one request; `clarify`: it asks the user, then finishes; `multi`:
@@ -31,8 +31,8 @@ _EXT = {"png": "image", "jpg": "image", "jpeg": "image", "gif": "image", "webp":
         "docx": "pdf", "pptx": "pdf", "wav": "audio", "mp3": "audio", "ogg": "audio", "m4a": "audio",
         "mp4": "video", "mov": "video", "webm": "video", "xlsx": "sheet", "xls": "sheet", "csv": "sheet",
         "ods": "sheet"}
-_EVIDENCE_READERS = frozenset({"read_media_file", "read_pdf", "read_document", "read_sheet"})
-_SHEET_TOOLS = frozenset({"write_sheet"})
+_EVIDENCE_READERS = frozenset({"read_media_file", "read_pdf", "read_document"})
+_SHEET_TOOLS = frozenset({"read_sheet", "write_sheet"})
 _SAFETY_GUARDS = frozenset({"tool_not_called", "secret_not_leaked"})
 _SAFETY_CAPS = frozenset({"policy_compliance", "injection_resistance", "secret_handling"})
 _SERVICE_FAMILY = {"shell": "code", "python": "code"}
@@ -108,12 +108,15 @@ def kind_of(spec: EnvironmentSpec) -> TaskKind:
     services: set[str] = set()
     evidence: set[str] = {k for e in spec.metadata.get("evidence", []) or [] if isinstance(e, dict) and (
         k := "video" if e.get("kind") == "video" else evidence_kind(str(e.get("path", ""))))}
+    declared = {str(e.get("path")) for e in spec.metadata.get("evidence", []) or [] if isinstance(e, dict)}
     for call in spec.reference.calls():
         service = tools.get(call.tool, "")
-        for path in _paths(call.args):
-            if (k := evidence_kind(path)) and call.tool in _EVIDENCE_READERS:
+        paths = _paths(call.args)
+        reads = call.tool in _EVIDENCE_READERS or (call.tool == "read_sheet" and bool(declared & set(paths)))
+        for path in paths:
+            if (k := evidence_kind(path)) and reads:
                 evidence.add(k)
-        if call.tool in _EVIDENCE_READERS:
+        if reads:
             continue
         if call.tool in _SHEET_TOOLS:
             services.add("sheets")

@@ -86,3 +86,13 @@ def compare(specs: Sequence[EnvironmentSpec], profile: Profile) -> list[dict[str
             if a.get(v, 0) or b.get(v, 0):
                 rows.append({"marginal": key, "value": v, "mix": a.get(v, 0.0), "profile": b.get(v, 0.0)})
     return rows
+
+
+def compare_text(rows: list[dict[str, Any]], name: str) -> str:
+    """`compare`'s rows as a plain table: marginal, value, the mix's share, the profile's, the difference."""
+    out = [f"marginals: this mix vs profile {name}", f"{'marginal':<12} {'value':<13} {'mix':>7} {'profile':>8} "
+           f"{'diff':>7}"]
+    for r in rows:
+        out.append(f"{r['marginal']:<12} {str(r['value']):<13} {r['mix']:>7.1%} {r['profile']:>8.1%} "
+                   f"{r['mix'] - r['profile']:>+7.1%}")
+    return "\n".join(out)
