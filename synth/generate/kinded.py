@@ -179,7 +179,8 @@ def _capability(kind: TaskKind, days: int, b: SpecBuilder, graph: list[st.Step])
     return "document_from_data" if any(x.changes for x in graph) else "information_retrieval"
 
 
-def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, loc_code: str | None) -> EnvironmentSpec:
+def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, loc_code: str | None,
+                label: str | None) -> EnvironmentSpec:
     rng = random.Random(f"kinded:{kind.to_json()}:{seed}:{attempt}")
     prof = profession(prof_id) if prof_id else rng.choice(PROFESSIONS)
     loc = locale(loc_code) if loc_code else LOCALES[rng.choice(("en-US", "en-GB", "zh-CN"))]
@@ -206,7 +207,7 @@ def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, lo
         row.update({k: v for k, v in rows.get(row["email"], {}).items() if k in ("phone", "location")})
     if days > 1:
         b.open_stage("day1", loc.date(b.now.date()))
-    cap = _capability(kind, days, b, graph)
+    cap = label or _capability(kind, days, b, graph)
     b.ask(_words(s, rng), f"{prof.label['en']}: {s.facts['party']} {s.facts['ref']}", cap, "kinded")
     b.persona = (f"{drawn.world.user.name}, {drawn.world.user.title}; " +
                  ("回答简短，只回答被问到的内容" if loc.language == "zh" else "answers briefly and only what is asked"))
@@ -222,20 +223,22 @@ def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, lo
         b.capabilities.append("cross_service")
     if not b.answers:
         b.answer("已完成。" if loc.language == "zh" else "Done.")
-    spec = b.build(f"kind-{prof.id.replace('_', '-')}-{seed}-{attempt}", "hard" if days > 2 else "medium")
+    spec = b.build(f"{cap.replace('_', '-')}-kind-{prof.id.replace('_', '-')}-{seed}", "hard" if days > 2 else "medium")
     spec.metadata.update({"generator": "kinded", "graph": "+".join(type(x).__name__ for x in graph),
                           "profession": prof.id, "locale": loc.code, "language": loc.language, "data_flow": s.flow,
                           "detail": s.detail, "target_kind": kind.to_json()})
     return spec
 
 
-def compose_kind(kind: TaskKind, seed: int, prof_id: str | None = None, loc_code: str | None = None) -> EnvironmentSpec:
+def compose_kind(kind: TaskKind, seed: int, prof_id: str | None = None, loc_code: str | None = None,
+                 capability: str | None = None) -> EnvironmentSpec:
     """An environment drawn to be of `kind` (a relaxed match: see the module docstring), determined by
-    (kind, seed, profession, locale)."""
+    (kind, seed, profession, locale); `capability` labels it (else the kind decides: policy_compliance,
+    clarification, dynamic_world, media_evidence, document_from_data or information_retrieval)."""
     problems = []
     for attempt in range(MAX_ATTEMPTS):
         try:
-            return _build_once(kind, seed, attempt, prof_id, loc_code)
+            return _build_once(kind, seed, attempt, prof_id, loc_code, capability)
         except TemplateError as e:
             problems.append(str(e))
     raise TemplateError(f"no composition fitted kind {kind.to_json()} seed {seed}: {'; '.join(problems)}")
