@@ -218,7 +218,7 @@ def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, lo
         _follow_up(s, follow, rng)
     for day in range(2, days + 1):
         _later_day(s, graph, day)
-    changed = {x.service for x in graph if x.changes}
+    changed = {"files" if x.service == "sheets" else x.service for x in graph if x.changes}  # a workbook is a file
     if len(changed) >= 2 and s.flow and cap != "cross_service":
         b.capabilities.append("cross_service")
     if not b.answers:
