@@ -56,8 +56,11 @@ class ReadKnownPath(st.Step):
 
 def _sources(kind: TaskKind, search: bool) -> list[st.Step]:
     media = [m for m in ms.MEDIA if m in kind.evidence]
-    if not media and ("video" in kind.evidence or (not search and "files" not in kind.services)):
-        media = ["pdf"]  # evidence to read without a file service, or the document a clip is about
+    answer_only = not kind.services & (SUPPORTED - {"contacts", "web"})
+    if not media and ("video" in kind.evidence or answer_only or (not search and "files" not in kind.services)):
+        # evidence to read without a file service, the document a clip is about, or one whose figure no listing
+        # shows (an answer-only task over a markdown document is passed by naming every figure a listing shows)
+        media = ["pdf"]
     if not media:
         return [st.FindDocument(), st.ReadEvidence() if search else ReadKnownPath(), TotalIsDue()]
     doc = ms.MediaDocument(media[0])
