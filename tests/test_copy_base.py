@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from trainers.demo.learning import learning_rows, rl_rows
-from trainers.demo.metrics import StudentScore, is_valid_json_call
+from trainers.demo.metrics import StudentScore
+from trainers.report.calls import is_valid_json_call
 from trainers.demo.rl import RLRun, summarize_runs
 from trainers.demo.settings import RL_CREDITS, DemoSettings
 from trainers.training.callspans import CallSpan, RenderedExample, span_hits, training_values
@@ -108,7 +109,7 @@ def test_span_hits_on_a_hand_checked_case() -> None:
 @pytest.fixture(scope="module")
 def tiny_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
     need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
-    from trainers.training.tiny import build_tokenizer, corpus_from_examples
+    from trainers.models.tiny import build_tokenizer, corpus_from_examples
     from trainers.training.copydata import copy_examples
 
     return build_tokenizer(corpus_from_examples([e.example for e in copy_examples(0, 30)], True), 400, True, True)
@@ -242,7 +243,7 @@ def test_verdict_quotes_the_novel_copy_target(right: int, below: bool) -> None:
 def test_the_shipped_base_is_what_its_manifest_says() -> None:
     need(HAS_TRAIN, "the train extra (torch, transformers, trl, datasets, tokenizers) is not installed")
     from trainers.demo.settings import SHIPPED_BASE
-    from trainers.training.tiny import load
+    from trainers.models.tiny import load
 
     manifest = json.loads((SHIPPED_BASE / "manifest.json").read_text())
     model, tokenizer = load(SHIPPED_BASE)

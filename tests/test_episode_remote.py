@@ -19,7 +19,8 @@ from coworkenv.cli import app
 from mcp_server.episode import EPISODE_ID
 from workspace_sim.record import read_record_file
 from synth.procedural import CAPABILITIES, generate
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
 from trainers.episodes.prepared import EpisodeLimits, PreparedSpec

@@ -27,7 +27,8 @@ from support import start_http_server
 from synth.capabilities import CAPABILITIES
 from synth.procedural import generate
 from synth.spec import FACT_PLACEHOLDER, CallStep, EndStageStep, EnvironmentSpec, parse_spec
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec
 from trainers.episodes.prepared import EpisodeLimits
 

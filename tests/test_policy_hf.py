@@ -20,7 +20,7 @@ from trainers.episodes.runner import run_episode
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     need(importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("trl") is not None,
          "the train extra (torch, transformers, trl) is not installed")
-    from trainers.training.tiny import build_tiny
+    from trainers.models.tiny import build_tiny
 
     rec = run_episode(multi_turn_spec(), make_policy("teacher"))
     examples = [{"messages": rec.messages, "tools": rec.header.tools}]
@@ -37,7 +37,7 @@ def test_hf_policy_plays_an_episode_and_records_tokens_and_logprobs(tiny_model: 
         assert 0 < len(t.completion_ids) <= 12 and len(t.logprobs) == len(t.completion_ids)
         assert all(lp <= 0.0 for lp in t.logprobs) and t.prompt_ids
     # the prompt is the chat template's rendering of the transcript with the tools
-    from trainers.training.tiny import load
+    from trainers.models.tiny import load
 
     _, tok = load(tiny_model)
     text = tok.decode(rec.final.tokens[0].prompt_ids)

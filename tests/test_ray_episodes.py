@@ -9,7 +9,8 @@ from support import need
 from test_episode_runner import comparable, generated_specs, multi_turn_spec
 
 from synth import load_spec
-from trainers.episodes.batch import BatchConfig, run_batch, run_local
+from trainers.episodes.batch import BatchConfig, run_local
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec
 
 MULTI_DAY = Path(__file__).resolve().parents[1] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"

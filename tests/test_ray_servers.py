@@ -12,7 +12,8 @@ from test_episode_remote import without_remote
 from test_episode_runner import generated_specs
 
 from workspace_sim.record import read_record_file
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec
 
 TOKEN = "ray-servers-token-0123456789"

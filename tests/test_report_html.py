@@ -87,7 +87,7 @@ def test_report_splits_success_by_policy(tmp_path: Path) -> None:
 
 
 def test_report_counts_calls_made_parsed_and_accepted_per_policy(tmp_path: Path) -> None:
-    from trainers.demo.metrics import call_counts
+    from trainers.report.calls import call_counts
 
     specs = generated_specs()[:2]
     teacher = run_local(specs, BatchConfig(PolicySpec("teacher")))

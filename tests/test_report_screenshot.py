@@ -17,7 +17,8 @@ from synth.procedural import generate
 from trainers.demo.index import PLOT, write_index
 from trainers.demo.metrics import CapabilityScore, StudentScore
 from trainers.demo.pipeline import DemoSummary
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec
 from trainers.report import write_report
 from trainers.report.html import SHOWN_OPEN, episode_pages

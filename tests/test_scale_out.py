@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from workspace_sim.record import read_record_file
-from trainers.episodes.batch import BatchConfig, episode_id, run_batch
+from trainers.episodes.batch import BatchConfig, episode_id
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec
 from trainers.episodes.remote import RemoteServers, RemoteTarget
 from workspace_sim.record import read_records

@@ -16,7 +16,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 from trainers.training.fit import ELIDED, fit_example, render  # noqa: E402
 from trainers.training.sft import tokenize_set  # noqa: E402
-from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.models.tiny import build_tiny, load  # noqa: E402
 
 
 def call(i: int, path: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from trainers.training.rollout import (  # noqa: E402
     generate_rollout,
     parse_tool_calls,
 )
-from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.models.tiny import build_tiny, load  # noqa: E402
 from trainers.training.toy import archive_environments  # noqa: E402
 
 torch.set_num_threads(1)

@@ -22,7 +22,7 @@ from trainers.export.sft import to_hf  # noqa: E402
 from workspace_sim.record import PolicyInfo  # noqa: E402
 from trainers.training.episode import EpisodeRecorder  # noqa: E402
 from trainers.training.sft import SFTDataError, read_sft_file, tokenize_examples, train_sft  # noqa: E402
-from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.models.tiny import build_tiny, load  # noqa: E402
 from trainers.training.toy import archive_environments  # noqa: E402
 
 torch.set_num_threads(1)  # the tiny model is fastest single-threaded on a shared machine
@@ -122,7 +122,7 @@ def test_cli_tiny_and_sft(tmp_path: Path) -> None:
     # With max_length just past the first assistant token every example is cut but kept; with
     # max_length before it every example is dropped: both are counted and said on the console.
     from trainers.training.sft import tokenize_set
-    from trainers.training.tiny import load
+    from trainers.models.tiny import load
 
     tok = load(tmp_path / "m")[1]
     first = min(tokenize_set(tok, teacher_examples(2), 100_000).rows[i]["assistant_masks"].index(1) for i in (0, 1))

@@ -22,7 +22,7 @@ from trainers.episodes.prepared import PreparedSpec  # noqa: E402
 from workspace_sim.record import read_records  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
 from trainers.training.sft import train_sft  # noqa: E402
-from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.models.tiny import build_tiny, load  # noqa: E402
 from trainers.training.toy import archive_environments  # noqa: E402
 from trainers.adapters.trl import TRLAdapter  # noqa: E402
 from workspace_sim import all_tools  # noqa: E402

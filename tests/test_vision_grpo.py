@@ -40,7 +40,8 @@ from trainers.training.rollout import (  # noqa: E402
     generate_rollout,
     sequence_logprob,
 )
-from trainers.training.vision_inputs import MediaInputError, render_prompt, turn_prompt  # noqa: E402
+from trainers.models.vision_messages import MediaInputError  # noqa: E402
+from trainers.training.vision_inputs import render_prompt, turn_prompt  # noqa: E402
 
 torch.set_num_threads(1)
 TEMPLATE = "receipts_into_expenses"
@@ -58,7 +59,7 @@ def chart(seed: int) -> EnvironmentSpec:
 @pytest.fixture(scope="module")
 def vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Qwen2-VL student whose tokenizer is trained on three teacher episodes of two media templates."""
-    from trainers.training.tiny_vl import build_tiny_vl
+    from trainers.models.tiny_vl import build_tiny_vl
 
     examples = [to_hf(run_episode(s, make_policy("teacher"))) for s in (receipts(0), receipts(1), chart(0))]
     return build_tiny_vl(tmp_path_factory.mktemp("vl"), examples, vocab_size=600, hidden=32, layers=1,
@@ -84,7 +85,7 @@ def _png_url(img: Any) -> str:
 def test_a_completions_logprob_depends_on_the_image_shown(vl: Path) -> None:
     from PIL import Image, ImageOps
 
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     model, processor = load_vl(vl)
     model.eval()
@@ -154,7 +155,7 @@ def _spy_positions(model: Any) -> list[int | None]:
 def test_a_text_students_rollout_and_log_probs_are_unchanged(tmp_path: Path) -> None:
     from test_train_sft import teacher_examples
 
-    from trainers.training.tiny import build_tiny, load
+    from trainers.models.tiny import build_tiny, load
     from trainers.training.toy import archive_environments
 
     model, tok = load(build_tiny(tmp_path / "tiny", teacher_examples(2), vocab_size=600))
@@ -185,7 +186,7 @@ def test_train_rl_on_a_vision_folder_trains_the_language_model_and_merger_and_re
         vl: Path, tmp_path: Path) -> None:
     from safetensors.torch import load_file
 
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     envs = _spec_folder(tmp_path / "envs", [chart(0)])
     out, records = tmp_path / "rl", tmp_path / "rollouts.jsonl"
@@ -234,7 +235,7 @@ def _corrupt_receipts(monkeypatch: pytest.MonkeyPatch) -> EnvironmentSpec:
 
 def test_a_corrupt_image_in_a_tool_result_is_refused_naming_the_episode_and_turn(
         vl: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     bad = _corrupt_receipts(monkeypatch)
     envs = _spec_folder(tmp_path / "envs", [bad])
@@ -284,7 +285,7 @@ _PROCESSORS: dict[Path, Any] = {}
 
 
 def _processor(path: Path) -> Any:
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     if path not in _PROCESSORS:
         _PROCESSORS[path] = load_vl(path)[1]
@@ -319,7 +320,7 @@ def test_a_vision_grpo_step_makes_the_rewarded_turn_seen_with_the_chart_more_lik
     from trainers.credit import compute_advantages
     from trainers.training.grpo import GRPOSettings, grpo_step
     from trainers.training.rollout import choice_rollout
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_inputs import freeze_vision_tower
 
     model, processor = load_vl(vl)
@@ -347,7 +348,7 @@ def test_a_vision_grpo_step_makes_the_rewarded_turn_seen_with_the_chart_more_lik
 
 
 def test_text_spelling_an_image_marker_gets_no_image_slot(vl: Path) -> None:
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     _, processor = load_vl(vl)
     s = receipts(0)
@@ -363,8 +364,8 @@ def test_text_spelling_an_image_marker_gets_no_image_slot(vl: Path) -> None:
 
 
 def test_generation_never_samples_an_image_marker(vl: Path) -> None:
-    from trainers.training.tiny_vl import load_vl
-    from trainers.training.vision_inputs import vision_token_ids
+    from trainers.models.tiny_vl import load_vl
+    from trainers.models.vision_messages import vision_token_ids
 
     model, processor = load_vl(vl)
     pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
@@ -382,7 +383,7 @@ def test_generation_never_samples_an_image_marker(vl: Path) -> None:
 
 
 def test_a_rollout_holds_each_images_pixels_once(vl: Path) -> None:
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_inputs import share_pixels
 
     _, processor = load_vl(vl)
@@ -404,7 +405,7 @@ def test_a_rollout_holds_each_images_pixels_once(vl: Path) -> None:
 def test_a_strip_image_the_processor_refuses_names_the_episode(vl: Path) -> None:
     from PIL import Image
 
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     _, processor = load_vl(vl)
     s = receipts(0)

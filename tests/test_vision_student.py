@@ -112,7 +112,7 @@ def vl() -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(1)
-    from trainers.training.tiny_vl import build_tiny_vl
+    from trainers.models.tiny_vl import build_tiny_vl
 
     examples = []
     for template in ("receipts_into_expenses", "scanned_form_to_database", "chart_answer_from_report"):
@@ -128,7 +128,7 @@ def vl() -> dict[str, Any]:
 
 
 def test_the_processor_reads_the_exports_image_parts_as_image_tokens(vl: dict[str, Any]) -> None:
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_sft import encode_example, expanded_text, with_images
 
     model, processor = load_vl(vl["base"])
@@ -168,7 +168,7 @@ def test_bad_images_in_sft_data_are_refused_naming_the_example() -> None:
 def test_sft_with_images_lowers_the_loss_and_the_figures_are_reported(vl: dict[str, Any]) -> None:
     import torch
 
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_sft import encode_example, train_vision_sft, vision_figures
 
     before = vision_figures(*load_vl(vl["base"]), vl["heldout"], vl["train"])
@@ -196,7 +196,7 @@ def test_sft_with_images_lowers_the_loss_and_the_figures_are_reported(vl: dict[s
 def test_vision_lora_trains_the_language_model_leaves_the_vision_tower_and_saves_merged(vl: dict[str, Any]) -> None:
     import torch
 
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_sft import train_vision_sft
 
     result = train_vision_sft(vl["base"], vl["train"], vl["root"] / "lora", max_steps=8, batch_size=2,
@@ -213,7 +213,7 @@ def test_vision_lora_trains_the_language_model_leaves_the_vision_tower_and_saves
 
 def test_the_hf_policy_runs_the_vision_student_with_the_images_tool_results_returned(vl: dict[str, Any]) -> None:
     from trainers.episodes.policies.hf import HFPolicy
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
 
     s = spec("scanned_form_to_database", 0)
     policy = HFPolicy(vl["base"], max_new_tokens=4)
@@ -321,7 +321,7 @@ def test_the_quick_demo_trains_a_vision_student_and_reports_its_figures(tmp_path
     assert r.exit_code == 0, r.output
     summary = json.loads((out / "summary.json").read_text())
     # --rl: every credit assignment's GRPO runs from the SFT'd vision student and saves a vision folder
-    from trainers.training.tiny_vl import is_vision_model
+    from trainers.models.tiny_vl import is_vision_model
 
     assert [row["credit"] for row in summary["rl"]["rows"]] == ["outcome", "partial", "MT-GRPO turn",
                                                                 "GiGPO step groups"]
