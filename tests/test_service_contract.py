@@ -4,6 +4,7 @@ every tool, and a checked handle for every declared table."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -84,6 +85,29 @@ def test_a_service_is_one_folder_of_the_one_shape(service: Service) -> None:
     problems += [f"{service.name}: the record of table {table} ({model.__qualname__}) is defined in "
                  f"{model.__module__}, not its folder's records.py"
                  for table, model in service.tables.items() if model.__module__ != package + ".records"]
+    _judge(service, problems)
+
+
+def test_tools_are_marked_and_registered_in_one_place(service: Service) -> None:
+    """Every tool is marked `@tool(...)` in its module and registered by the folder's __init__ with
+    `SERVICE.add_tools(...)`, so importing a tool module registers nothing and the tool list's order is read in
+    one place."""
+    package = _package(service)
+    folder = Path(importlib.import_module(package).__file__).parent  # type: ignore[arg-type]
+    problems = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for dec in node.decorator_list:
+                    target = dec.func if isinstance(dec, ast.Call) else dec
+                    if isinstance(target, ast.Attribute) and target.attr == "tool":
+                        problems.append(f"{service.name}: {path.name} registers {node.name} on import "
+                                        f"(@{ast.unparse(target)}); mark it @tool(...) and list it in add_tools")
+    init = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+    listed = [ast.unparse(a).rsplit(".", 1)[-1] for n in ast.walk(init) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Attribute) and n.func.attr == "add_tools" for a in n.args]
+    if listed != list(service.tools):
+        problems.append(f"{service.name}: __init__'s add_tools lists {listed}, the service has {list(service.tools)}")
     _judge(service, problems)
 
 
