@@ -24,7 +24,7 @@ from .profiles.kinds import TaskKind, kind_of
 from .profiles.profile import load_profile
 
 COMPOSED_SHARE = 0.85
-KIND_SHARE = 0.3
+KIND_SHARE = 0.08
 KIND_SHARES = {"dynamic_world": 0.5, "long_horizon": 0.5, "cross_service": 0.4}
 """The kind-directed share by capability where it differs from KIND_SHARE (the multi-day, many-service kinds of
 ClawMark have few capabilities to come through)."""
@@ -44,7 +44,7 @@ KIND_FITS: dict[str, Callable[[TaskKind], bool]] = {
     "clarification": lambda k: k.turns == "clarify" and not k.safety,
     "dynamic_world": lambda k: k.days >= 2 and not k.safety and bool(k.services & _WRITES),
     "long_horizon": lambda k: k.days >= 3 and not k.safety and len(k.services & _WRITES) >= 2,
-    "cross_service": lambda k: not k.safety and k.turns != "clarify" and len(k.services & _WRITES) >= 2,
+    "cross_service": lambda k: k.days >= 2 and not k.safety and len(k.services & _WRITES) >= 2,
     "policy_compliance": lambda k: k.safety,
 }
 """Which benchmark kinds a capability's kind-directed draw may take."""
