@@ -114,7 +114,7 @@ def plan(kind: TaskKind, rng: random.Random) -> tuple[list[st.Step], int, st.Ste
 
 def _words(s: st.Story, rng: random.Random) -> str:
     """The request: the wording layer's goals, then this generator's goals and the evidence hints."""
-    mine = [g for g in s.goals if g.kind not in GOALS[s.lang] and g.stage == 0]
+    mine = sorted((g for g in s.goals if g.kind not in GOALS[s.lang] and g.stage == 0), key=lambda g: g.kind == "x_code")
     s.goals = [g for g in s.goals if g not in mine]
     extra = [kw.goal_text(s, g, rng) for g in mine]
     extra += [kw.evidence_text(s, m, path, rng) for m, path, _ in s.facts.get("evidence_notes", [])]

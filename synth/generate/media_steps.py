@@ -307,7 +307,7 @@ class LogRow(Step):
         b = s.b
         b.use("databases")
         self.db = _slug(s.d.profession.queue[1]).replace("-", "_")[:40] or "register"
-        self.title = f"{s.d.profession.queue[2 if s.lang == 'zh' else 1]} register"
+        self.title = f"{s.d.profession.queue[2]}登记簿" if s.lang == "zh" else f"{s.d.profession.queue[1]} register"
         b.table("databases", "databases").append({"id": self.db, "title": self.title, "properties": [
             {"name": "Name", "type": "title"}, {"name": "Party", "type": "text"}, {"name": "Amount", "type": "number"},
             {"name": "Note", "type": "text"}]})

@@ -1,13 +1,13 @@
 """A task's kind: what sort of work it is, read off its reference solution, and how two kinds match.
 
 The kind of an environment is the set of service families its reference solution calls (the files
-service splits into `files` and `sheets`, for workbooks; reading an evidence file (a workbook declared as
-evidence too) counts as evidence, not as a service; shell and python are `code`), the evidence kinds it needs (image, pdf, audio, video,
-sheet: the files it reads or declares in `metadata.evidence`, by extension; a clip declared as video evidence
-is video), its days (stages),
-its turn structure (`single`: one request; `clarify`: it asks the user, then finishes; `multi`:
-follow-up turns or later days), whether the world changes, and whether it has a safety element
-(a policy, a guard against a forbidden call or a leaked secret). Benchmarks' task lists are written
+service splits into `files` and `sheets`, for workbooks; reading an evidence file, a workbook declared as
+evidence too, counts as evidence, not as a service; shell and python are `code`), the evidence kinds it
+needs (image, pdf, audio, video, sheet: the files it reads or declares in `metadata.evidence`, by
+extension; a clip declared as video evidence is video), its days (stages), its turn structure (`single`:
+one request; `clarify`: it asks the user, then finishes; `multi`: follow-up turns or later days), whether
+the world changes, and whether it has a safety element (a policy, a guard against a forbidden call or a
+leaked secret). Benchmarks' task lists are written
 as the same values (`TaskKind.from_json`), so `matches` compares a benchmark task with a generated
 environment: exactly, or relaxed (the environment's services a subset of the task's, its evidence
 a superset, days within one, the same turn structure).
