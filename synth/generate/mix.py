@@ -25,7 +25,7 @@ from .profiles.profile import load_profile
 
 COMPOSED_SHARE = 0.85
 KIND_SHARE = 0.08
-KIND_SHARES = {"dynamic_world": 0.5, "long_horizon": 0.5, "cross_service": 0.4}
+KIND_SHARES = {"dynamic_world": 0.4, "long_horizon": 0.4, "cross_service": 0.3}
 """The kind-directed share by capability where it differs from KIND_SHARE (the multi-day, many-service kinds of
 ClawMark have few capabilities to come through)."""
 KIND_PROFILES = ("claw-eval", "clawmark")
