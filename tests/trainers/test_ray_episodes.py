@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from support import need
-from test_episode_runner import comparable, generated_specs, multi_turn_spec
+from episode_helpers import comparable, generated_specs, multi_turn_spec
 
 from synth import load_spec
 from trainers.episodes.batch import BatchConfig, run_local
