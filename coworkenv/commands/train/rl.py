@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from .._usage import fail as _fail
+from ._progress import StepProgress
 from ._torch import prepare
 
 
@@ -84,7 +85,9 @@ def rl(
         _fail(str(e))
     fn = choice_rollout if rollout == "choice" else generate_rollout
     try:
-        history = train_grpo(model, environments, out, settings, fn, records)
+        with StepProgress("train rl", steps, figure="mean reward") as progress:
+            history = train_grpo(model, environments, out, settings, fn, records,
+                                 on_step=lambda s: progress.step(s.step + 1, s.mean_reward))
     except (FileNotFoundError, ValueError) as e:
         _fail(str(e))
     rows = [{k: v for k, v in h.to_json().items() if k != "rewards"} for h in history]
