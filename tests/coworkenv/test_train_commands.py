@@ -1,5 +1,6 @@
-"""Long training commands show their progress: one log line per step (step of total, loss or reward, time
-left) on stderr when it is not a terminal, a rich bar when it is; stdout keeps only the result."""
+"""The training commands as a user meets them: long ones show their progress (one log line per step with the
+step of the total, the loss or reward and the time left on stderr when it is not a terminal, a rich bar when it
+is; stdout keeps only the result); `train rl --envs` takes one spec file as well as a folder or toy:N."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 from coworkenv.cli import app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT / "examples" / "specs" / "handwritten-archive-invoices.yaml"
 LINE = r"\[{what}\] step {n}/{total} {figure} -?[0-9.e+-]+, [0-9.]+ s elapsed, about [0-9.]+ s left"
 
 
@@ -93,3 +95,19 @@ def test_train_base_on_a_terminal_draws_a_rich_bar(tmp_path: Path) -> None:
     assert "train base" in text and "3/3" in text and "━" in text and "left" in text, text
     assert "[train base] step" not in text  # the bar, not the log lines
     assert out.decode().startswith("trained 3 steps")
+
+
+def test_train_rl_takes_one_spec_file(tiny: tuple[Path, Path], tmp_path: Path) -> None:
+    # issue 38 item 7: one file was "not a folder of environment specs (or toy:N)"
+    from workspace_sim.record import read_records
+
+    res = CliRunner().invoke(app, ["train", "rl", "--model", str(tiny[0]), "--envs", str(SPEC), "--out",
+                                   str(tmp_path / "o"), "--steps", "1", "--group-size", "2", "--max-turns", "1",
+                                   "--max-new-tokens", "4", "--threads", "1", "--records", str(tmp_path / "r.jsonl"),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    assert {r.env_id for r in read_records(tmp_path / "r.jsonl")} == {"handwritten-archive-invoices"}
+    for bad, says in ((tmp_path / "missing.yaml", "no such file or folder"),
+                      (ROOT / "README.md", "not an environment spec file")):
+        res = CliRunner().invoke(app, ["train", "rl", "--model", str(tiny[0]), "--envs", str(bad)])
+        assert res.exit_code == 2 and says in res.stderr and "Traceback" not in res.output, res.output
