@@ -16,7 +16,8 @@ from typing import Any
 from test_episode_runner import generated_specs, multi_turn_spec
 
 from synth import load_spec
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, EpisodeContext

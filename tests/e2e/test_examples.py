@@ -1,6 +1,6 @@
 """Every example under examples/ runs as a user runs it (a subprocess from a fresh folder, with fast arguments):
 the OpenEnv server and client, the verifiers evaluation against a local OpenAI-compatible endpoint, the TRL
-GRPO example on the shipped specs. The Gymnasium example has its own test (tests/test_examples_gym.py)."""
+GRPO example on the shipped specs. The Gymnasium example has its own test (tests/e2e/test_examples_gym.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from support import need
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-COVERED_ELSEWHERE = {"adapters/gym_episode.py": "tests/test_examples_gym.py"}
+COVERED_ELSEWHERE = {"adapters/gym_episode.py": "tests/e2e/test_examples_gym.py"}
 
 
 def run_example(name: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None,
