@@ -45,30 +45,37 @@ def stats(
 
 def _fmt(d: dict) -> str:  # type: ignore[type-arg]
     med = d["median"]
-    return f"{med:g} / {d['mean']:g} / {d['max']}"
+    return f"{med:g}/{d['mean']:g}/{d['max']}"
+
+
+SHARES = (("calls_at_least_12", ">=12 calls"), ("two_turns", ">=2 user turns"), ("world_change", "a world change"),
+          ("multi_day", ">=2 days"), ("evidence_only", "evidence-only fact"))
 
 
 def _print(dist: dict) -> None:  # type: ignore[type-arg]
+    """Two tables a capability a row, names never cut (sizes as median/mean/max, then the shares meeting each
+    target), so they fit 100 columns; then the targets."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    table = Table(title="environment distribution (median / mean / max)")
-    for col in ("capability", "envs", "calls", "user turns", "days", "world changes", "silent", "services",
-                ">=12 calls", ">=2 turns", "changes", ">=2 days", "evidence-only"):
-        table.add_column(col, justify="left" if col == "capability" else "right")
-
-    def row(name: str, s: dict, bold: bool = False) -> None:  # type: ignore[type-arg]
-        cells = [name, str(s["count"]), _fmt(s["calls"]), _fmt(s["user_turns"]), _fmt(s["stages"]),
-                 _fmt(s["world_changes"]), _fmt(s["silent_changes"]), _fmt(s["services"]),
-                 *(f"{s['share'][k]:.0%}" for k in ("calls_at_least_12", "two_turns", "world_change", "multi_day",
-                                                         "evidence_only"))]
-        table.add_row(*([f"[bold]{c}[/]" for c in cells] if bold else cells))
-
-    for cap, s in dist["capabilities"].items():
-        row(cap, s)
-    row("overall", dist["overall"], bold=True)
-    console.print(table)
+    rows = [*dist["capabilities"].items(), ("overall", dist["overall"])]
+    sizes = Table(title="environment sizes per capability (median/mean/max)", box=box.SIMPLE_HEAD)
+    shares = Table(title="share of environments with", box=box.SIMPLE_HEAD)
+    for table, cols in ((sizes, ("envs", "calls", "user turns", "days", "world changes", "silent", "services")),
+                        (shares, ("envs", *(label for _, label in SHARES)))):
+        table.add_column("capability", no_wrap=True)
+        for col in cols:
+            table.add_column(col, justify="right", no_wrap=True)
+    for name, s in rows:
+        style = "bold" if name == "overall" else None
+        sizes.add_row(name, str(s["count"]), *(_fmt(s[k]) for k in ("calls", "user_turns", "stages", "world_changes",
+                                                                      "silent_changes", "services")), style=style)
+        shares.add_row(name, str(s["count"]), *(f"{s['share'][k]:.0%}" for k, _ in SHARES), style=style)
+    sizes.rows[-2].end_section = shares.rows[-2].end_section = True  # a rule above overall
+    console.print(sizes)
+    console.print(shares)
     targets = Table(title="targets")
     for col in ("target", "measured", "at least", "met"):
         targets.add_column(col, justify="left" if col == "target" else "right")
