@@ -15,6 +15,8 @@ from ._usage import spec_paths
 def stats(
     envs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the distribution as one JSON object."),
+    mix_profile: str = typer.Option(None, "--profile", "-p", help="Also print the mix's marginals beside this "
+                                    "profile's (balanced, claw-eval, clawmark or a profile file)."),
 ) -> None:
     """Print reference calls, user turns, days, world changes and services per capability and overall, and
     the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
@@ -29,18 +31,35 @@ def stats(
     paths = spec_paths(envs)
     if not paths:
         _fail(f"no environments (.json/.yaml specs) found in {', '.join(map(str, envs))}", 1)
-    profiles = []
+    profiles, specs = [], []
     for path in paths:
         try:
-            profiles.append(profile(load_spec(path)))
+            specs.append(load_spec(path))
+            profiles.append(profile(specs[-1]))
         except SpecLoadError as e:
             where, problem = e.problems[0]
             _fail(f"{path} is not an environment spec: {where}: {problem}", 1)
     dist = distribution(profiles)
+    beside = _beside(specs, mix_profile) if mix_profile else None
     if as_json:
-        typer.echo(json.dumps(dist, indent=2))
+        typer.echo(json.dumps({**dist, **({"profile": beside} if beside is not None else {})}, indent=2))
         return
     _print(dist)
+    if beside is not None:
+        from synth.generate.profiles.sampler import compare_text
+
+        typer.echo(compare_text(beside, mix_profile))
+
+
+def _beside(specs: list, name: str) -> list:  # type: ignore[type-arg]
+    """The mix's marginals beside profile `name`'s (synth.generate.profiles); a bad profile exits 2 naming it."""
+    from synth.generate.profiles.profile import ProfileError, load_profile
+    from synth.generate.profiles.sampler import compare
+
+    try:
+        return compare(specs, load_profile(name))
+    except ProfileError as e:
+        _fail(f"--profile: {e}")
 
 
 def _fmt(d: dict) -> str:  # type: ignore[type-arg]
