@@ -168,7 +168,7 @@ def lookalike_listed_first(b: SpecBuilder, p: Person) -> Person:
     if "contacts" in b.services:
         b.table("contacts", "people").append({"email": q.email, "name": q.name, "title": q.title,
                                               "department": q.department, "manager": None,
-                                              "timezone": q.timezone, "phone": b.maker.phone()})
+                                              "timezone": q.timezone, "phone": b.maker.phone(q.timezone)})
     if "mail" in b.services:
         b.table("mail", "accounts").append({"email": q.email, "name": q.name})
     return q

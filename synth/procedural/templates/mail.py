@@ -112,7 +112,7 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
     rows = b.table("contacts", "people")
     row = next(r for r in rows if r["email"] == owner.email)
     while any(r is not row and r["phone"] == row["phone"] for r in rows):  # the pool may repeat a number
-        row["phone"] = b.maker.phone()
+        row["phone"] = b.maker.phone(owner.timezone)
     phone = row["phone"]
     others = sorted({r["phone"] for r in rows if r.get("phone") and r["phone"] != phone})
     names = sorted({p.name for p in b.world.people if p.name and p.email not in (owner.email, b.world.user.email)})

@@ -190,7 +190,11 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
         mtitle = f"{rng.choice([t for t in TOPICS if t != topic]).capitalize()} review"
         start = datetime.combine(mornings[-1].astimezone(tz).date() + timedelta(days=1), time(rng.choice((10, 11, 14))),
                                  tzinfo=tz)
+        while start.weekday() >= 5:  # meetings fall on working days
+            start += timedelta(days=1)
         moved = start + timedelta(hours=rng.choice((1, 2, 3)), days=rng.choice((0, 1)))
+        while moved.weekday() >= 5:
+            moved += timedelta(days=1)
         eid = add_event(b, mtitle, start, 60, mgr.email, [me.email, other.email])
         plan = f"/notes/plan-{tag}.md"
         b.table("files", "files").append({"path": plan, "content": "# This week\n"})
