@@ -1,5 +1,6 @@
 """"`coworkenv stats`: the distribution of a set of environments (size, turns, days, world changes, facts only an
-evidence file holds) per capability and overall, against the balanced mix's targets."""
+evidence file holds) per capability and overall, against the balanced mix's targets; and its diversity
+(synth.diversity: masked openings and sentences, tool sequences, workplaces, languages)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def stats(
     """Print reference calls, user turns, days, world changes and services per capability and overall, and
     the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
     holds); exits 1 when no environment is found or one cannot load."""
+    from synth import diversity
     from synth.errors import SpecLoadError
     from synth.pipeline import distribution, profile
     from synth.spec import load_spec
@@ -29,18 +31,21 @@ def stats(
     paths = spec_paths(envs)
     if not paths:
         _fail(f"no environments (.json/.yaml specs) found in {', '.join(map(str, envs))}", 1)
-    profiles = []
+    profiles, specs = [], []
     for path in paths:
         try:
-            profiles.append(profile(load_spec(path)))
+            specs.append(load_spec(path))
+            profiles.append(profile(specs[-1]))
         except SpecLoadError as e:
             where, problem = e.problems[0]
             _fail(f"{path} is not an environment spec: {where}: {problem}", 1)
     dist = distribution(profiles)
+    dist["diversity"] = diversity.figures(specs)
     if as_json:
         typer.echo(json.dumps(dist, indent=2))
         return
     _print(dist)
+    _print_diversity(dist["diversity"])
 
 
 def _fmt(d: dict) -> str:  # type: ignore[type-arg]
@@ -77,3 +82,17 @@ def _print(dist: dict) -> None:  # type: ignore[type-arg]
         targets.add_row(t["target"], shown(t["measured"]), shown(t["at_least"]),
                         "[green]yes[/]" if t["met"] else "[red]no[/]")
     console.print(targets)
+
+
+def _print_diversity(fig: dict) -> None:  # type: ignore[type-arg]
+    from rich.console import Console
+    from rich.table import Table
+
+    from synth.diversity import rows
+
+    table = Table(title="diversity (openings: first 12 words, names, numbers, dates, paths and quotes masked)")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for label, value in rows(fig):
+        table.add_row(label, value)
+    Console().print(table)

@@ -28,10 +28,11 @@ def _slug(text: str) -> str:
         ch.isalpha() for ch in w)) or "doc"
 
 
-def companion(d: Drawn, party: str, party_en: str, facts: dict[str, Any], rng: random.Random) -> tuple[str, str]:
+def companion(d: Drawn, party: str, party_en: str, facts: dict[str, Any]) -> tuple[str, str]:
     """A companion document of the pack about `party` (path, text): its path holds no digits, so a search
     for the task's document number never finds it."""
     loc: Locale = d.locale
+    rng = random.Random(f"companion:{facts['ref']}:{party_en}")  # its own draws: the story's stream is untouched
     kind = rng.choice(COMPANIONS.get(d.profession.id, ("minutes",)))
     letters = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(2))
     cfacts: dict[str, Any] = {"issuer": party, "recipient": d.world.organisation.name, "date": facts["date"],

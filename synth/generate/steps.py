@@ -150,7 +150,7 @@ class FindDocument(Step):
             docs.append((path, facts))
         (path, facts) = docs[0]
         en = d.profession.parties["en"]
-        cpath, ctext = companion(d, party, en[d.profession.parties[s.lang].index(party) % len(en)], facts, rng)
+        cpath, ctext = companion(d, party, en[d.profession.parties[s.lang].index(party) % len(en)], facts)
         if all(r["path"] != cpath for r in rows):
             rows.append({"path": cpath, "content": ctext})
         s.produce("doc_path", path, "files")

@@ -60,7 +60,7 @@ def _fields(c: Ctx, kind: str) -> list[tuple[str, str]]:
         return [(c.t("PO number", "订单编号"), ref), (c.t("Order date", "下单日期"), date),
                 (c.t("Buyer", "需方"), recipient), (c.t("Supplier", "供方"), issuer),
                 (c.t("Deliver to", "交货地点"), c.address()), (c.t("Required by", "交货日期"), c.after(14)),
-                (c.t("Buyer contact", "需方联系人"), f"{c.person()}, {c.phone()}")]
+                (c.t("Buyer contact", "需方联系人"), f"{c.person()}{c.t(', ', '，')}{c.phone()}")]
     if kind == "expense_claim":
         return [(c.t("Claim number", "单据编号"), ref), (c.t("Submitted", "填报日期"), date),
                 (c.t("Claimant", "报销人"), issuer), (c.t("Organisation", "单位"), recipient),
