@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# verifiers for tests/test_adapters_verifiers.py. verifiers 0.3.1 declares mcp<2 and 0.4.0 declares mcp==2.0.0
+# verifiers for tests/trainers/adapters/test_adapters_verifiers.py. verifiers 0.3.1 declares mcp<2 and 0.4.0 declares mcp==2.0.0
 # and openai<3, while coworkenv needs mcp>=2.3 (and the venv has openai 3); pip cannot resolve either with
 # ours. verifiers imports mcp only in its optional MCPEnv, which coworkenv does not use, so we install 0.3.1
 # without its dependency metadata; its real runtime dependencies come from the `verifiers` extra in

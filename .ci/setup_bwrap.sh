@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bubblewrap for run_python's sandbox (tests/test_sandbox_python.py); idempotent, Debian, as root.
+# bubblewrap for run_python's sandbox (tests/workspace_sim/test_sandbox_python.py); idempotent, Debian, as root.
 # Installs the bubblewrap package, then checks that a sandbox with new user, mount, PID, network
 # and IPC namespaces starts here and that coworkenv's own probe offers run_python.
 set -euo pipefail

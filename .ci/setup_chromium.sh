@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chromium for the report screenshot test (tests/test_report_screenshot.py); idempotent, Debian, as root.
+# Chromium for the report screenshot test (tests/trainers/test_report_screenshot.py); idempotent, Debian, as root.
 # Installs Debian's chromium package, then checks that headless Chromium writes a screenshot here.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Docker engine and the default sandbox image for tests/test_sandbox_docker.py (idempotent; Debian, as root).
+# Docker engine and the default sandbox image for tests/workspace_sim/test_sandbox_docker.py (idempotent; Debian, as root).
 # Installs docker.io and busybox-static, starts dockerd in the background if no engine answers
 # (falling back to settings that work inside containers and VMs), then builds the image offline.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ray for tests/test_ray_episodes.py: make sure ray[default] is in the venv and a local Ray can start
+# Ray for tests/trainers/test_ray_episodes.py: make sure ray[default] is in the venv and a local Ray can start
 # and stop (the tests start their own private local Ray; nothing is left running). Idempotent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

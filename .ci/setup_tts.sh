@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# eSpeak NG for the audio evidence (synth/procedural/speech.py, tests/test_synth_voice.py); idempotent, Debian, as root.
+# eSpeak NG for the audio evidence (synth/procedural/speech.py, tests/synth/test_synth_voice.py); idempotent, Debian, as root.
 # Installs Debian's espeak-ng package, then checks that it speaks to a WAV file and gives the same bytes twice.
 set -euo pipefail
 

@@ -121,7 +121,7 @@ def _student(folder: Path, train: Sequence[Any], vocab: int, sft_steps: int) -> 
     from trainers.episodes.policies import make_policy
     from trainers.episodes.runner import run_episode
     from trainers.export.sft import to_hf
-    from trainers.training.tiny import build_tiny
+    from trainers.models.tiny import build_tiny
 
     examples = [to_hf(run_episode(spec, make_policy("teacher"))) for spec in train]
     base = build_tiny(folder / "base", examples, vocab_size=vocab, compact_tools=True, isolate_spaces=True)
@@ -137,7 +137,7 @@ def _student(folder: Path, train: Sequence[Any], vocab: int, sft_steps: int) -> 
 def evaluate(model_dir: Path, envs: Sequence[Any], settings: Any) -> Score:
     """Greedy choice rollouts of the saved model in `envs`: strict success, weighted score, per-stage pass rate."""
     from trainers.training.rollout import choice_rollout
-    from trainers.training.tiny import load
+    from trainers.models.tiny import load
 
     model, tokenizer = load(model_dir)
     model.eval()

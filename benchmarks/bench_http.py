@@ -49,304 +49,64 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import anyio
 import httpx
 import httpx2
 
-ARGS = {"path": "/reports/q1.csv"}
-# Where cold starts keep their bytecode: an installed package runs from compiled modules (the mock's Starlette and
-# uvicorn do, compiled at install), so a cold start must not count compiling coworkenv's sources on every spawn, as
-# it would under PYTHONDONTWRITEBYTECODE (set on some machines, this one included). Set by `cold_starts`.
-_PYCACHE: list[str] = []
+from .http_servers import (ARGS, CLIENTS_PER_POOL, MODERN, PYCACHE, REST_CALL, REST_MOCK, REST_MOCK_FASTAPI, TOKEN,
+                           ServerProcess, lean_call_request, mcp_client, ms_since, ok_bytes, ok_json, percentile,
+                           serve_args, spawn_env)
 
+@dataclass
+class _Rig:
+    """What `_measure`'s loops share: the servers' clients and the timings by loop step."""
 
-def spawn_env(**extra: str) -> dict[str, str]:
-    """The environment of a spawned server: this one's, warnings off, and bytecode kept under the cold starts'
-    cache folder once `cold_starts` has made one."""
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", **extra}
-    if _PYCACHE:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = _PYCACHE[0]
-    return env
-TOKEN = "bench-admin-token-0123456789"
-
-REST_MOCK = """
-import json, socket, sys, uvicorn
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-
-LOG = "".join(f"2025-12-{1 + i % 28:02d} 10:{i % 60:02d}:00 batch job {i:05d} finished in {i % 97} s\\n"
-              for i in range(800))
-SEED = json.dumps({"files": [
-    {"path": "/reports/q1.csv", "content": "region,amount\\nnorth,400\\nsouth,350\\neast,484\\n"},
-    {"path": "/reports/README.md", "content": "# Reports\\nQuarterly figures live here, one CSV per quarter.\\n"},
-    {"path": "/archive/2025/batch.log", "content": LOG},
-    {"path": "/drafts/notes.md", "content": "- ask Bo about the Q2 template\\n"}]})
-state = {}
-
-async def reset(request):
-    state.clear()
-    state.update({f["path"]: f for f in json.loads(SEED)["files"]})
-    return JSONResponse({"ok": True, "files": len(state)})
-
-async def call(request):
-    body = await request.json()
-    found = state.get(body.get("args", {}).get("path"))
-    if found is None:
-        return JSONResponse({"error": "not found"}, status_code=404)
-    return JSONResponse({"result": {"content": [{"type": "text", "text": found["content"]}],
-                                    "structuredContent": found, "isError": False}})
-
-sock = socket.socket()
-sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-sock.bind(("127.0.0.1", 0))
-print(f"listening on http://127.0.0.1:{sock.getsockname()[1]} ", file=sys.stderr, flush=True)
-app = Starlette(routes=[Route("/reset", reset, methods=["POST"]), Route("/call", call, methods=["POST"])])
-uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False)).run(sockets=[sock])
-"""
-REST_CALL = {"tool": "read_text_file", "args": ARGS}
-# The same mock the way the issue's benchmark writes its REST environment servers: FastAPI, a pydantic model for
-# the call's body. Only its cold start is measured (`rest_fastapi_cold_start_ms`), beside the bare Starlette one's.
-REST_MOCK_FASTAPI = REST_MOCK.replace("""from starlette.applications import Starlette
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-""", """from typing import Any
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel
-
-class Call(BaseModel):
-    tool: str
-    args: dict[str, Any] = {}
-""").replace("async def reset(request):", "async def reset():").replace("""async def call(request):
-    body = await request.json()
-    found = state.get(body.get("args", {}).get("path"))""", """async def call(body: Call):
-    found = state.get(body.args.get("path"))""").replace(
-    """app = Starlette(routes=[Route("/reset", reset, methods=["POST"]), Route("/call", call, methods=["POST"])])""",
-    """app = FastAPI()
-app.post("/reset")(reset)
-app.post("/call")(call)""")
-
-
-def _serve_args(record_dir: str, http: bool) -> list[str]:
-    args = [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
-            "--record-dir", record_dir]
-    return args + ["--http", "--port", "0"] if http else args
-
-
-class _Process:
-    """A server subprocess whose stderr says `listening on URL `; `url` once it has (`ready()` waits until it
-    accepts connections too)."""
-
-    def __init__(self, args: list[str]) -> None:
-        self.t0 = time.perf_counter()
-        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                                     env=spawn_env(COWORKENV_ADMIN_TOKEN=TOKEN))
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            m = re.search(r"listening on (http://\S+?) ", line)
-            if m:
-                self.url = m.group(1)
-                return
-        self.stop()
-        raise RuntimeError(f"{args[:4]} did not start")
-
-    def ready(self) -> "_Process":
-        host, port = self.url.removeprefix("http://").rsplit(":", 1)
-        for _ in range(5000):
-            try:
-                socket.create_connection((host, int(port)), timeout=5).close()
-                return self
-            except ConnectionRefusedError:
-                time.sleep(0.002)
-        raise RuntimeError(f"{self.url} never accepted a connection")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
-CLIENTS_PER_POOL = 10
-MODERN = "2026-07-28"  # the sessionless protocol revision: no handshake, every request stands alone
-
-
-def _mcp_client(url: str, http: Any, mode: str = MODERN, cache: Any = None) -> Any:
-    """The SDK's client over the shared pool; `cache` (a `CacheConfig`) shares listings across episodes."""
-    from mcp import Client
-    from mcp.client.caching import CacheConfig
-    from mcp.client.streamable_http import streamable_http_client
-
-    return Client(streamable_http_client(url, http_client=http, terminate_on_close=False), mode=mode,
-                  cache=cache if cache is not None else CacheConfig())
-
-
-def _p(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def _ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000
-
-
-def _lean_call_request() -> tuple[dict[str, str], bytes]:
-    """The headers and body the lean client sends for the benchmark's read (request id 1)."""
-    from trainers.episodes.harness_client import _ACCEPT, CLIENT_INFO, PROTOCOL_VERSION
-
-    envelope = {"io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientInfo": CLIENT_INFO, "io.modelcontextprotocol/clientCapabilities": {}}
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "read_text_file", "arguments": ARGS, "_meta": envelope}}
-    headers = {"accept": _ACCEPT, "content-type": "application/json", "mcp-protocol-version": PROTOCOL_VERSION,
-               "mcp-method": "tools/call", "mcp-name": "read_text_file"}
-    return headers, json.dumps(body, separators=(",", ":")).encode()
-
-
-def _ok_bytes(r: Any) -> bytes:
-    if r.status_code >= 400:
-        raise RuntimeError(f"HTTP {r.status_code}: {r.text[:300]}")
-    return r.content
-
-
-def _ok(r: Any) -> Any:
-    """The JSON of a successful answer (an httpx2 response or the lean client's `Reply`)."""
-    if r.status_code >= 400:
-        raise RuntimeError(f"HTTP {r.status_code}: {r.text[:300]}")
-    return r.json()
+    conn: Any  # the lean client's ServerConnection
+    mock: Any
+    fast: Any  # the FastAPI mock's client, or None
+    t: dict[str, list[float]]
 
 
 async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | None = None) -> dict[str, float]:
     """Calls, resets, creates and episodes: the lean client, mcp.Client and the REST mock, interleaved (and the
     FastAPI mock's call, reset and reset + call when `fastapi` is its URL)."""
-    from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
-
     from trainers.episodes.harness_client import EpisodeClient, ServerConnection
 
-    conn = ServerConnection(base, TOKEN)
-    mock = httpx2.Client(base_url=rest, timeout=60)
-    fast = httpx2.Client(base_url=fastapi, timeout=60) if fastapi else None
     t: dict[str, list[float]] = {k: [] for k in ("rest_call", "call", "call_sdk", "call_httpx", "rest_reset", "reset",
                                                  "create", "rest_episode", "episode", "episode_sdk", "episode_next",
                                                  "reset_call")}
-    if fast is not None:
+    rig = _Rig(ServerConnection(base, TOKEN), httpx2.Client(base_url=rest, timeout=60),
+               httpx2.Client(base_url=fastapi, timeout=60) if fastapi else None, t)
+    if rig.fast is not None:
         t.update(fastapi_call=[], fastapi_reset=[], fastapi_episode=[])
-    store = InMemoryResponseCacheStore()
-    plain = httpx2.Client(base_url=base, timeout=60)  # the lean client's request, sent as the mock's are
+    plain = httpx2.Client(base_url=base, timeout=60)  # the lean client's request, sent as the mocks' are
     try:
-        _ok(mock.post("/reset"))
-        if fast is not None:
-            _ok(fast.post("/reset"))
-        ep = _ok(conn.admin("POST", "/admin/episodes", {}))
-        lean = EpisodeClient(conn, ep["mcp_path"], ep["env_hash"])
+        ok_json(rig.mock.post("/reset"))
+        if rig.fast is not None:
+            ok_json(rig.fast.post("/reset"))
+        ep = ok_json(rig.conn.admin("POST", "/admin/episodes", {}))
+        lean = EpisodeClient(rig.conn, ep["mcp_path"], ep["env_hash"])
         lean.list_tools()
-        call_headers, call_body = _lean_call_request()
-        async with httpx2.AsyncClient(timeout=60) as http, _mcp_client(base + ep["mcp_path"], http) as sdk:
-            for i in range(n + 10):  # the first ten warm up
-                t0 = time.perf_counter()
-                _ok(mock.post("/call", json=REST_CALL))
-                t1 = time.perf_counter()
-                assert not lean.call_tool("read_text_file", ARGS).get("isError")
-                t2 = time.perf_counter()
-                await sdk.call_tool("read_text_file", ARGS)
-                t3 = time.perf_counter()
-                assert b'"isError":false' in _ok_bytes(plain.post(ep["mcp_path"], content=call_body,
-                                                                  headers=call_headers))
-                if i >= 10:
-                    t["rest_call"].append((t1 - t0) * 1000)
-                    t["call"].append((t2 - t1) * 1000)
-                    t["call_sdk"].append((t3 - t2) * 1000)
-                    t["call_httpx"].append(_ms(t3))
-                if fast is not None:
-                    t3 = time.perf_counter()
-                    _ok(fast.post("/call", json=REST_CALL))
-                    if i >= 10:
-                        t["fastapi_call"].append(_ms(t3))
-            made_here: list[str] = []  # ended after the loop: an end's record work would land on another's request
-            for i in range(n // 4 + 5):  # every request here comes right after one to another server
-                t0 = time.perf_counter()
-                _ok(mock.post("/reset"))
-                t1 = time.perf_counter()
-                _ok(conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/reset", {}))
-                if i >= 5:
-                    t["rest_reset"].append((t1 - t0) * 1000)
-                    t["reset"].append(_ms(t1))
-                if fast is not None:
-                    t2 = time.perf_counter()
-                    _ok(fast.post("/reset"))
-                    if i >= 5:
-                        t["fastapi_reset"].append(_ms(t2))
-                t3 = time.perf_counter()
-                made_here.append(_ok(conn.admin("POST", "/admin/episodes", {}))["episode_id"])
-                if i >= 5:
-                    t["create"].append(_ms(t3))
-            for eid in made_here:
-                _ok(conn.admin("POST", f"/admin/episodes/{eid}/end", {}))
-            _ok(conn.admin("POST", f"/admin/episodes/{ep['episode_id']}/end", {}))
-            looped = conn.create()  # the end-and-next loop's first episode (made once, before the loop)
-            held = conn.create()  # reset + call: the reset's record work (after its answer) meets the call
-            held_client = EpisodeClient(conn, held["mcp_path"], held["env_hash"])
-            held_client.call_tool("read_text_file", ARGS)
-            for i in range(episodes + 3):
-                t0 = time.perf_counter()
-                _ok(mock.post("/reset"))
-                _ok(mock.post("/call", json=REST_CALL))
-                t1 = time.perf_counter()
-                made = _ok(conn.admin("POST", "/admin/episodes", {}))
-                client = EpisodeClient(conn, made["mcp_path"], made["env_hash"])
-                client.list_tools()  # from the listing cached per environment
-                client.call_tool("read_text_file", ARGS)
-                _ok(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
-                t3 = time.perf_counter()
-                client = EpisodeClient(conn, looped["mcp_path"], looped["env_hash"])  # call + end-and-next
-                client.list_tools()
-                client.call_tool("read_text_file", ARGS)
-                looped = conn.end(looped["episode_id"], next={})["next"]
-                t["episode_next"].append(_ms(t3))
-                t5 = time.perf_counter()
-                made = _ok(conn.admin("POST", "/admin/episodes", {}))
-                cache = CacheConfig(store=store, partition="bench", target_id=f"{base}#{made['env_hash']}")
-                async with _mcp_client(base + made["mcp_path"], http, MODERN, cache) as c:
-                    await c.list_tools()
-                    await c.call_tool("read_text_file", ARGS)
-                _ok(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
-                if fast is not None:
-                    t6 = time.perf_counter()
-                    _ok(fast.post("/reset"))
-                    _ok(fast.post("/call", json=REST_CALL))
-                    if i >= 3:
-                        t["fastapi_episode"].append(_ms(t6))
-                t7 = time.perf_counter()
-                _ok(conn.admin("POST", f"/admin/episodes/{held['episode_id']}/reset", {}))
-                held_client.call_tool("read_text_file", ARGS)
-                if i >= 3:
-                    t["reset_call"].append(_ms(t7))
-                if i >= 3:
-                    t["rest_episode"].append((t1 - t0) * 1000)
-                    t["episode"].append((t3 - t1) * 1000)
-                    t["episode_sdk"].append(_ms(t5))
-        conn.end(looped["episode_id"])
-        conn.end(held["episode_id"])
+        async with httpx2.AsyncClient(timeout=60) as http, mcp_client(base + ep["mcp_path"], http) as sdk:
+            await _calls(rig, lean, sdk, plain, ep["mcp_path"], n)
+            _resets(rig, ep["episode_id"], n // 4 + 5)
+            await _episodes(rig, base, http, episodes)
     finally:
-        conn.close()
-        mock.close()
+        rig.conn.close()
+        rig.mock.close()
         plain.close()
-        if fast is not None:
-            fast.close()
+        if rig.fast is not None:
+            rig.fast.close()
     del t["episode_next"][:3]  # warm-up, as the others
     names = {"episode_next": "http_episode_next_ms", "rest_call": "rest_call_ms", "call": "http_call_ms",
              "call_sdk": "http_call_sdk_ms", "call_httpx": "http_call_httpx_ms", "reset_call": "http_reset_call_ms",
@@ -357,6 +117,112 @@ async def _measure(base: str, rest: str, n: int, episodes: int, fastapi: str | N
     return {names[k]: statistics.median(v) for k, v in t.items()}
 
 
+async def _calls(rig: _Rig, lean: Any, sdk: Any, plain: Any, mcp_path: str, n: int) -> None:
+    """The sequential call: the mock's, the lean client's, the SDK's and the lean request over plain httpx2."""
+    t, mock, fast = rig.t, rig.mock, rig.fast
+    call_headers, call_body = lean_call_request()
+    for i in range(n + 10):  # the first ten warm up
+        t0 = time.perf_counter()
+        ok_json(mock.post("/call", json=REST_CALL))
+        t1 = time.perf_counter()
+        assert not lean.call_tool("read_text_file", ARGS).get("isError")
+        t2 = time.perf_counter()
+        await sdk.call_tool("read_text_file", ARGS)
+        t3 = time.perf_counter()
+        assert b'"isError":false' in ok_bytes(plain.post(mcp_path, content=call_body, headers=call_headers))
+        if i >= 10:
+            t["rest_call"].append((t1 - t0) * 1000)
+            t["call"].append((t2 - t1) * 1000)
+            t["call_sdk"].append((t3 - t2) * 1000)
+            t["call_httpx"].append(ms_since(t3))
+        if fast is not None:
+            t3 = time.perf_counter()
+            ok_json(fast.post("/call", json=REST_CALL))
+            if i >= 10:
+                t["fastapi_call"].append(ms_since(t3))
+
+
+def _resets(rig: _Rig, episode_id: str, rounds: int) -> None:
+    """Resets and creates, each request right after one to another server; the episodes made are ended after
+    the loop (an end's record work would land on another's request), then `episode_id` too."""
+    t, mock, fast, conn = rig.t, rig.mock, rig.fast, rig.conn
+    made_here: list[str] = []
+    for i in range(rounds):
+        t0 = time.perf_counter()
+        ok_json(mock.post("/reset"))
+        t1 = time.perf_counter()
+        ok_json(conn.admin("POST", f"/admin/episodes/{episode_id}/reset", {}))
+        if i >= 5:
+            t["rest_reset"].append((t1 - t0) * 1000)
+            t["reset"].append(ms_since(t1))
+        if fast is not None:
+            t2 = time.perf_counter()
+            ok_json(fast.post("/reset"))
+            if i >= 5:
+                t["fastapi_reset"].append(ms_since(t2))
+        t3 = time.perf_counter()
+        made_here.append(ok_json(conn.admin("POST", "/admin/episodes", {}))["episode_id"])
+        if i >= 5:
+            t["create"].append(ms_since(t3))
+    for eid in made_here:
+        ok_json(conn.admin("POST", f"/admin/episodes/{eid}/end", {}))
+    ok_json(conn.admin("POST", f"/admin/episodes/{episode_id}/end", {}))
+
+
+async def _episodes(rig: _Rig, base: str, http: Any, episodes: int) -> None:
+    """Whole episodes: the mock's reset + call; create + call + end; call + end-and-next; a fresh SDK client
+    per episode on a shared listing cache; and a reset + call to one held episode."""
+    from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
+
+    from trainers.episodes.harness_client import EpisodeClient
+
+    t, mock, fast, conn = rig.t, rig.mock, rig.fast, rig.conn
+    store = InMemoryResponseCacheStore()
+    looped = conn.create()  # the end-and-next loop's first episode (made once, before the loop)
+    held = conn.create()  # reset + call: the reset's record work (after its answer) meets the call
+    held_client = EpisodeClient(conn, held["mcp_path"], held["env_hash"])
+    held_client.call_tool("read_text_file", ARGS)
+    for i in range(episodes + 3):
+        t0 = time.perf_counter()
+        ok_json(mock.post("/reset"))
+        ok_json(mock.post("/call", json=REST_CALL))
+        t1 = time.perf_counter()
+        made = ok_json(conn.admin("POST", "/admin/episodes", {}))
+        client = EpisodeClient(conn, made["mcp_path"], made["env_hash"])
+        client.list_tools()  # from the listing cached per environment
+        client.call_tool("read_text_file", ARGS)
+        ok_json(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
+        t3 = time.perf_counter()
+        client = EpisodeClient(conn, looped["mcp_path"], looped["env_hash"])  # call + end-and-next
+        client.list_tools()
+        client.call_tool("read_text_file", ARGS)
+        looped = conn.end(looped["episode_id"], next={})["next"]
+        t["episode_next"].append(ms_since(t3))
+        t5 = time.perf_counter()
+        made = ok_json(conn.admin("POST", "/admin/episodes", {}))
+        cache = CacheConfig(store=store, partition="bench", target_id=f"{base}#{made['env_hash']}")
+        async with mcp_client(base + made["mcp_path"], http, MODERN, cache) as c:
+            await c.list_tools()
+            await c.call_tool("read_text_file", ARGS)
+        ok_json(conn.admin("POST", f"/admin/episodes/{made['episode_id']}/end", {}))
+        if fast is not None:
+            t6 = time.perf_counter()
+            ok_json(fast.post("/reset"))
+            ok_json(fast.post("/call", json=REST_CALL))
+            if i >= 3:
+                t["fastapi_episode"].append(ms_since(t6))
+        t7 = time.perf_counter()
+        ok_json(conn.admin("POST", f"/admin/episodes/{held['episode_id']}/reset", {}))
+        held_client.call_tool("read_text_file", ARGS)
+        if i >= 3:
+            t["reset_call"].append(ms_since(t7))
+            t["rest_episode"].append((t1 - t0) * 1000)
+            t["episode"].append((t3 - t1) * 1000)
+            t["episode_sdk"].append(ms_since(t5))
+    conn.end(looped["episode_id"])
+    conn.end(held["episode_id"])
+
+
 async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> dict[str, float]:
     """100 episodes x 20 calls at once through mcp.Client (one pool per ten), against one episode's rate."""
     out: dict[str, float] = {}
@@ -364,7 +230,7 @@ async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> di
     async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as admin, \
             httpx2.AsyncClient(timeout=60) as http:
         eid = (await admin.post("/admin/episodes", json={})).json()["episode_id"]
-        async with _mcp_client(f"{base}/episodes/{eid}/mcp", http) as c:
+        async with mcp_client(f"{base}/episodes/{eid}/mcp", http) as c:
             for _ in range(10):
                 await c.call_tool("read_text_file", ARGS)
             t0 = time.perf_counter()
@@ -381,13 +247,13 @@ async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> di
                   for _ in range(-(-concurrent // CLIENTS_PER_POOL))]
 
         async def work(i: int, e: str) -> None:
-            async with _mcp_client(f"{base}/episodes/{e}/mcp", groups[i % len(groups)]) as c:
+            async with mcp_client(f"{base}/episodes/{e}/mcp", groups[i % len(groups)]) as c:
                 connected[0] += 1
                 await go.wait()  # the rate counts calls, not connections
                 for _ in range(calls_each):
                     t = time.perf_counter()
                     await c.call_tool("read_text_file", ARGS)
-                    latencies.append(_ms(t))
+                    latencies.append(ms_since(t))
 
         async with anyio.create_task_group() as tg:
             for i, e in enumerate(eids):
@@ -397,7 +263,7 @@ async def _concurrent(base: str, n: int, concurrent: int, calls_each: int) -> di
             t0 = time.perf_counter()
             go.set()
         out["http_concurrent_calls_per_s"] = len(latencies) / (time.perf_counter() - t0)
-        out["http_concurrent_p50_ms"], out["http_concurrent_p99_ms"] = _p(latencies, 0.5), _p(latencies, 0.99)
+        out["http_concurrent_p50_ms"], out["http_concurrent_p99_ms"] = percentile(latencies, 0.5), percentile(latencies, 0.99)
         for g in groups:
             await g.aclose()
         for e in eids:
@@ -480,17 +346,17 @@ FIRST_CALL = (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrp
 def _stdio_start_ms(record_dir: str) -> tuple[float, float]:
     """Spawn `serve` (stdio): milliseconds to its answer to initialize, and to the answer of the first tool call."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(_serve_args(record_dir, http=False), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(serve_args(record_dir, http=False), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=spawn_env())
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INIT)
     proc.stdin.flush()
     proc.stdout.readline()
-    first = _ms(t0)
+    first = ms_since(t0)
     proc.stdin.write(FIRST_CALL)
     proc.stdin.flush()
     assert b"north,400" in proc.stdout.readline()
-    called = _ms(t0)
+    called = ms_since(t0)
     proc.stdin.close()
     proc.wait(30)
     return first, called
@@ -500,20 +366,20 @@ def _http_start_ms(args: list[str], first: tuple[str, str, dict[str, str]],
                    then: Any = None) -> tuple[float, float | None]:
     """Spawn a server, wait for its address, send its first request: milliseconds from spawn to the answer, and
     to the end of `then(url, answer)` when given (a first tool call)."""
-    server = _Process(args)
+    server = ServerProcess(args)
     try:
         method, path, headers = first
         while True:  # a server may say where it listens a moment before it accepts
             try:
-                answer = _ok(httpx2.request(method, server.url + path, headers=headers, json={}, timeout=60))
+                answer = ok_json(httpx2.request(method, server.url + path, headers=headers, json={}, timeout=60))
                 break
             except httpx2.ConnectError:
                 time.sleep(0.002)
-        took = _ms(server.t0)
+        took = ms_since(server.t0)
         if then is None:
             return took, None
         then(server.url, answer)
-        return took, _ms(server.t0)
+        return took, ms_since(server.t0)
     finally:
         server.stop()
 
@@ -533,7 +399,7 @@ def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
     """Median ms from spawn to the first answer: stdio serve (initialize), HTTP serve (admin create), REST mock
     (reset); and to the first tool call's answer (stdio, HTTP with the lean client); interleaved. Every process
     runs from bytecode (one untimed start of each writes it under `record_dir`), as an installed package does."""
-    _PYCACHE[:] = [os.path.join(record_dir, "pycache")]  # `figures` clears it when its folder goes
+    PYCACHE[:] = [os.path.join(record_dir, "pycache")]  # `figures` clears it when its folder goes
     t: dict[str, list[float]] = {k: [] for k in ("serve_cold_start_ms", "serve_http_cold_start_ms", "rest_cold_start_ms",
                                                  "serve_first_call_ms", "serve_http_first_call_ms")}
     fastapi = importlib.util.find_spec("fastapi") is not None  # the `dev` extra has it (through openenv-core)
@@ -543,13 +409,13 @@ def cold_starts(record_dir: str, repeat: int) -> dict[str, float]:
     create = ("POST", "/admin/episodes", {"Authorization": f"Bearer {TOKEN}"})
     _http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))  # untimed: they write the bytecode
     _stdio_start_ms(record_dir)
-    _http_start_ms(_serve_args(record_dir, http=True), create, _first_call)
+    _http_start_ms(serve_args(record_dir, http=True), create, _first_call)
     for _ in range(repeat):
         t["rest_cold_start_ms"].append(_http_start_ms([sys.executable, "-c", REST_MOCK], ("POST", "/reset", {}))[0])
         first, called = _stdio_start_ms(record_dir)
         t["serve_cold_start_ms"].append(first)
         t["serve_first_call_ms"].append(called)
-        first, http_called = _http_start_ms(_serve_args(record_dir, http=True), create, _first_call)
+        first, http_called = _http_start_ms(serve_args(record_dir, http=True), create, _first_call)
         t["serve_http_cold_start_ms"].append(first)
         t["serve_http_first_call_ms"].append(http_called or 0.0)
         if fastapi:
@@ -596,10 +462,10 @@ def run(quick: bool) -> list[dict[str, Any]]:
 def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int) -> list[dict[str, Any]]:
     """The figures at the given sizes: sequential calls, episodes, concurrent episodes x calls, cold starts."""
     with tempfile.TemporaryDirectory() as tmp:
-        rest, server = _Process([sys.executable, "-c", REST_MOCK]), None
-        fast = _Process([sys.executable, "-c", REST_MOCK_FASTAPI]) if importlib.util.find_spec("fastapi") else None
+        rest, server = ServerProcess([sys.executable, "-c", REST_MOCK]), None
+        fast = ServerProcess([sys.executable, "-c", REST_MOCK_FASTAPI]) if importlib.util.find_spec("fastapi") else None
         try:
-            server = _Process(_serve_args(tmp, http=True)).ready()
+            server = ServerProcess(serve_args(tmp, http=True)).ready()
             rest.ready()
             m = anyio.run(_measure, server.url, rest.url, n, episodes, fast.ready().url if fast else None)
             m.update(anyio.run(_concurrent, server.url, n, concurrent, calls_each))
@@ -612,13 +478,13 @@ def figures(n: int, episodes: int, concurrent: int, calls_each: int, starts: int
                 server.stop()
         try:
             m.update(cold_starts(tmp, starts))
-            m["serve_import_ms"], serve_top = import_profile(_serve_args(tmp, http=False), INIT, first_answer=True)
+            m["serve_import_ms"], serve_top = import_profile(serve_args(tmp, http=False), INIT, first_answer=True)
             loaded = REST_MOCK.replace("uvicorn.Server(uvicorn.Config(app, log_level=\"error\", access_log=False)).run(sockets=[sock])",
                                        "uvicorn.Config(app, log_level=\"error\", access_log=False).load()")
             assert loaded != REST_MOCK
             m["rest_import_ms"], _ = import_profile([sys.executable, "-c", loaded])  # the mock's imports, then it exits
         finally:
-            _PYCACHE.clear()
+            PYCACHE.clear()
     single_ms = 1000 / m["http_single_calls_per_s"]
     against_fastapi = {"http_call_ms": "rest_fastapi_call_ms", "http_reset_ms": "rest_fastapi_reset_ms",
                        "http_create_ms": "rest_fastapi_reset_ms", "http_episode_next_ms": "rest_fastapi_episode_ms",

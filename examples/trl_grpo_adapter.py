@@ -23,7 +23,7 @@ from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 from coworkenv.commands.train.rl import load_environments  # noqa: E402
 from trainers.rewards import RewardConfig  # noqa: E402
-from trainers.training.tiny import build_tiny, load  # noqa: E402
+from trainers.models.tiny import build_tiny, load  # noqa: E402
 from trainers.adapters.trl import TRLAdapter  # noqa: E402
 
 

@@ -37,7 +37,7 @@ import anyio
 import anyio.to_thread
 
 SLOW_TOOLS = frozenset({"run_python", "run_command"})
-# Read-only point reads of in-memory state (tests/test_hardening_admission.py checks each is a registered read-only
+# Read-only point reads of in-memory state (tests/mcp_server/test_hardening_admission.py checks each is a registered read-only
 # tool of a service without a sandbox); anything whose cost grows with the request stays off the loop.
 INLINE_TOOLS = frozenset({
     "read_text_file", "list_directory", "get_file_info",

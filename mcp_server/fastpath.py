@@ -24,7 +24,7 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
   events from index N, count, clock, content hash, the evaluation; with `Coworkenv-Step-Evaluation: compact`
   the compact evaluation, `Episode.evaluate`). Nobody else ever sees that key.
 
-`tests/test_mcp_fastpath.py` sends the same requests down both paths and compares the bytes.
+`tests/mcp_server/test_mcp_fastpath.py` sends the same requests down both paths and compares the bytes.
 `COWORKENV_MCP_FAST_PATH=0` turns it off (the SDK then answers everything).
 """
 
@@ -259,7 +259,7 @@ def plain_result(result: Any) -> dict[str, Any] | None:
     text content without annotations or `_meta`, a `bool` `isError`, no `_meta`, `resultType` "complete", and
     structured content that is None or plain JSON of at most `PLAIN_NODES` values (dicts with `str` keys,
     lists, `str`, `int`, finite `float`, `bool`, None: exactly what pydantic's JSON mode gives back unchanged).
-    None for anything else, which the caller dumps the SDK's way. `tests/test_call_path.py` compares the two
+    None for anything else, which the caller dumps the SDK's way. `tests/mcp_server/test_call_path.py` compares the two
     over generated results."""
     content = result.content
     if len(content) != 1 or type(result.is_error) is not bool or result.meta is not None \

@@ -11,7 +11,7 @@ its answer to it, the same bytes, is not written again (`mcp_server.stdio.Answer
 
 Anything else (an unknown or unusual shape, fields the SDK's models would refuse or transform,
 a version it would not accept) is left to the SDK, which answers it as before. The constants
-here mirror the SDK's (`tests/test_serve_lazy.py` checks them against it and compares the
+here mirror the SDK's (`tests/mcp_server/test_serve_lazy.py` checks them against it and compares the
 answers of both paths). `COWORKENV_STDIO_FIRST_ANSWER=0` leaves every answer to the SDK.
 """
 

@@ -7,7 +7,7 @@ sync (`LiveEpisode.step_sync`, asked for with `Coworkenv-Step-Since`).
 
 The hub loads the `mcp` SDK only when the first MCP request arrives: creating, resetting and ending
 episodes (the admin API) never need it, so a fresh server's first admin answer does not wait for
-it (`tests/test_serve_lazy.py`).
+it (`tests/mcp_server/test_serve_lazy.py`).
 
 Episodes are addressed explicitly (by id in the URL path), so one MCP request can only ever reach
 the episode it names. Sessionless tool calls and listings go to the fast path

@@ -3,7 +3,7 @@ instructions.
 
 `mcp_server.server` gives the SDK's `MCPServer` these; `mcp_server.first_answer` writes them into a
 stdio server's first answer before the SDK is loaded. Both must say the same, byte for byte
-(`tests/test_serve_lazy.py` compares the two answers).
+(`tests/mcp_server/test_serve_lazy.py` compares the two answers).
 """
 
 from __future__ import annotations

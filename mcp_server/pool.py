@@ -8,7 +8,7 @@ from `template.fork()` (O(1): the state is shared, live resources such as a sand
 not). Inline spec documents are cached by the hash of their canonical JSON, so the same document
 sent for every episode (`coworkenv run --connect`) is parsed once and keeps one template. A fork
 of a fresh workspace is that fresh workspace (same state, clock, counters, initial state), so
-records are byte for byte those of a workspace built anew (`tests/test_episode_pool.py`). An
+records are byte for byte those of a workspace built anew (`tests/mcp_server/test_episode_pool.py`). An
 environment's `build_workspace` must then be deterministic, as the project asks of every
 environment; `COWORKENV_EPISODE_POOL=0` builds every workspace anew.
 """

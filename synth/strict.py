@@ -12,7 +12,7 @@ day closes. `StrictJudge` uses that twice, without changing any verdict:
 
 The final verdict (`passes`) mirrors `workspace_sim.predicates.evaluate_states` (closed, open and unreached
 stages) and `EnvironmentSpec.evaluate`'s per-stage guard gating, with the deterministic key-facts judge the
-validator uses; tests/test_synth_validate_speed.py holds it to the unhurried verdicts.
+validator uses; tests/synth/test_synth_validate_speed.py holds it to the unhurried verdicts.
 """
 
 from __future__ import annotations

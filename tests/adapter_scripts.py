@@ -13,10 +13,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from test_episode_runner import generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec
 
 from synth import load_spec
-from trainers.episodes.batch import BatchConfig, run_batch
+from trainers.episodes.batch import BatchConfig
+from trainers.episodes.execute import run_batch
 from trainers.episodes.policies import PolicySpec, make_policy
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, EpisodeContext

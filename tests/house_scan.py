@@ -81,9 +81,9 @@ def imports_of(module: Module, known: dict[str, Module]) -> set[str]:
     return out
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+def import_graph(root: Path = ROOT, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
     """Module -> the modules of ours it imports."""
-    known = modules(root)
+    known = modules(root, packages)
     return {name: imports_of(mod, known) for name, mod in known.items()}
 
 
@@ -126,16 +126,16 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
-def circles(root: Path = ROOT) -> list[tuple[str, list[str]]]:
+def circles(root: Path = ROOT, packages: Iterable[str] = PACKAGES) -> list[tuple[str, list[str]]]:
     """Every import circle, at the level of modules and at the level of each package's children.
 
     At a package P's level each module below P counts as the child of P that holds it (P's own __init__ is a
     child of its own, "P.__init__"), so a circle between two subpackages shows even when no two modules import
     each other. Returns (level, the circle's members)."""
-    graph = import_graph(root)
+    graph = import_graph(root, packages)
     found: list[tuple[str, list[str]]] = [("modules", c) for c in _cycles(graph)]
-    packages = {name for name, mod in modules(root).items() if mod.is_package}
-    for package in sorted(packages | {""}):
+    inits = {name for name, mod in modules(root, packages).items() if mod.is_package}
+    for package in sorted(inits | {""}):
         prefix = f"{package}." if package else ""
 
         def child(name: str) -> str | None:

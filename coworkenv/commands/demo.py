@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 TRAIN_MODULES = ("torch", "transformers", "trl", "datasets", "tokenizers")
 # Each option whose default comes from `DemoSettings` (the cpu profile), by flag: the settings field it sets.
-# The help texts quote those defaults, and tests/test_demo_docs.py checks docs/demo.md quotes the same.
+# The help texts quote those defaults, and tests/e2e/test_demo_docs.py checks docs/demo.md quotes the same.
 SETTING_OF_OPTION = {"--train-envs": "train_envs", "--heldout-envs": "heldout_envs", "--steps": "steps",
                      "--minutes": "minutes", "--lr": "learning_rate", "--copy-share": "copy_share",
                      "--base": "base", "--base-steps": "base_steps", "--rl-seeds": "rl_seeds",

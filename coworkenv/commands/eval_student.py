@@ -36,7 +36,7 @@ def eval_student(
     from workspace_sim.record import RecordError, read_records
     from trainers.training.sft import SFTDataError, read_sft_file
     from trainers.training.threads import default_torch_threads
-    from trainers.training.tiny import load
+    from trainers.models.tiny import load
 
     torch.set_num_threads(default_torch_threads())
     try:

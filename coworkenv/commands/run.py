@@ -210,7 +210,7 @@ def _run_with_progress(specs: list[Any], config: Any, workers: int, ray: str | N
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from trainers.episodes.batch import run_batch
+    from trainers.episodes.execute import run_batch
     from trainers.episodes.ray_executor import RayUnavailable
     from workspace_sim.record import RecordStream, write_records
 

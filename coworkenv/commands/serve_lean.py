@@ -6,7 +6,7 @@ forms of serve's command line (`--name value`, `--name=value`, flags, `-w N`, on
 arguments typer would pass; anything else (help, an unknown or repeated option, a value typer would
 refuse or convert differently) gives None, and the caller hands the line to typer, which answers it
 as always. `run` serves a parsed line; a usage error found while serving is handed to typer too, so
-every message and exit status is typer's. `tests/test_serve_lean.py` checks the parse against
+every message and exit status is typer's. `tests/mcp_server/test_serve_lean.py` checks the parse against
 typer's on generated command lines.
 """
 

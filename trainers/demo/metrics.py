@@ -16,6 +16,7 @@ from typing import Any
 from workspace_sim.record import EpisodeRecord
 
 from ..episodes.batch import summarize
+from ..report.calls import call_counts
 from ..training.callspans import PARTS, teacher_forced_parts, training_values
 
 
@@ -80,29 +81,6 @@ class StudentScore:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready view, with the derived call rate."""
         return {**asdict(self), "accepted_call_rate": self.accepted_call_rate}
-
-
-def is_valid_json_call(name: str, response: str) -> bool:
-    """Whether a recorded call was well-formed JSON: the hf policy names an unparsable block
-    `unparsed_tool_call` (or keeps its name and raw text, which the runner answers as invalid JSON)."""
-    return name != "unparsed_tool_call" and not (response.startswith("Error (invalid_arguments)")
-                                                 and "not valid JSON" in response)
-
-
-def call_counts(records: Sequence[EpisodeRecord]) -> tuple[int, int, int]:
-    """(tool calls made, calls that were valid JSON, calls the workspace accepted) over finished records."""
-    calls = valid = accepted = 0
-    for r in records:
-        if r.final is None:
-            continue
-        answers = {m.tool_call_id: m.content or "" for m in r.final.messages if m.role == "tool"}
-        for m in r.final.messages:
-            for c in m.tool_calls or []:
-                response = answers.get(c.id, "")
-                calls += 1
-                valid += is_valid_json_call(c.function.name, response)
-                accepted += c.id in answers and not response.startswith("Error (")
-    return calls, valid, accepted
 
 
 def learning_parts(model: Any, tokenizer: Any, heldout_examples: Sequence[dict[str, Any]],

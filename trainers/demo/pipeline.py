@@ -134,14 +134,14 @@ def _student_eval(model_dir: Path, heldout: Sequence[EnvironmentSpec], examples:
                   settings: DemoSettings, records_path: Path, reporter: Reporter,
                   train_examples: Sequence[dict[str, Any]] = ()) -> tuple[StudentScore, str]:
     if settings.vision:  # the same figures with the images in the forward pass
-        from ..training.tiny_vl import load_vl
+        from ..models.tiny_vl import load_vl
         from ..training.vision_sft import vision_figures
 
         model, processor = load_vl(model_dir)
         figures = vision_figures(model, processor, examples, train_examples, settings.max_length)
         loss, parts = figures["heldout_loss"], figures["parts"]
     else:
-        from ..training.tiny import load
+        from ..models.tiny import load
 
         model, tokenizer = load(model_dir)
         loss = heldout_loss(model, tokenizer, examples, settings.max_length)

@@ -79,7 +79,7 @@ class DemoSettings(BaseModel):
     rl_envs_per_step: int = Field(2, ge=1, description="Training environments per GRPO step.")
     rl_learning_rate: float = Field(1e-4, gt=0.0)
     rl_temperature: float = Field(0.7, gt=0.0, description="Sampling temperature of the GRPO rollouts.")
-    vision: bool = Field(False, description="A vision-language student (a tiny Qwen2-VL, `trainers.training.tiny_vl`) "
+    vision: bool = Field(False, description="A vision-language student (a tiny Qwen2-VL, `trainers.models.tiny_vl`) "
                                             "trained on the images the tool results showed; starts from random "
                                             "weights (--base scratch), no RL.")
     vision_max_pixels: int = Field(28 * 28 * 64, ge=28 * 28 * 4, description="Pixel budget per image of the vision "

@@ -18,7 +18,7 @@ def prepare_student(settings: DemoSettings, out: Path, train_examples: Sequence[
     `train base`, or a scratch model with a tokenizer trained on `train_examples`; returns its folder, the
     summary's `student` facts (with the copy pretraining's manifest figures for a base) and a one-line note."""
     from ..training.base import build_base
-    from ..training.tiny import build_tiny, load
+    from ..models.tiny import build_tiny, load
 
     path = out / "model" / "base"
     manifest: dict[str, Any] | None = None
@@ -31,7 +31,7 @@ def prepare_student(settings: DemoSettings, out: Path, train_examples: Sequence[
     elif settings.base == "rebuild":
         manifest = build_base(path, settings.base_settings(), train_examples, threads=threads, device=device)
     elif settings.vision:
-        from ..training.tiny_vl import build_tiny_vl
+        from ..models.tiny_vl import build_tiny_vl
 
         build_tiny_vl(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
                       compact_tools=settings.compact_tools, max_pixels=settings.vision_max_pixels)
@@ -39,7 +39,7 @@ def prepare_student(settings: DemoSettings, out: Path, train_examples: Sequence[
         build_tiny(path, train_examples, settings.vocab_size, settings.hidden, settings.layers, settings.seed,
                    compact_tools=settings.compact_tools, isolate_spaces=settings.isolate_spaces)
     if settings.vision:
-        from ..training.tiny_vl import load_vl
+        from ..models.tiny_vl import load_vl
 
         model, processor = load_vl(path)
         tokenizer, text_config = processor.tokenizer, model.config.text_config

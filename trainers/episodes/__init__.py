@@ -16,7 +16,8 @@
 
 from workspace_sim.record import ReplayReport, replay_record, replay_records
 
-from .batch import BatchConfig, CapabilityRow, UserSpec, run_batch, run_local, summarize
+from .batch import BatchConfig, CapabilityRow, UserSpec, run_local, summarize
+from .execute import run_batch
 from .policies import POLICY_NAMES, PolicyConfigError, PolicySpec, make_policy
 from .remote import RemoteError, RemoteServers, RemoteTarget
 from .prepared import EpisodeLimits, PreparedSpec, system_prompt

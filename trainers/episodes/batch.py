@@ -1,4 +1,5 @@
-"""Batches of episodes: every environment times G seeds, run here (N processes) or on Ray, summarised.
+"""Batches of episodes: every environment times G seeds, run here (N processes), summarised (trainers.episodes.
+execute picks here or Ray).
 
 A batch is a list of jobs (environment, seed) under one `BatchConfig`. Whoever executes it, the
 records come back in job order (environment order, then seed), so the same batch gives the same
@@ -192,16 +193,6 @@ def run_local(specs: Sequence[EnvironmentSpec], config: BatchConfig, workers: in
                     if on_record:
                         on_record(rec)
     return [rec for i in range(len(specs)) for rec in results[i]]
-
-
-def run_batch(specs: Sequence[EnvironmentSpec], config: BatchConfig, workers: int = 1, ray: str | None = None,
-              on_record: OnRecord | None = None) -> list[EpisodeRecord]:
-    """Run a batch locally or, with `ray` ("local" or a cluster address), on Ray; records in job order."""
-    if ray is not None:
-        from .ray_executor import run_ray
-
-        return run_ray(specs, config, address=ray, workers=workers, on_record=on_record)
-    return run_local(specs, config, workers, on_record)
 
 
 # ----------------------------------------------------------------------------------------------

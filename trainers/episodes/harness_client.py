@@ -6,7 +6,7 @@ validation) and costs a few milliseconds per call and tens of milliseconds per f
 the 2026-07-28 revision every request stands alone, so a harness needs much less: this module
 sends each request as one JSON-RPC POST on a keep-alive connection shared by every episode of a
 server (`ServerConnection`, which the admin API uses too), with the very bytes the SDK's client
-sends (headers, envelope `_meta`, compact JSON; `tests/test_remote_client.py` captures both
+sends (headers, envelope `_meta`, compact JSON; `tests/trainers/test_remote_client.py` captures both
 clients' requests against a real server and compares them), and reads the answer as JSON (or as
 an event stream, should a server send one). The tool listing is fetched once per environment
 and server and kept (`EpisodeClient.list_tools`). It imports neither the SDK nor anyio, and speaks HTTP

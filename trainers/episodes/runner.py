@@ -5,7 +5,7 @@ tell the policy the episode, ask it for a turn, hand the turn to the session, un
 stops. The session plays the turn (tool calls through a channel: direct, in-process MCP, or MCP
 over HTTP to a remote server; the simulated user answering messages or ending the conversation;
 world events; a judgement after every turn; the limits) and writes the `EpisodeRecord`
-(trainers/record.py). Whatever happens, the episode's workspace is closed at the end, or the remote
+(workspace_sim.record). Whatever happens, the episode's workspace is closed at the end, or the remote
 episode ended.
 """
 

@@ -3,7 +3,7 @@
 `EpisodeSession` is one episode of an environment spec driven a turn at a time by its caller:
 `reset(seed, spec)` opens an episode (the system prompt and the user's request), `step(turn)`
 plays one `AgentTurn`, `done` says whether it has stopped (answered, a limit, an error),
-`finish()` judges it and returns its `EpisodeRecord` (trainers/record.py), and `close()` releases
+`finish()` judges it and returns its `EpisodeRecord` (workspace_sim.record), and `close()` releases
 its workspace without a record. The turn semantics (request, user replies, follow-ups, clock
 moves, world events, working days) are `synth.spec.SpecDriver`'s; the session adds the tool
 channel (direct, in-process MCP, or a remote server: `trainers.episodes.backends`), the simulated

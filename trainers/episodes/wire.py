@@ -6,7 +6,7 @@ redirect handling, the transport and pool interfaces, the decoders): on loopback
 REST mock took 0.72 ms through httpx2 and 0.39 ms through `http.client` in the same run. `Wire`
 speaks HTTP/1.1 through `http.client` and writes every request head the way httpx2 does (its
 default headers, then the caller's in order, then the length), so the bytes on the wire stay
-the SDK client's (`tests/test_remote_client.py`). A connection idle in the pool is checked before
+the SDK client's (`tests/trainers/test_remote_client.py`). A connection idle in the pool is checked before
 reuse: one the server closed meanwhile (uvicorn closes idle keep-alive connections after 5 s) is
 replaced, not written to. Requests are never retried: a POST may have been applied. Proxies from
 the environment are not used (a harness talks to its own servers).

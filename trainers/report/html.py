@@ -25,6 +25,7 @@ from synth.spec import DAY_HEADER
 from workspace_sim.record import EpisodeRecord, stage_verdicts
 
 from ..episodes.batch import CapabilityRow, summarize
+from .calls import call_counts
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
@@ -163,8 +164,6 @@ CALL_COLUMNS = [
 def _calls_table(records: Sequence[EpisodeRecord]) -> str:
     """Per policy: how many calls were made, parsed and accepted, and the mean predicate score (the figures a
     student shows before it passes, from the records alone)."""
-    from ..demo.metrics import call_counts
-
     by: dict[str, list[EpisodeRecord]] = {}
     for rec in records:
         if rec.final is not None:

@@ -147,7 +147,7 @@ def greedy_exact(model: Any, tokenizer: Any, examples: Sequence[CopyExample], ma
 
 def _resumed(path: Path) -> tuple[Any, Any, dict[str, Any]]:
     """The model, tokenizer and manifest of a base to go on training (`build_base(..., resume=path)`)."""
-    from .tiny import load
+    from ..models.tiny import load
 
     manifest_path = path / "manifest.json"
     if not manifest_path.is_file():
@@ -173,7 +173,7 @@ def build_base(out_dir: str | Path, settings: BaseSettings, extra_examples: Sequ
     """
     import torch
 
-    from .tiny import build_model, build_tokenizer, corpus_from_examples
+    from ..models.tiny import build_model, build_tokenizer, corpus_from_examples
 
     t0 = time.perf_counter()
     if threads:

@@ -124,8 +124,8 @@ def train_grpo(model_path: str | Path, envs: Sequence[TrainingEnvironment], outp
     import torch
 
     from workspace_sim.record import write_records
-    from .tiny import load
-    from .tiny_vl import is_vision_model, load_vl
+    from ..models.tiny import load
+    from ..models.tiny_vl import is_vision_model, load_vl
     from .vision_inputs import freeze_vision_tower
 
     if not envs:

@@ -41,7 +41,8 @@ from workspace_sim.record import EpisodeRecord, PolicyInfo, StopReason, TurnToke
 from ..episodes.prepared import EpisodeLimits
 from ..rewards import RewardConfig, episode_reward
 from .episode import EpisodeRecorder, TrainingEnvironment
-from .vision_inputs import VisionInputs, reset_rope, share_pixels, text_tokenizer, turn_prompt, vision_token_ids
+from ..models.vision_messages import text_tokenizer, vision_token_ids
+from .vision_inputs import VisionInputs, reset_rope, share_pixels, turn_prompt
 
 
 SPEC_PROMPT = "spec"

@@ -139,7 +139,7 @@ def train_sft(
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
-    from .tiny import load
+    from ..models.tiny import load
 
     model, tokenizer = load(model_path)
     examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)

@@ -12,38 +12,11 @@ tokenizer gets the text path unchanged (`turn_prompt` returns no `VisionInputs`)
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..models.vision_messages import MediaInputError, decoded_messages, is_processor
 from .episode import EpisodeRecorder
-
-
-class MediaInputError(ValueError):
-    """An image the episode showed cannot be read by the student; the message names the episode and turn."""
-
-
-# The processor's own markers around and inside an image's tokens. Text that spells one (a file's content, a
-# user's message) would be read as an image slot with no image behind it, so `render_prompt` breaks it up, and
-# generation may not sample one (`vision_token_ids`).
-VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
-
-
-def _plain(text: str) -> str:
-    """`text` with every vision marker it spells broken up (`<|image_pad|>` -> `< |image_pad|>`)."""
-    if "<|" not in text:
-        return text
-    for marker in VISION_TOKENS:
-        text = text.replace(marker, "< " + marker[1:])
-    return text
-
-
-def vision_token_ids(tokenizer: Any) -> list[int]:
-    """The ids of the vision markers a processor's tokenizer knows (never sampled by a vision student)."""
-    tok = text_tokenizer(tokenizer)
-    vocab = tok.get_vocab()
-    return sorted(vocab[m] for m in VISION_TOKENS if m in vocab)
 
 
 @dataclass
@@ -68,25 +41,6 @@ class VisionInputs:
         return out
 
 
-def is_processor(obj: Any) -> bool:
-    """Whether `obj` is a vision-language processor (it has an image processor) rather than a text tokenizer."""
-    return getattr(obj, "image_processor", None) is not None
-
-
-def text_tokenizer(obj: Any) -> Any:
-    """The text tokenizer of a processor, or the tokenizer itself."""
-    return obj.tokenizer if is_processor(obj) else obj
-
-
-def _url_name(url: str) -> str:
-    data = url.partition(",")[2]
-    try:
-        raw = base64.b64decode(data)
-    except ValueError:
-        raw = data.encode()
-    return f"[image: sha256:{hashlib.sha256(raw).hexdigest()[:16]}]"
-
-
 def shown_messages(rec: EpisodeRecorder) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The transcript as a vision student is shown it (image parts holding data URLs), and the name of each
     image by its data URL: the placeholder the record's tool message shows (file name, MIME type, size, hash)."""
@@ -99,52 +53,13 @@ def shown_messages(rec: EpisodeRecorder) -> tuple[list[dict[str, Any]], dict[str
     return rec.session.messages_with_images(), names
 
 
-def _decoded(messages: list[dict[str, Any]], names: dict[str, str], where: str
-             ) -> tuple[list[dict[str, Any]], list[str]]:
-    from .sft import SFTDataError
-    from .vision_sft import decode_image
-
-    out, shown = [], []
-    for i, m in enumerate(messages):
-        if isinstance(m.get("content"), str):
-            m = {**m, "content": _plain(m["content"])}
-        elif isinstance(m.get("content"), list):
-            parts = []
-            for p in m["content"]:
-                if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str):
-                    p = {**p, "text": _plain(p["text"])}
-                elif isinstance(p, dict) and p.get("type") == "image":
-                    url = p.get("image")
-                    if isinstance(url, str):
-                        name = names.get(url) or _url_name(url)
-                        try:
-                            p = {"type": "image", "image": decode_image(url, f"{where}: {m.get('role')} message {i}, "
-                                                                             f"{name}")}
-                        except SFTDataError as e:
-                            raise MediaInputError(str(e)) from None
-                    else:
-                        name = "[image]"
-                    shown.append(name)
-                parts.append(p)
-            m = {**m, "content": parts}
-        out.append(m)
-    return out, shown
-
-
-def processor_messages(messages: list[dict[str, Any]], where: str = "messages") -> list[dict[str, Any]]:
-    """`messages` as a processor's chat template reads them: each image part's data URL decoded to a PIL image (a
-    MediaInputError naming `where`, the message and the image when it does not decode) and text spelling a
-    vision marker broken up (`VISION_TOKENS`)."""
-    return _decoded(messages, {}, where)[0]
-
-
 def render_prompt(processor: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                   names: dict[str, str] | None = None, where: str = "prompt") -> tuple[list[int], VisionInputs]:
     """The generation prompt of `messages` (image parts holding data URLs or PIL images) rendered and tokenised
     by the processor, with its `VisionInputs`; an image that does not decode, or that the processor refuses (an
     aspect ratio beyond its limit), is a MediaInputError naming `where`, the message and the image. Text spelling
     a vision marker is broken up first (`VISION_TOKENS`), so only real images get image slots."""
-    decoded, shown = _decoded(messages, names or {}, where)
+    decoded, shown = decoded_messages(messages, names or {}, where)
     try:
         enc = processor.apply_chat_template(decoded, tools=tools or None, add_generation_prompt=True, tokenize=True,
                                             return_dict=True, return_tensors="pt")

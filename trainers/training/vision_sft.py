@@ -12,15 +12,14 @@ the images in the forward pass.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from .callspans import PARTS, Part, PartScore, spans_in_text, span_hits
+from ..models.vision_messages import MediaInputError
+from ..models.vision_messages import decode_image as _decode_image
 from .sft import SFTDataError, SFTResult, _bf16_ok, read_sft_file
 
 IMAGE_PAD = "<|image_pad|>"
@@ -32,21 +31,10 @@ LORA_TARGETS = r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj)"
 
 def decode_image(url: str, where: str) -> Any:
     """A `data:image/...;base64,` URL as an RGB PIL image; SFTDataError names `where` when it is not one."""
-    from PIL import Image, UnidentifiedImageError
-
-    head, _, data = url.partition(",") if isinstance(url, str) else ("", "", "")
-    if not head.startswith("data:image/") or not head.endswith(";base64"):
-        raise SFTDataError(f"{where}: an image must be a data:image/...;base64 URL, got {str(url)[:40]!r}")
     try:
-        img = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
-        img.load()
-    except UnidentifiedImageError:  # its own message names a BytesIO object's address
-        raise SFTDataError(f"{where}: the image does not decode (not an image format Pillow recognises)") from None
-    except Image.DecompressionBombError as e:
-        raise SFTDataError(f"{where}: the image is too large to decode ({e})") from None
-    except (binascii.Error, OSError) as e:
-        raise SFTDataError(f"{where}: the image does not decode ({e})") from None
-    return img.convert("RGB")
+        return _decode_image(url, where)
+    except MediaInputError as e:
+        raise SFTDataError(str(e)) from None
 
 
 def with_images(example: dict[str, Any], where: str = "example") -> tuple[list[dict[str, Any]], list[Any]]:
@@ -157,7 +145,7 @@ def train_vision_sft(
     from transformers.trainer_callback import PrinterCallback
     from trl import SFTConfig, SFTTrainer
 
-    from .tiny_vl import load_vl
+    from ..models.tiny_vl import load_vl
 
     model, processor = load_vl(model_path)
     examples = read_sft_file(data) if isinstance(data, (str, Path)) else list(data)

@@ -10,7 +10,7 @@ before it defines its models; a process that built a pydantic model before is le
 pydantic's would (no plugins), and any other name is read from the real module, loaded then.
 Wherever the two lookups could differ (a zip or an egg on `sys.path`, another distribution
 finder, a file it cannot read, `PYDANTIC_DISABLE_PLUGINS` set) nothing is replaced and pydantic
-looks as always. `tests/test_cold_start.py` checks both ways.
+looks as always. `tests/mcp_server/test_cold_start.py` checks both ways.
 """
 
 from __future__ import annotations

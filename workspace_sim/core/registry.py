@@ -181,26 +181,6 @@ class Service:
         """A checked handle on every declared table, by short name."""
         return {t: self.table(t) for t in self.tables}
 
-    def tool(
-        self,
-        read_only: bool = False,
-        destructive: bool = False,
-        idempotent: bool = False,
-        render: Callable[[Any], str] | None = None,
-        large: tuple[str, ...] = (),
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator registering a function as one of this service's tools.
-
-        `large` names arguments that carry long text besides the usual ones (TEXT_ARGUMENTS).
-        """
-
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            hints = ToolHints(read_only, destructive or False, idempotent or read_only)
-            self.tools[fn.__name__] = make_tool(fn, self.name, hints, render, large)
-            return fn
-
-        return register
-
     def add_tools(self, *fns: Callable[..., Any]) -> "Service":
         """Register functions marked with `tool(...)` as this service's tools, in the order given (the order tool
         lists show); returns the service. A service whose tools span several modules lists them all here, in one
@@ -211,7 +191,8 @@ class Service:
                 raise TypeError(f"{getattr(fn, '__name__', fn)!r} is not marked as a tool; decorate it with @tool(...)")
             if fn.__name__ in self.tools:
                 raise TypeError(f"service {self.name} already has a tool named {fn.__name__}")
-            self.tool(options.read_only, options.destructive, options.idempotent, options.render, options.large)(fn)
+            hints = ToolHints(options.read_only, options.destructive, options.idempotent or options.read_only)
+            self.tools[fn.__name__] = make_tool(fn, self.name, hints, options.render, options.large)
         return self
 
 
@@ -474,9 +455,11 @@ def tool(
     render: Callable[[Any], str] | None = None,
     large: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator marking a function as a tool without registering it (the arguments mean what `Service.tool`'s
-    do); the service's package registers its marked functions with `Service.add_tools`. The function is returned
-    unchanged apart from its `tool_options`."""
+    """Decorator marking a function as a tool without registering it; the service's package registers its marked
+    functions with `Service.add_tools`. `read_only` tools change nothing (and are idempotent), `destructive` ones
+    remove or overwrite, `render` turns the result into the text the model reads, and `large` names arguments that
+    carry long text besides the usual ones (TEXT_ARGUMENTS). The function is returned unchanged apart from its
+    `tool_options`."""
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn.tool_options = ToolOptions(read_only, destructive, idempotent, render, tuple(large))  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """Where each predicate kind is defined, known without importing it: a document's kinds are loaded by name.
 
-`KIND_CLASSES` maps a kind to its module in this package and its class; `tests/test_predicates_lazy.py`
+`KIND_CLASSES` maps a kind to its module in this package and its class; `tests/workspace_sim/test_predicates_lazy.py`
 checks it against the union of every kind (`combinators.Predicate`), so the two cannot drift apart.
 """
 

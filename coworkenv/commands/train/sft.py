@@ -43,7 +43,7 @@ def sft(
     """Fine-tune on SFT data with TRL's SFTTrainer, loss on assistant tokens only."""
     prepare(threads)
     from trainers.training.sft import SFTDataError, train_sft
-    from trainers.training.tiny_vl import is_vision_model
+    from trainers.models.tiny_vl import is_vision_model
 
     if vision and not is_vision_model(model):
         _fail(f"--vision: {model} is not a vision-language model folder (no image processor); build one with "
@@ -75,7 +75,7 @@ def sft(
 def _sft_vision(model: Path, data: Path, out: Path, eval_data: Path | None, epochs: float, steps: int,
                 lr: float, batch_size: int, max_length: int, lora: bool, lora_r: int, as_json: bool) -> None:
     from trainers.training.sft import SFTDataError, read_sft_file
-    from trainers.training.tiny_vl import load_vl
+    from trainers.models.tiny_vl import load_vl
     from trainers.training.vision_sft import train_vision_sft, vision_figures
 
     try:

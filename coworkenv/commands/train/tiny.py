@@ -27,11 +27,11 @@ def tiny(
     """Build a tiny Qwen2 (or, with --vision, Qwen2-VL) model and a locally trained tokenizer (no downloads)."""
     prepare(0)
     from trainers.training.sft import SFTDataError, read_sft_file
-    from trainers.training.tiny import build_tiny
+    from trainers.models.tiny import build_tiny
 
     try:
         if vision:
-            from trainers.training.tiny_vl import build_tiny_vl
+            from trainers.models.tiny_vl import build_tiny_vl
 
             path = build_tiny_vl(out, read_sft_file(data), vocab, hidden, layers, seed, compact_tools=True,
                                  max_pixels=max_pixels)

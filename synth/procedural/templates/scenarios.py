@@ -121,26 +121,43 @@ def _title(when: datetime) -> str:
     return f"{when:%A} {when.day} {when:%B}"
 
 
-def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
-    """Set up a multi-day story in `b` (start data, day plans) and return the act that plays it day by day."""
-    rng = b.rng
-    b.use("files", "mail", "contacts")
-    background_files(b, 2)
-    background_mail(b, 2)
-    ndays = rng.randint(*shape.days)
-    mornings = _mornings(b, ndays)
-    days = [_Day(f"day-{i + 1}", m) for i, m in enumerate(mornings)]
-    abbr = [f"{m:%a}" for m in mornings]
-    threads = [t for t in shape.threads if rng.random() < shape.thread_share]
-    me, mgr = b.world.user, b.world.manager
-    tz = ZoneInfo(me.timezone)
+@dataclass
+class _Plot:
+    """What a story's days share: the ledger, its people, the optional threads, and the day plans."""
 
-    # --- the ledger (always) ---------------------------------------------------------------------
+    b: SpecBuilder
+    name: str
+    days: list[_Day]
+    abbr: list[str]
+    topic: str
+    src: str
+    report: str
+    log: str
+    totals: list[str]
+    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None]]
+    recipient: Any
+    twin: Any
+    rcpt: str
+    extra: Any
+    meeting: tuple[Any, ...] | None = None
+    incoming: tuple[Any, int, str] | None = None
+    ticket: tuple[Any, ...] | None = None
+    memo_day: int | None = None
+    move_day: int | None = None
+    follow_day: int | None = None
+
+    @property
+    def first(self) -> str:
+        """The first name the user gives the report's recipient by (a look-alike shares it)."""
+        return self.recipient.name.split()[0]
+
+
+def _ledger(b: SpecBuilder, rng: random.Random, ndays: int) -> tuple[str, int, list[tuple[str, float]],
+                                                                    dict[int, Any], list[str]]:
+    """The tracked CSV: its topic and tag, day one's rows, the nights' corrections and each day's total."""
     topic = rng.choice(TOPICS)
     tag = rng.randint(10, 999)
     src = f"/data/{topic}-ledger-{tag}.csv"
-    report = f"/reports/{topic}-total-{tag}.md"
-    log = f"/reports/{topic}-log-{tag}.md"
     rows = [(f"{topic[:3].upper()}-{100 + i}", round(rng.uniform(80, 4000), 2)) for i in range(5 + rng.randint(0, 4))]
     b.table("files", "files").append({"path": src, "content": _csv(rows)})
     versions: list[list[tuple[str, float]]] = [rows]  # the CSV as each day opens
@@ -161,33 +178,34 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
             versions.append(cur)
         else:
             versions.append(versions[-1])
-    totals = [money(sum(a for _, a in v)) for v in versions]
-    recipient, twin = _asker_and_twin(b)
-    first = recipient.name.split()[0]
-    rcpt = b.fact("recipient", recipient.email, ["who", "which", "email address", "address"],
-                  f"{recipient.name} in {recipient.department}, {recipient.email}.", decoy=twin.email)
-    b.facts[-1]["vague"] = f"{first}, you know, the one who looks after the {topic} numbers."
-    cast = [p for p in b.world.colleagues() if p not in (recipient, twin, mgr)]
-    rng.shuffle(cast)
-    if len(cast) < 4:
-        raise TemplateError("too few colleagues for the story's parts")
-    asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
-    words = random.Random(f"wording:{b.seed}:{name}")  # phrasings drawn apart from the story's own draws
-    line = f"one line per day so far, '<day>: total N' ({', '.join(abbr)}), N being that day's total"
+    return topic, tag, rows, ledger_events, [money(sum(a for _, a in v)) for v in versions]
+
+
+def _first_day_items(p: _Plot, words: random.Random) -> list[str]:
+    """The week's first standing rule and day one's ledger item, worded by `words`."""
+    report, log, src, first = p.report, p.log, p.src, p.first
+    line = f"one line per day so far, '<day>: total N' ({', '.join(p.abbr)}), N being that day's total"
     rules = [words.choice((
         f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date with {line}",
         f"each evening {report} should hold the current total, and {log} should have {line}",
         f"keep {report} at the current total at the close of every day, and keep {log} going with {line}",
         f"before you stop each day, update {report} to the current total and give {log} {line}"))]
-    days[0].items.append(words.choice((
+    p.days[0].items.append(words.choice((
         f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the total to {first}.",
         f"Add up the amount column in {src}; put the result in {report} as 'Total: N' and mail it to {first}.",
         f"Work out the total of the amounts in {src}, record it in {report} ('Total: N'), and send {first} the figure.",
         f"{first} needs the total of the amount column in {src}: write it to {report} as 'Total: N' and email it over.",
         f"Sum the amount column of {src} into {report} (as 'Total: N') and let {first} know the total by mail.")))
+    return rules
 
-    # --- optional threads: set up their data now ---------------------------------------------------
-    meeting = None
+
+def _threads(p: _Plot, rng: random.Random, threads: list[str], tag: int, cast: list[Any], mornings: list[datetime],
+             tz: ZoneInfo, rules: list[str]) -> None:
+    """Set up the optional threads' data now (a meeting, a question by mail, a ticket, a memo, a move, a
+    follow-up), adding their day-one items and standing rules."""
+    b, ndays, topic = p.b, len(p.days), p.topic
+    me, mgr = b.world.user, b.world.manager
+    asker, _, owner, taker = cast
     if "meeting" in threads and ndays >= 2:
         b.use("calendar")
         other = b.world.colleagues()[-1]
@@ -203,15 +221,13 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
         plan = f"/notes/plan-{tag}.md"
         b.table("files", "files").append({"path": plan, "content": "# This week\n"})
         move_day = rng.randint(1, ndays - 1)
-        meeting = (mtitle, start, moved, eid, plan, move_day)
-        days[0].items.append(f"Note when the '{mtitle}' meeting is in {plan} as a line 'Review: <weekday> <HH:MM>' "
-                             "(24-hour, my time zone).")
+        p.meeting = (mtitle, start, moved, eid, plan, move_day)
+        p.days[0].items.append(f"Note when the '{mtitle}' meeting is in {plan} as a line 'Review: <weekday> <HH:MM>' "
+                               "(24-hour, my time zone).")
         rules.append(f"every day, keep the Review line in {plan} in step with my calendar")
-    incoming = None
     if "mail" in threads and ndays >= 2:
-        incoming = (asker, rng.randint(1, ndays - 1), b.next_id("mail"))
+        p.incoming = (asker, rng.randint(1, ndays - 1), b.next_id("mail"))
         rules.append(f"if anyone mails me asking for the {topic} total, reply in their thread with the current one")
-    ticket = None
     if "ticket" in threads and ndays >= 3:
         project = rng.choice(("OPS", "WEB", "DATA", "INFRA", "APP"))
         add_project(b, project, f"{project.capitalize()} team")
@@ -219,128 +235,56 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
         ttitle = f"{topic.capitalize()} {b.maker.word()} import drops rows"
         key = add_ticket(b, project, ttitle, "In Progress", "high", owner.email, [topic])
         due = rng.randint(2, ndays - 1)
-        ticket = (key, ttitle, owner, taker, due)
-    memo_day = rng.randint(1, ndays - 1) if "memo" in threads and ndays >= 2 else None
-    move_day = rng.randint(2, ndays - 1) if "move" in threads and ndays >= 3 else None
-    follow_day = rng.randint(1, ndays - 1) if "followup" in threads and ndays >= 2 else None
+        p.ticket = (key, ttitle, owner, taker, due)
+    p.memo_day = rng.randint(1, ndays - 1) if "memo" in threads and ndays >= 2 else None
+    p.move_day = rng.randint(2, ndays - 1) if "move" in threads and ndays >= 3 else None
+    p.follow_day = rng.randint(1, ndays - 1) if "followup" in threads and ndays >= 2 else None
 
-    # --- chores: the composable templates, set up now, done on their day ---------------------------
+
+def _chores(b: SpecBuilder, rng: random.Random, shape: Shape, days: list[_Day]) -> None:
+    """The composable single-day templates, set up now and done on their day (the focus capability's first)."""
     chores = rng.sample(CHORES, len(CHORES))
     if shape.focus in FIRST_DAY_CHORES:
         chores.append(rng.choice(FIRST_DAY_CHORES[shape.focus]))
     chores.sort(key=lambda c: c[0] == shape.focus)  # popped from the end: the focus capability's chores first
-    for d in range(ndays):
+    for day in days:
         for _ in range(rng.randint(*shape.chores)):
             if not chores:
                 break
             cap, tname = chores.pop()
             n0 = len(b.requests)
-            days[d].acts.append(registry()[cap][tname].fn(b, rng.randint(*shape.size)))
-            days[d].items.extend(b.requests[n0:])
+            day.acts.append(registry()[cap][tname].fn(b, rng.randint(*shape.size)))
+            day.items.extend(b.requests[n0:])
             del b.requests[n0:]
 
-    # --- the story, day by day -------------------------------------------------------------------
-    def act() -> None:
-        written = {"report": report}  # where the report lives now (a change of mind moves it)
-        cc: list[str] = []  # the memo's rule, once it arrived
-        for d, day in enumerate(days):
-            total, stale = totals[d], totals[0]
-            if d == 0:
-                b.open_stage(day.id, _title(day.start))
-                b.question(f"Who is {first} here?", [])
-                b.question(f"Which {first} exactly? There are two; could you give me the email address?", ["recipient"])
-                b.call("search_contacts", query=first)
-                b.call("read_text_file", path=src)
-                b.call("create_directory", path="/reports")
-                b.call("write_file", path=report, content=f"Total: {total}\n")
-                b.call("send_email", _free=("subject",), to=[rcpt], subject=f"{topic.capitalize()} total",
-                       body=f"Hi {first}, the {topic} total is {total}.")
-                b.check({"kind": "file", "path": report, "content": {"contains": f"Total: {total}"},
-                         "description": f"day one's report holds day one's total ({total})"})
-                b.check({"kind": "mail_sent", "to": [recipient.email], "body": {"contains": total},
-                         "only_recipients": True, "description": f"{recipient.name} (not {twin.name}) got the total"},
-                        weight=2)
-                day.report.append(f"The {topic} total is {total}; it is in {report} and {recipient.name} has it.")
-            else:
-                instructions = _instructions(day, d, ndays, ticket, move_day, report,
-                                             random.Random(f"day:{b.seed}:{name}:{d}"))
-                b.open_stage(day.id, _title(day.start), day.start, instructions)
-                _changes(b, d, src, ledger_events, meeting, incoming, ticket, memo_day, topic, mgr, cc)
-                if move_day == d:
-                    new = f"/shared/{report.rsplit('/', 1)[1]}"
-                    b.call("move_file", source=written["report"], destination=new)
-                    written["report"] = new
-                    b.check({"kind": "all", "description": "the report is where the user now wants it, moved, not copied",
-                             "predicates": [{"kind": "file", "path": new, "content": {"contains": f"Total: {total}"}},
-                                            {"kind": "file", "path": report, "exists": False}]}, weight=2)
-                    b.allow("files:/shared", f"files:{new}")
-                    day.report.append(f"Moved the report to {new}.")
-                b.call("read_text_file", path=src)
-                if total != totals[d - 1]:
-                    b.call("read_text_file", path=written["report"])
-                    b.call("write_file", _recalls=True, _stale={"path": written["report"], "content": f"Total: {stale}\n"},
-                           path=written["report"], content=f"Total: {total}\n")
-                    b.check({"kind": "file", "path": written["report"], "content": {"contains": f"Total: {total}"},
-                             "description": f"the report was redone after {src} changed (now {total})"}, weight=3)
-                    day.report.append(f"{src} changed overnight, so the total is now {total}; I updated the report.")
-            if meeting is not None:
-                _meeting_step(b, d, meeting, tz, day)
-            if incoming is not None and incoming[1] == d:
-                asker, _, mid = incoming
-                b.call("search_emails", _recalls=True, query="is:unread")
-                b.call("read_email", _recalls=True, id=mid)
-                b.call("reply_email", _recalls=True, _stale={"id": mid, "body": f"Hi, the {topic} total is {stale}.",
-                                                            **({"cc": cc} if cc else {})},
-                       id=mid, body=f"Hi, the {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
-                b.check({"kind": "mail_sent", "to": [asker.email], "in_reply_to": mid, "body": {"contains": total},
-                         **({"cc": list(cc)} if cc else {}),
-                         "description": f"{asker.name}'s question got the current total ({total})"}, weight=2)
-                day.report.append(f"{asker.name} asked for the total; I replied with {total}.")
-            if ticket is not None and ticket[4] == d:
-                key, ttitle, owner, taker, _ = ticket
-                b.call("get_ticket", key=key)
-                b.call("transition_ticket", key=key, status="Resolved", comment="Fixed: the import keeps every row now.")
-                b.call("send_email", _free=("subject",), _stale={"to": [owner.email], "subject": f"{key} resolved",
-                                                                "body": f"Hi, {key} is resolved."},
-                       to=[taker.email], subject=f"{key} resolved", body=f"Hi, {key} is resolved.")
-                b.check({"kind": "ticket", "key": key, "status": "Resolved", "new_comment": {"regex": "(?i)fix"},
-                         "description": f"{key} resolved with a comment"})
-                b.check({"kind": "mail_sent", "to": [taker.email], "body": {"contains": key}, "only_recipients": True,
-                         "description": f"{taker.name}, who took {key} over, was told (not {owner.name})"}, weight=3)
-                b.allow(f"tickets.tickets:{key}")
-                day.report.append(f"Resolved {key} and told {taker.name}, who owns it now.")
-            for chore in day.acts:
-                chore()
-                day.report.extend(b.answers)
-                b.answers.clear()
-            if follow_day == d:
-                b.say("That's today's list done.",
-                      followup=acked(b.seed, f"one more thing: please email {extra.name} the current {topic} total too."))
-                b.call("send_email", _free=("subject",),
-                       _stale={"to": [extra.email], "subject": f"{topic.capitalize()} total",
-                               "body": f"Hi, the current {topic} total is {stale}.", **({"cc": cc} if cc else {})},
-                       to=[extra.email], subject=f"{topic.capitalize()} total",
-                       body=f"Hi, the current {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
-                b.check({"kind": "mail_sent", "to": [extra.email], "body": {"contains": total},
-                         **({"cc": list(cc)} if cc else {}),
-                         "description": f"{extra.name} got the current total" + (" with the manager in copy" if cc else "")},
-                        weight=2)
-                day.report.append(f"Sent {extra.name} the total, {total}.")
-            lines = "".join(f"{abbr[i]}: total {totals[i]}\n" for i in range(d + 1))
-            stale_lines = "".join(f"{abbr[i]}: total {stale}\n" for i in range(d + 1))
-            if d:
-                b.call("read_text_file", _recalls=True, path=log)
-            b.call("write_file", _recalls=d > 0, _stale={"path": log, "content": stale_lines}, path=log, content=lines)
-            b.check({"kind": "file", "path": log, "content": {"contains": f"{abbr[d]}: total {total}"},
-                     "description": f"the standing rule held on {abbr[d]}: the log has that day's total"},
-                    weight=2 if total != stale else 1)
-            day.report.append(f"The log is up to date ({abbr[d]}: total {total}).")
-            if d < ndays - 1:
-                b.end_stage(" ".join(day.report))
-            else:
-                b.answer(" ".join(day.report))
-        b.allow("mail.messages:msg-*", f"files:{report}", f"files:{log}", "files:/reports")
 
+def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
+    """Set up a multi-day story in `b` (start data, day plans) and return the act that plays it day by day."""
+    rng = b.rng
+    b.use("files", "mail", "contacts")
+    background_files(b, 2)
+    background_mail(b, 2)
+    ndays = rng.randint(*shape.days)
+    mornings = _mornings(b, ndays)
+    days = [_Day(f"day-{i + 1}", m) for i, m in enumerate(mornings)]
+    threads = [t for t in shape.threads if rng.random() < shape.thread_share]
+    topic, tag, _, ledger_events, totals = _ledger(b, rng, ndays)
+    recipient, twin = _asker_and_twin(b)
+    first = recipient.name.split()[0]
+    rcpt = b.fact("recipient", recipient.email, ["who", "which", "email address", "address"],
+                  f"{recipient.name} in {recipient.department}, {recipient.email}.", decoy=twin.email)
+    b.facts[-1]["vague"] = f"{first}, you know, the one who looks after the {topic} numbers."
+    cast = [p for p in b.world.colleagues() if p not in (recipient, twin, b.world.manager)]
+    rng.shuffle(cast)
+    if len(cast) < 4:
+        raise TemplateError("too few colleagues for the story's parts")
+    asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
+    plot = _Plot(b, name, days, [f"{m:%a}" for m in mornings], topic, f"/data/{topic}-ledger-{tag}.csv",
+                 f"/reports/{topic}-total-{tag}.md", f"/reports/{topic}-log-{tag}.md", totals, ledger_events,
+                 recipient, twin, rcpt, extra)
+    rules = _first_day_items(plot, random.Random(f"wording:{b.seed}:{name}"))  # words drawn apart from the story's
+    _threads(plot, rng, threads, tag, [asker, extra, owner, taker], mornings, ZoneInfo(b.world.user.timezone), rules)
+    _chores(b, rng, shape, days)
     b.requests.append(random.Random(f"opening:{b.seed}:{name}").choice(WEEK_OPENINGS) + "\n"
                       + "\n".join(f"{i}. {t}" for i, t in enumerate(days[0].items, 1))
                       + "\n" + random.Random(f"rules:{b.seed}:{name}").choice((
@@ -351,7 +295,150 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
     if capability not in b.capabilities:
         b.capabilities.insert(0, capability)
     b.templates.insert(0, name)
-    return act
+    return lambda: _play(plot)
+
+
+def _play(p: _Plot) -> None:
+    """Play the story day by day: each day's ledger work, its threads, its chores and the log line."""
+    b = p.b
+    tz = ZoneInfo(b.world.user.timezone)
+    written = {"report": p.report}  # where the report lives now (a change of mind moves it)
+    cc: list[str] = []  # the memo's rule, once it arrived
+    for d, day in enumerate(p.days):
+        total, stale = p.totals[d], p.totals[0]
+        if d == 0:
+            _ledger_day_one(p, day, total)
+        else:
+            _ledger_later_day(p, d, day, written, cc)
+        if p.meeting is not None:
+            _meeting_step(b, d, p.meeting, tz, day)
+        if p.incoming is not None and p.incoming[1] == d:
+            _incoming_step(p, day, total, stale, cc)
+        if p.ticket is not None and p.ticket[4] == d:
+            _ticket_step(p, day)
+        for chore in day.acts:
+            chore()
+            day.report.extend(b.answers)
+            b.answers.clear()
+        if p.follow_day == d:
+            _followup_step(p, day, total, stale, cc)
+        _log_step(p, d, day, total, stale)
+        if d < len(p.days) - 1:
+            b.end_stage(" ".join(day.report))
+        else:
+            b.answer(" ".join(day.report))
+    b.allow("mail.messages:msg-*", f"files:{p.report}", f"files:{p.log}", "files:/reports")
+
+
+def _ledger_day_one(p: _Plot, day: _Day, total: str) -> None:
+    """Day one: find which colleague is meant, total the ledger into the report and mail them the total."""
+    b, first, topic = p.b, p.first, p.topic
+    b.open_stage(day.id, _title(day.start))
+    b.question(f"Who is {first} here?", [])
+    b.question(f"Which {first} exactly? There are two; could you give me the email address?", ["recipient"])
+    b.call("search_contacts", query=first)
+    b.call("read_text_file", path=p.src)
+    b.call("create_directory", path="/reports")
+    b.call("write_file", path=p.report, content=f"Total: {total}\n")
+    b.call("send_email", _free=("subject",), to=[p.rcpt], subject=f"{topic.capitalize()} total",
+           body=f"Hi {first}, the {topic} total is {total}.")
+    b.check({"kind": "file", "path": p.report, "content": {"contains": f"Total: {total}"},
+             "description": f"day one's report holds day one's total ({total})"})
+    b.check({"kind": "mail_sent", "to": [p.recipient.email], "body": {"contains": total},
+             "only_recipients": True, "description": f"{p.recipient.name} (not {p.twin.name}) got the total"},
+            weight=2)
+    day.report.append(f"The {topic} total is {total}; it is in {p.report} and {p.recipient.name} has it.")
+
+
+def _ledger_later_day(p: _Plot, d: int, day: _Day, written: dict[str, str], cc: list[str]) -> None:
+    """A later day: open it with the night's changes, move the report when asked, redo it when the CSV changed."""
+    b, total, report = p.b, p.totals[d], p.report
+    instructions = _instructions(day, d, len(p.days), p.ticket, p.move_day, report,
+                                 random.Random(f"day:{b.seed}:{p.name}:{d}"))
+    b.open_stage(day.id, _title(day.start), day.start, instructions)
+    _changes(b, d, p.src, p.ledger_events, p.meeting, p.incoming, p.ticket, p.memo_day, p.topic, b.world.manager, cc)
+    if p.move_day == d:
+        new = f"/shared/{report.rsplit('/', 1)[1]}"
+        b.call("move_file", source=written["report"], destination=new)
+        written["report"] = new
+        b.check({"kind": "all", "description": "the report is where the user now wants it, moved, not copied",
+                 "predicates": [{"kind": "file", "path": new, "content": {"contains": f"Total: {total}"}},
+                                {"kind": "file", "path": report, "exists": False}]}, weight=2)
+        b.allow("files:/shared", f"files:{new}")
+        day.report.append(f"Moved the report to {new}.")
+    b.call("read_text_file", path=p.src)
+    if total != p.totals[d - 1]:
+        b.call("read_text_file", path=written["report"])
+        b.call("write_file", _recalls=True, _stale={"path": written["report"], "content": f"Total: {p.totals[0]}\n"},
+               path=written["report"], content=f"Total: {total}\n")
+        b.check({"kind": "file", "path": written["report"], "content": {"contains": f"Total: {total}"},
+                 "description": f"the report was redone after {p.src} changed (now {total})"}, weight=3)
+        day.report.append(f"{p.src} changed overnight, so the total is now {total}; I updated the report.")
+
+
+def _incoming_step(p: _Plot, day: _Day, total: str, stale: str, cc: list[str]) -> None:
+    """A colleague's silent question about the total: answered in their thread under the standing rule."""
+    assert p.incoming is not None
+    b, topic = p.b, p.topic
+    asker, _, mid = p.incoming
+    b.call("search_emails", _recalls=True, query="is:unread")
+    b.call("read_email", _recalls=True, id=mid)
+    b.call("reply_email", _recalls=True, _stale={"id": mid, "body": f"Hi, the {topic} total is {stale}.",
+                                                **({"cc": cc} if cc else {})},
+           id=mid, body=f"Hi, the {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
+    b.check({"kind": "mail_sent", "to": [asker.email], "in_reply_to": mid, "body": {"contains": total},
+             **({"cc": list(cc)} if cc else {}),
+             "description": f"{asker.name}'s question got the current total ({total})"}, weight=2)
+    day.report.append(f"{asker.name} asked for the total; I replied with {total}.")
+
+
+def _ticket_step(p: _Plot, day: _Day) -> None:
+    """The reassigned ticket: resolved, and whoever owns it now told (not its old owner)."""
+    assert p.ticket is not None
+    b = p.b
+    key, _, owner, taker, _ = p.ticket
+    b.call("get_ticket", key=key)
+    b.call("transition_ticket", key=key, status="Resolved", comment="Fixed: the import keeps every row now.")
+    b.call("send_email", _free=("subject",), _stale={"to": [owner.email], "subject": f"{key} resolved",
+                                                    "body": f"Hi, {key} is resolved."},
+           to=[taker.email], subject=f"{key} resolved", body=f"Hi, {key} is resolved.")
+    b.check({"kind": "ticket", "key": key, "status": "Resolved", "new_comment": {"regex": "(?i)fix"},
+             "description": f"{key} resolved with a comment"})
+    b.check({"kind": "mail_sent", "to": [taker.email], "body": {"contains": key}, "only_recipients": True,
+             "description": f"{taker.name}, who took {key} over, was told (not {owner.name})"}, weight=3)
+    b.allow(f"tickets.tickets:{key}")
+    day.report.append(f"Resolved {key} and told {taker.name}, who owns it now.")
+
+
+def _followup_step(p: _Plot, day: _Day, total: str, stale: str, cc: list[str]) -> None:
+    """The mid-day follow-up: one more colleague gets the current total (the manager in copy under the memo)."""
+    b, topic, extra = p.b, p.topic, p.extra
+    b.say("That's today's list done.",
+          followup=acked(b.seed, f"one more thing: please email {extra.name} the current {topic} total too."))
+    b.call("send_email", _free=("subject",),
+           _stale={"to": [extra.email], "subject": f"{topic.capitalize()} total",
+                   "body": f"Hi, the current {topic} total is {stale}.", **({"cc": cc} if cc else {})},
+           to=[extra.email], subject=f"{topic.capitalize()} total",
+           body=f"Hi, the current {topic} total is {total}.", **({"cc": list(cc)} if cc else {}))
+    b.check({"kind": "mail_sent", "to": [extra.email], "body": {"contains": total},
+             **({"cc": list(cc)} if cc else {}),
+             "description": f"{extra.name} got the current total" + (" with the manager in copy" if cc else "")},
+            weight=2)
+    day.report.append(f"Sent {extra.name} the total, {total}.")
+
+
+def _log_step(p: _Plot, d: int, day: _Day, total: str, stale: str) -> None:
+    """The standing rule's log: one line per day so far, rewritten each evening."""
+    b, abbr = p.b, p.abbr
+    lines = "".join(f"{abbr[i]}: total {p.totals[i]}\n" for i in range(d + 1))
+    stale_lines = "".join(f"{abbr[i]}: total {stale}\n" for i in range(d + 1))
+    if d:
+        b.call("read_text_file", _recalls=True, path=p.log)
+    b.call("write_file", _recalls=d > 0, _stale={"path": p.log, "content": stale_lines}, path=p.log, content=lines)
+    b.check({"kind": "file", "path": p.log, "content": {"contains": f"{abbr[d]}: total {total}"},
+             "description": f"the standing rule held on {abbr[d]}: the log has that day's total"},
+            weight=2 if total != stale else 1)
+    day.report.append(f"The log is up to date ({abbr[d]}: total {total}).")
 
 
 def _csv(rows: list[tuple[str, float]]) -> str:

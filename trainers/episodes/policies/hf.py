@@ -1,12 +1,12 @@
 """The `hf` policy: a local transformers model (text or vision-language), prompted with its chat template.
 
-The model and tokenizer load offline from a folder (`trainers.training.tiny.load`, which also gives
+The model and tokenizer load offline from a folder (`trainers.models.tiny.load`, which also gives
 the tiny test model the Qwen response parser). Each turn renders the transcript and the tools with
 the tokenizer's chat template, generates (greedy at temperature 0, else sampled with a seed per
 episode and turn), records the prompt and completion token ids with the model's log-probs, and
 reads `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` blocks out of the text. A block
 that is not valid JSON is passed on with its raw text, so the runner answers it as a tool error. A
-vision-language folder (`trainers.training.tiny_vl`) is run with its processor: the images tool results
+vision-language folder (`trainers.models.tiny_vl`) is run with its processor: the images tool results
 returned go into the prompt as image parts, and the prompt ids recorded include their image tokens.
 """
 
@@ -49,14 +49,14 @@ def parse_tool_text(text: str) -> tuple[str | None, list[PolicyCall]]:
 
 class HFPolicy:
     """A local model folder played through its chat template; a vision-language folder (one with an image
-    processor, `trainers.training.tiny_vl.is_vision_model`) through its processor, shown the images tool
+    processor, `trainers.models.tiny_vl.is_vision_model`) through its processor, shown the images tool
     results returned (`sees_images`)."""
 
     sees_images = False
 
     def __init__(self, path: str | Path, max_new_tokens: int = 256, temperature: float = 0.0) -> None:
-        from trainers.training.tiny import load
-        from trainers.training.tiny_vl import is_vision_model, load_vl
+        from trainers.models.tiny import load
+        from trainers.models.tiny_vl import is_vision_model, load_vl
 
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
@@ -93,7 +93,7 @@ class HFPolicy:
         extra: dict[str, Any] = {}
         try:
             if self.processor is not None:
-                from trainers.training.vision_inputs import processor_messages
+                from trainers.models.vision_messages import processor_messages
 
                 enc = self.processor.apply_chat_template(processor_messages(messages), tools=tools or None,
                                                          add_generation_prompt=True, tokenize=True, return_dict=True,
@@ -113,7 +113,7 @@ class HFPolicy:
                                   "eos_token_id": tok.eos_token_id, "pad_token_id": tok.pad_token_id,
                                   "return_dict_in_generate": True, "output_logits": True}
         if self.processor is not None:
-            from trainers.training.vision_inputs import vision_token_ids
+            from trainers.models.vision_messages import vision_token_ids
 
             kwargs["suppress_tokens"] = vision_token_ids(self.processor) or None  # a sampled marker has no pixels
         if sample:

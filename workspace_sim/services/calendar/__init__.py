@@ -16,6 +16,10 @@ from .tools import (
     respond_to_event, Interval, find_free_slots
 )
 
+SERVICE.add_tools(
+    list_events, get_event, create_event, update_event, delete_event, respond_to_event, find_free_slots,
+)
+
 __all__ = [
     "SERVICE", "CALENDARS", "EVENTS", "event_json", "list_events", "get_event", "create_event", "update_event",
     "delete_event", "respond_to_event", "Interval", "find_free_slots", "UTC", "Response", "MAX_TITLE", "MAX_TEXT",

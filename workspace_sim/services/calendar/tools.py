@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, NotFound, PermissionDenied
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.people import Availability, availability, resolve_address, resolve_addresses
 from workspace_sim.text.validation import as_argument, clean_text, parse_when, zone
 from .records import (
@@ -147,7 +147,7 @@ def _conflicts(ctx: ToolContext, emails: list[str], start: datetime, end: dateti
 # --- tools ----------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_events)
+@tool(read_only=True, render=_render_events)
 def list_events(
     ctx: ToolContext, calendar: str | None = None, start: str | None = None, end: str | None = None,
     query: str = "", timezone: str | None = None, max_results: int = 100,
@@ -188,7 +188,7 @@ def list_events(
             "truncated": len(hits) > len(shown)}
 
 
-@SERVICE.tool(read_only=True, render=_render_event)
+@tool(read_only=True, render=_render_event)
 def get_event(ctx: ToolContext, id: str, timezone: str | None = None) -> dict:
     """Get one event with all its details: times, organizer, attendees and their responses, location, description.
 
@@ -200,7 +200,7 @@ def get_event(ctx: ToolContext, id: str, timezone: str | None = None) -> dict:
     return event_json(ev, as_argument(zone, timezone) if timezone is not None else None)
 
 
-@SERVICE.tool(render=_render_event)
+@tool(render=_render_event)
 def create_event(
     ctx: ToolContext, title: str, start: str, end: str, attendees: list[str] = [],
     optional_attendees: list[str] = [], location: str = "", description: str = "", timezone: str | None = None,
@@ -238,7 +238,7 @@ def create_event(
     return {"event": event_json(ev), "conflicts": conflicts}
 
 
-@SERVICE.tool(render=_render_event)
+@tool(render=_render_event)
 def update_event(
     ctx: ToolContext, id: str, title: str | None = None, start: str | None = None, end: str | None = None,
     timezone: str | None = None, location: str | None = None, description: str | None = None,
@@ -319,7 +319,7 @@ def _new_guests(
     return out
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_event(ctx: ToolContext, id: str) -> dict:
     """Cancel and delete an event you organise; its attendees lose it from their calendars.
 
@@ -332,7 +332,7 @@ def delete_event(ctx: ToolContext, id: str) -> dict:
     return {"deleted": ev.id, "title": ev.title, "notified": [a.email for a in ev.attendees if a.email != ctx.user]}
 
 
-@SERVICE.tool(idempotent=True, render=_render_event)
+@tool(idempotent=True, render=_render_event)
 def respond_to_event(ctx: ToolContext, id: str, response: Literal["accepted", "declined", "tentative"]) -> dict:
     """Answer an invitation you received: accept, decline or mark it tentative (changes only your own attendee entry).
 
@@ -419,7 +419,7 @@ def _aligned(t: datetime, step: int, tz: ZoneInfo) -> datetime:
     return cand
 
 
-@SERVICE.tool(read_only=True, render=_render_slots)
+@tool(read_only=True, render=_render_slots)
 def find_free_slots(
     ctx: ToolContext, attendees: list[str], duration_minutes: int, window_start: str, window_end: str,
     working_hours_only: bool = True, timezone: str | None = None, max_results: int = 10, step_minutes: int = 30,

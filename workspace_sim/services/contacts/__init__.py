@@ -11,6 +11,10 @@ from .tools import (
     add_contact_note
 )
 
+SERVICE.add_tools(
+    search_contacts, get_contact, create_contact, update_contact, add_contact_note,
+)
+
 __all__ = [
     "SERVICE", "chain_loop", "PEOPLE", "search_contacts", "find_person", "get_contact", "create_contact",
     "update_contact", "add_contact_note", "MAX_QUERY", "MAX_FIELD", "MAX_NOTES", "MAX_NOTE", "PHONE", "HOURS",

@@ -14,7 +14,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecE
 from workspace_sim.core.records import Record
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email, person_summary, resolve_address
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.validation import as_argument, clean_text, zone
 from .records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
 
@@ -106,7 +106,7 @@ def _departments(ctx: ToolContext) -> list[str]:
     return sorted({p.department for p in ctx.values(PEOPLE) if p.department}, key=str.casefold)
 
 
-@SERVICE.tool(read_only=True, render=_render_search)
+@tool(read_only=True, render=_render_search)
 def search_contacts(
     ctx: ToolContext, query: str = "", department: str | None = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -186,7 +186,7 @@ def _render_card(d: dict) -> str:
     return "\n".join(lines)
 
 
-@SERVICE.tool(read_only=True, render=_render_card)
+@tool(read_only=True, render=_render_card)
 def get_contact(ctx: ToolContext, email: str) -> dict:
     """Get one person's full directory entry by e-mail address: title, department, manager, direct reports, phone,
     location, time zone with their current local time, working hours, and the free-text notes colleagues keep on them.
@@ -269,7 +269,7 @@ def _render_changed(d: dict) -> str:
     return f"{d['action']} {c['name']} <{c['email']}>; changed: {what}."
 
 
-@SERVICE.tool(render=_render_changed)
+@tool(render=_render_changed)
 def create_contact(
     ctx: ToolContext, email: str, name: str, title: str = "", department: str = "", manager: str = "",
     phone: str = "", location: str = "", timezone: str | None = None, working_hours: str = "09:00-17:00",
@@ -307,7 +307,7 @@ def create_contact(
     return {"action": "Created", "contact": _card(ctx, p) | {"notes": p.notes}, "changed": []}
 
 
-@SERVICE.tool(render=_render_changed)
+@tool(render=_render_changed)
 def update_contact(
     ctx: ToolContext, email: str, name: str | None = None, title: str | None = None, department: str | None = None,
     manager: str | None = None, phone: str | None = None, location: str | None = None, timezone: str | None = None,
@@ -358,7 +358,7 @@ def update_contact(
     return {"action": "Updated", "contact": _card(ctx, p) | {"notes": p.notes}, "changed": shown}
 
 
-@SERVICE.tool(render=_render_changed)
+@tool(render=_render_changed)
 def add_contact_note(ctx: ToolContext, email: str, note: str) -> dict:
     """Append a dated note to a person's directory entry, keeping the notes already there.
 

@@ -8,5 +8,10 @@ from __future__ import annotations
 
 from .records import Database, Property, Row
 from .tools import DATABASES, ROWS, SERVICE
+from .tools import list_databases, get_database, query_database, create_row, update_row
+
+SERVICE.add_tools(
+    list_databases, get_database, query_database, create_row, update_row,
+)
 
 __all__ = ["SERVICE", "DATABASES", "ROWS", "Database", "Property", "Row"]

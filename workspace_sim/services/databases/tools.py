@@ -12,7 +12,7 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from .records import Database, Property, Row, coerce, static_person
 
 MAX_LIMIT = 200
@@ -110,7 +110,7 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def list_databases(ctx: ToolContext) -> dict:
     """List the databases: id, title, property names and how many rows each has."""
     counts: dict[str, int] = {}
@@ -120,7 +120,7 @@ def list_databases(ctx: ToolContext) -> dict:
                            "rows": counts.get(d.id, 0)} for d in sorted(ctx.values(DATABASES), key=lambda x: x.id)]}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def get_database(ctx: ToolContext, database: str) -> dict:
     """A database's schema: each property's name and type, a select's options, a relation's target database.
 
@@ -181,7 +181,7 @@ def _test(db: Database, f: Filter, i: int, ctx: ToolContext) -> Any:
     return lambda vals: check(vals.get(p.name))
 
 
-@SERVICE.tool(read_only=True, render=_render_rows)
+@tool(read_only=True, render=_render_rows)
 def query_database(ctx: ToolContext, database: str, filters: list[Filter] = [], sorts: list[Sort] = [],
                    limit: int = 50) -> dict:
     """Rows of a database that meet every filter, in the sort order (rows without the sort property last).
@@ -232,7 +232,7 @@ def _key(v: Any) -> Any:
     return (0, v) if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, str(v).casefold())
 
 
-@SERVICE.tool(render=lambda d: f"created {d['id']} in {d['database']}")
+@tool(render=lambda d: f"created {d['id']} in {d['database']}")
 def create_row(ctx: ToolContext, database: str, values: list[Value]) -> dict:
     """Add a row (page) to a database; every value is checked against the property's type, and the title is required.
 
@@ -251,7 +251,7 @@ def create_row(ctx: ToolContext, database: str, values: list[Value]) -> dict:
     return _row(r)
 
 
-@SERVICE.tool(render=lambda d: f"updated {d['id']}: {', '.join(d['changed']) or 'no change'}")
+@tool(render=lambda d: f"updated {d['id']}: {', '.join(d['changed']) or 'no change'}")
 def update_row(ctx: ToolContext, row_id: str, values: list[Value]) -> dict:
     """Change some values of a row; the others stay. A null clears a value (not the title).
 

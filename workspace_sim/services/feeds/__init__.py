@@ -12,5 +12,10 @@ from __future__ import annotations
 
 from .records import Article, Feed, MailingList, Publication
 from .tools import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE
+from .tools import list_feeds, search_news, read_news_article, list_mailing_lists, list_publications, publish_digest
+
+SERVICE.add_tools(
+    list_feeds, search_news, read_news_article, list_mailing_lists, list_publications, publish_digest,
+)
 
 __all__ = ["SERVICE", "FEEDS", "ARTICLES", "LISTS", "PUBLICATIONS", "Feed", "Article", "MailingList", "Publication"]

@@ -14,7 +14,7 @@ from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
@@ -140,7 +140,7 @@ def _render_published(d: dict) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=lambda d: "\n".join(
+@tool(read_only=True, render=lambda d: "\n".join(
     f"- {f['id']} {f['name']} ({f['kind']}, {f['category'] or 'uncategorised'}): {f['articles']} articles, latest "
     f"{f['latest'] or 'never'}" + (f" — {f['description']}" if f["description"] else "") for f in d["feeds"])
     or "No feeds.")
@@ -157,7 +157,7 @@ def list_feeds(ctx: ToolContext) -> dict:
                       for f in sorted(ctx.values(FEEDS), key=lambda f: (fold(f.name), f.id))]}
 
 
-@SERVICE.tool(read_only=True, render=render_list("articles", _article_line, "No articles match."))
+@tool(read_only=True, render=render_list("articles", _article_line, "No articles match."))
 def search_news(
     ctx: ToolContext, query: str = "", feed: str | None = None, tag: str | None = None, category: str | None = None,
     since: str | None = None, until: str | None = None, limit: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -200,7 +200,7 @@ def search_news(
             "articles": [article_summary(ctx, a) for a in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True, render=_render_article)
+@tool(read_only=True, render=_render_article)
 def read_news_article(ctx: ToolContext, id: str) -> dict:
     """Read one feed article in full: source, category, published time, author, tags, summary and its text.
 
@@ -210,7 +210,7 @@ def read_news_article(ctx: ToolContext, id: str) -> dict:
     return {"article": article_json(ctx, _article(ctx, id))}
 
 
-@SERVICE.tool(read_only=True, render=lambda d: "\n".join(
+@tool(read_only=True, render=lambda d: "\n".join(
     f"- {m['id']} {m['name']}: {len(m['members'])} members" + (f" — {m['description']}" if m["description"] else "")
     for m in d["lists"]) or "No mailing lists.")
 def list_mailing_lists(ctx: ToolContext) -> dict:
@@ -219,7 +219,7 @@ def list_mailing_lists(ctx: ToolContext) -> dict:
                       for m in sorted(ctx.values(LISTS), key=lambda m: (fold(m.name), m.id))]}
 
 
-@SERVICE.tool(read_only=True, render=render_list("publications", lambda p: (
+@tool(read_only=True, render=render_list("publications", lambda p: (
     f"{p['id']} {p['published'][:16].replace('T', ' ')} {p['kind']} \"{p['title']}\": {len(p['articles'])} articles "
     f"to {len(p['recipients'])} recipients"), "Nothing was published yet."))
 def list_publications(ctx: ToolContext, limit: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -250,7 +250,7 @@ def _digest_body(ctx: ToolContext, title: str, intro: str, articles: list[Articl
     return "\n\n".join(parts)
 
 
-@SERVICE.tool(render=_render_published)
+@tool(render=_render_published)
 def publish_digest(
     ctx: ToolContext, title: str, articles: list[str], recipients: list[str], intro: str = "",
     kind: PublicationKind = "digest",

@@ -13,5 +13,14 @@ from __future__ import annotations
 
 from .records import Invoice, Report, Transaction
 from .tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
+from .tools import (
+    list_transactions, get_transaction, list_invoices, get_invoice, list_expense_reports, submit_expense_report,
+    submit_expense_claim, reconcile_transaction
+)
+
+SERVICE.add_tools(
+    list_transactions, get_transaction, list_invoices, get_invoice, list_expense_reports, submit_expense_report,
+    submit_expense_claim, reconcile_transaction,
+)
 
 __all__ = ["SERVICE", "TRANSACTIONS", "INVOICES", "REPORTS", "Transaction", "Invoice", "Report"]

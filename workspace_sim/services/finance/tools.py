@@ -15,7 +15,7 @@ from workspace_sim.text.money import CURRENCIES, AmountInput, currency_code, for
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
@@ -214,7 +214,7 @@ def _render_transactions(data: dict) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_transactions)
+@tool(read_only=True, render=_render_transactions)
 def list_transactions(
     ctx: ToolContext, start_date: str | None = None, end_date: str | None = None, type: TxType | None = None,
     status: TxStatus | None = None, category: str | None = None, merchant: str | None = None,
@@ -279,7 +279,7 @@ def list_transactions(
             "transactions": [transaction_json(t) for t in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def get_transaction(ctx: ToolContext, id: str) -> dict:
     """Get one transaction with all its fields, and the claim and invoice it is linked to.
 
@@ -293,7 +293,7 @@ def get_transaction(ctx: ToolContext, id: str) -> dict:
             "invoice": invoice_json(inv) if inv else None}
 
 
-@SERVICE.tool(read_only=True, render=render_list("invoices", _invoice_line, "No invoices match."))
+@tool(read_only=True, render=render_list("invoices", _invoice_line, "No invoices match."))
 def list_invoices(
     ctx: ToolContext, status: InvoiceStatus | None = None, kind: InvoiceKind | None = None,
     counterparty: str | None = None, currency: str | None = None, due_before: str | None = None, query: str = "",
@@ -324,7 +324,7 @@ def list_invoices(
             "invoices": [invoice_json(i) for i in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def get_invoice(ctx: ToolContext, invoice: str) -> dict:
     """Get one invoice with all its fields and the payment it was reconciled with.
 
@@ -336,7 +336,7 @@ def get_invoice(ctx: ToolContext, invoice: str) -> dict:
     return {"invoice": invoice_json(i), "transaction": transaction_json(t) if t else None}
 
 
-@SERVICE.tool(read_only=True, render=render_list("reports", _report_line, "No reports match."))
+@tool(read_only=True, render=render_list("reports", _report_line, "No reports match."))
 def list_expense_reports(
     ctx: ToolContext, kind: ReportKind | None = None, status: Literal["submitted", "pending_approval", "approved",
                                                                       "rejected"] | None = None,
@@ -377,7 +377,7 @@ def _report(ctx: ToolContext, kind: ReportKind, title: str, transaction_ids: lis
     return report, txs
 
 
-@SERVICE.tool()
+@tool()
 def submit_expense_report(
     ctx: ToolContext, title: str, transaction_ids: list[str], total: AmountInput, currency: str | None = None,
     notes: str = "",
@@ -398,7 +398,7 @@ def submit_expense_report(
     return {"report": report_json(report)}
 
 
-@SERVICE.tool()
+@tool()
 def submit_expense_claim(
     ctx: ToolContext, title: str, transaction_ids: list[str], total: AmountInput, approver: str,
     currency: str | None = None, notes: str = "",
@@ -434,7 +434,7 @@ def submit_expense_claim(
     return {"claim": report_json(report)}
 
 
-@SERVICE.tool()
+@tool()
 def reconcile_transaction(ctx: ToolContext, transaction_id: str, invoice: str) -> dict:
     """Match a payment to the invoice it settles: a supplier's payable invoice with an expense, a customer's
     receivable invoice with income. The amount and currency must be exactly the invoice's; a mismatch is refused with

@@ -13,5 +13,10 @@ from __future__ import annotations
 
 from .records import Integration, Secret
 from .tools import INTEGRATIONS, SERVICE
+from .tools import list_integrations, get_integration, update_integration, rotate_secret, notify_integration_owner
+
+SERVICE.add_tools(
+    list_integrations, get_integration, update_integration, rotate_secret, notify_integration_owner,
+)
 
 __all__ = ["SERVICE", "INTEGRATIONS", "Integration", "Secret"]

@@ -15,7 +15,7 @@ from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError, Unav
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_addresses
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import clean_text, one_line
@@ -112,7 +112,7 @@ def _render_detail(data: dict) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=render_list("integrations", _line, "No integrations match."))
+@tool(read_only=True, render=render_list("integrations", _line, "No integrations match."))
 def list_integrations(
     ctx: ToolContext, query: str = "", status: Status | None = None, service: str | None = None,
     min_error_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0, limit: Annotated[int, Field(ge=1, le=200)] = 50,
@@ -139,7 +139,7 @@ def list_integrations(
             "integrations": [summary_json(r) for r in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True, render=_render_detail)
+@tool(read_only=True, render=_render_detail)
 def get_integration(ctx: ToolContext, id: str) -> dict:
     """Get one integration in full: health, owner, notes, its live secrets (API keys, webhook URLs) in full and the
     rotated ones masked. Secrets are confidential: use them, never copy them into mail, notes, tickets or files.
@@ -153,7 +153,7 @@ def get_integration(ctx: ToolContext, id: str) -> dict:
 # --- changes --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(render=_render_detail)
+@tool(render=_render_detail)
 def update_integration(
     ctx: ToolContext, id: str, status: Status | None = None, notes: str | None = None, append_notes: str | None = None,
 ) -> dict:
@@ -200,7 +200,7 @@ def new_secret(ctx: ToolContext, r: Integration, old: Secret) -> str:
     return old.value[:run.start()] + token + old.value[run.end():]
 
 
-@SERVICE.tool(render=_render_detail)
+@tool(render=_render_detail)
 def rotate_secret(ctx: ToolContext, id: str, kind: SecretKind = "api_key") -> dict:
     """Issue a new secret of one kind for an integration and revoke the old one at once (it stops working; it stays on
     record, masked). The new value is shown in the result: put it where it is used, never in mail, notes or tickets.
@@ -224,7 +224,7 @@ def rotate_secret(ctx: ToolContext, id: str, kind: SecretKind = "api_key") -> di
     return {"integration": detail_json(r), "rotated": {"kind": kind, "revoked": old.masked(), "new": value}}
 
 
-@SERVICE.tool(render=lambda d: f"Notified about {d['integration']['name']}: " + ", ".join(
+@tool(render=lambda d: f"Notified about {d['integration']['name']}: " + ", ".join(
     f"{m['to']} ({m['id']})" for m in d["emailed"]) + ".")
 def notify_integration_owner(
     ctx: ToolContext, id: str, message: str, subject: str = "", people: list[str] = [],

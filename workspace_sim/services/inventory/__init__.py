@@ -12,5 +12,14 @@ from __future__ import annotations
 
 from .records import Movement, Product, PurchaseOrder
 from .tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
+from .tools import (
+    list_products, get_product, list_purchase_orders, adjust_stock, create_purchase_order,
+    receive_purchase_order, cancel_purchase_order
+)
+
+SERVICE.add_tools(
+    list_products, get_product, list_purchase_orders, adjust_stock, create_purchase_order, receive_purchase_order,
+    cancel_purchase_order,
+)
 
 __all__ = ["SERVICE", "PRODUCTS", "ORDERS", "MOVEMENTS", "Product", "PurchaseOrder", "Movement"]

@@ -13,7 +13,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecE
 from workspace_sim.text.money import AmountInput, format_minor, to_minor
 from workspace_sim.text.folding import fold
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, zone
@@ -164,7 +164,7 @@ def _product_view(ctx: ToolContext, p: Product) -> dict[str, Any]:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=render_list("products", _product_line, "No products match."))
+@tool(read_only=True, render=render_list("products", _product_line, "No products match."))
 def list_products(
     ctx: ToolContext, query: str = "", category: str | None = None, supplier: str | None = None,
     location: str | None = None, below_reorder: bool = False, sync_status: SyncStatus | None = None,
@@ -205,7 +205,7 @@ def list_products(
             "products": [product_json(p, on_order.get(p.sku, 0)) for p in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True, render=_render_product)
+@tool(read_only=True, render=_render_product)
 def get_product(ctx: ToolContext, sku: str) -> dict:
     """Get one product with all its fields, its open purchase orders and its ten latest stock movements.
 
@@ -215,7 +215,7 @@ def get_product(ctx: ToolContext, sku: str) -> dict:
     return _product_view(ctx, _product(ctx, sku))
 
 
-@SERVICE.tool(read_only=True, render=render_list("orders", _order_line, "No purchase orders match."))
+@tool(read_only=True, render=render_list("orders", _order_line, "No purchase orders match."))
 def list_purchase_orders(
     ctx: ToolContext, status: OrderStatus | None = None, sku: str | None = None, supplier: str | None = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 50, offset: Annotated[int, Field(ge=0)] = 0,
@@ -253,7 +253,7 @@ def _move(ctx: ToolContext, p: Product, change: int, reason: str, po_id: str | N
     return p
 
 
-@SERVICE.tool(render=_render_product)
+@tool(render=_render_product)
 def adjust_stock(ctx: ToolContext, sku: str, change: int, reason: str) -> dict:
     """Add units to or take units from a product's stock (after a count, damage, a sale or a return), with the reason
     logged. Stock never goes below zero: a change that would is refused. Use receive_purchase_order for deliveries.
@@ -270,7 +270,7 @@ def adjust_stock(ctx: ToolContext, sku: str, change: int, reason: str) -> dict:
     return _product_view(ctx, _move(ctx, p, change, why, None))
 
 
-@SERVICE.tool(render=lambda d: _order_line(d["order"]))
+@tool(render=lambda d: _order_line(d["order"]))
 def create_purchase_order(
     ctx: ToolContext, sku: str, quantity: Annotated[int, Field(ge=1, le=MAX_STOCK)], supplier: str | None = None,
     unit_cost: AmountInput | None = None, notes: str = "",
@@ -301,7 +301,7 @@ def create_purchase_order(
     return {"order": order_json(o), "stock": p.stock, "on_order": _on_order(ctx).get(p.sku, 0)}
 
 
-@SERVICE.tool(render=_render_product)
+@tool(render=_render_product)
 def receive_purchase_order(ctx: ToolContext, id: str) -> dict:
     """Record that an open purchase order arrived in full: its units are added to the product's stock once. Receiving
     an order twice, or a cancelled one, is refused.
@@ -319,7 +319,7 @@ def receive_purchase_order(ctx: ToolContext, id: str) -> dict:
     return _product_view(ctx, p)
 
 
-@SERVICE.tool(render=lambda d: _order_line(d["order"]))
+@tool(render=lambda d: _order_line(d["order"]))
 def cancel_purchase_order(ctx: ToolContext, id: str, reason: str = "") -> dict:
     """Cancel an open purchase order (nothing is added to stock). Received or cancelled orders are refused.
 

@@ -18,6 +18,11 @@ from .tools import (
     update_article, publish_article, archive_article, mark_article_reviewed
 )
 
+SERVICE.add_tools(
+    list_spaces, search_articles, get_article, create_article, update_article, publish_article, archive_article,
+    mark_article_reviewed,
+)
+
 __all__ = [
     "SERVICE", "TICKETS", "SPACES", "ARTICLES", "article_json", "list_spaces", "search_articles", "get_article",
     "create_article", "update_article", "publish_article", "archive_article", "mark_article_reviewed", "Status",

@@ -11,7 +11,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.validation import as_argument, clean_text, iso_date
 from .records import (
     Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, TICKET_REF, WORD, article_tag, related_ref,
@@ -152,7 +152,7 @@ def _render_article(data: dict) -> str:
 # --- tools ----------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=lambda d: "\n".join(
+@tool(read_only=True, render=lambda d: "\n".join(
     [f"- {s['key']} {s['name']}: {s['published']} published, {s['draft']} draft, {s['archived']} archived"
      + (f" — {s['description']}" if s["description"] else "") for s in d["spaces"]]) or "No spaces.")
 def list_spaces(ctx: ToolContext) -> dict:
@@ -190,7 +190,7 @@ def _snippet(a: Article, words: list[str], width: int = 160) -> str:
     return ("…" if start else "") + text + ("…" if start + width < len(body) else "")
 
 
-@SERVICE.tool(read_only=True, render=_render_search)
+@tool(read_only=True, render=_render_search)
 def search_articles(
     ctx: ToolContext, query: str = "", space: str | None = None, tag: str | None = None, status: Status | None = None,
     owner: str | None = None, not_updated_since: str | None = None, not_reviewed_since: str | None = None,
@@ -247,7 +247,7 @@ def search_articles(
     return {"query": query, "total": len(ranked), "offset": offset, "limit": limit, "articles": page}
 
 
-@SERVICE.tool(read_only=True, render=_render_article)
+@tool(read_only=True, render=_render_article)
 def get_article(ctx: ToolContext, article_id: str, version: int | None = None) -> dict:
     """Get an article's full text and details (id, owner, status, tags, related tickets or links, updated and reviewed
     dates, earlier versions), or the text of one earlier version.
@@ -267,7 +267,7 @@ def get_article(ctx: ToolContext, article_id: str, version: int | None = None) -
     return {"article": {"id": a.id, **old.model_dump(mode="json")}, "historical": True, "current_version": a.version}
 
 
-@SERVICE.tool(render=_render_article)
+@tool(render=_render_article)
 def create_article(
     ctx: ToolContext, space: str, title: str, body: str, tags: list[str] = [], status: Literal["draft", "published"] =
     "draft", related: list[str] = [], owner: str = "me",
@@ -305,7 +305,7 @@ def _check_version(a: Article, expected: int | None) -> None:
                        "changed it since you read it; get_article again and redo your change on the current text")
 
 
-@SERVICE.tool(render=_render_article)
+@tool(render=_render_article)
 def update_article(
     ctx: ToolContext, article_id: str, body: str | None = None, mode: Literal["replace", "append"] = "replace",
     title: str | None = None, tags: list[str] | None = None, related: list[str] | None = None,
@@ -378,7 +378,7 @@ def _set_status(ctx: ToolContext, article_id: str, status: str, expected: int | 
     return {"article": article_json(a), "changed": ["status"]}
 
 
-@SERVICE.tool(render=_render_article)
+@tool(render=_render_article)
 def publish_article(ctx: ToolContext, article_id: str, expected_version: int | None = None) -> dict:
     """Publish a draft article, or restore an archived one, so readers see it.
 
@@ -389,7 +389,7 @@ def publish_article(ctx: ToolContext, article_id: str, expected_version: int | N
     return _set_status(ctx, article_id, "published", expected_version)
 
 
-@SERVICE.tool(render=_render_article)
+@tool(render=_render_article)
 def archive_article(ctx: ToolContext, article_id: str) -> dict:
     """Archive an article: it leaves search results (unless searching archived ones) but keeps its text and history.
 
@@ -399,7 +399,7 @@ def archive_article(ctx: ToolContext, article_id: str) -> dict:
     return _set_status(ctx, article_id, "archived", None)
 
 
-@SERVICE.tool(idempotent=True, render=_render_article)
+@tool(idempotent=True, render=_render_article)
 def mark_article_reviewed(ctx: ToolContext, article_id: str) -> dict:
     """Record that an article was reviewed and is still accurate today (sets last_reviewed; the content is unchanged).
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 from .names import SYSTEM_FOLDERS, folder_name, label_name
 from .records import ACCOUNTS, MESSAGES, SERVICE, Account, Message, prepare, unique
 from .syntax import Matcher, Term, parse_query
-from .tools import search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft, update_draft, send_draft, move_email, label_email, mark_email_read, delete_email
+from .tools import (
+    search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft,
+    update_draft, send_draft, move_email, label_email, mark_email_read, delete_email
+)
 
 SERVICE.add_tools(search_emails, list_mail_folders, read_email, send_email, reply_email, forward_email, create_draft, update_draft, send_draft, move_email, label_email, mark_email_read, delete_email)
 

@@ -21,6 +21,11 @@ from .tools import (
     list_notebooks, create_notebook, share_note, unshare_note
 )
 
+SERVICE.add_tools(
+    search_notes, get_note, create_note, update_note, delete_note, move_note, list_notebooks, create_notebook,
+    share_note, unshare_note,
+)
+
 __all__ = [
     "SERVICE", "NOTEBOOKS", "NOTES", "note_json", "search_notes", "get_note", "create_note", "update_note",
     "delete_note", "move_note", "list_notebooks", "create_notebook", "share_note", "unshare_note", "Permission",

@@ -13,7 +13,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, Permi
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_addresses
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
@@ -211,7 +211,7 @@ def _render_share(data: dict) -> str:
 # --- search ---------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_search)
+@tool(read_only=True, render=_render_search)
 def search_notes(
     ctx: ToolContext, query: str = "", tag: str | None = None, notebook: str | None = None,
     participant: str | None = None, include_archived: bool = False, limit: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -254,7 +254,7 @@ def search_notes(
 # --- notes ----------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_note)
+@tool(read_only=True, render=_render_note)
 def get_note(ctx: ToolContext, id: str) -> dict:
     """Get one note in full: title, body, notebook, tags, flags, owner, collaborators and your permission on it.
 
@@ -264,7 +264,7 @@ def get_note(ctx: ToolContext, id: str) -> dict:
     return note_json(ctx, _note(ctx, id))
 
 
-@SERVICE.tool(render=_render_note)
+@tool(render=_render_note)
 def create_note(
     ctx: ToolContext, title: str, body: str = "", notebook: str | None = None, tags: list[str] = [],
     pinned: bool = False, format: Format = "markdown", participants: list[str] = [],
@@ -293,7 +293,7 @@ def create_note(
     return {"note": note_json(ctx, n)}
 
 
-@SERVICE.tool(render=_render_note)
+@tool(render=_render_note)
 def update_note(
     ctx: ToolContext, id: str, title: str | None = None, body: str | None = None, append: str | None = None,
     add_tags: list[str] = [], remove_tags: list[str] = [], pinned: bool | None = None,
@@ -355,7 +355,7 @@ def update_note(
     return {"note": note_json(ctx, n), "changed": changed}
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_note(ctx: ToolContext, id: str) -> dict:
     """Delete one of your notes permanently (collaborators lose it too). Archive it with update_note instead to keep it.
 
@@ -367,7 +367,7 @@ def delete_note(ctx: ToolContext, id: str) -> dict:
     return {"deleted": n.id, "title": n.display_title()}
 
 
-@SERVICE.tool(idempotent=True, render=_render_note)
+@tool(idempotent=True, render=_render_note)
 def move_note(ctx: ToolContext, id: str, notebook: str | None) -> dict:
     """Move one of your notes into another of your notebooks, or out of every notebook with null.
 
@@ -387,7 +387,7 @@ def move_note(ctx: ToolContext, id: str, notebook: str | None) -> dict:
 # --- notebooks ------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_notebooks)
+@tool(read_only=True, render=_render_notebooks)
 def list_notebooks(ctx: ToolContext) -> dict:
     """List your notebooks with how many notes each holds (and how many of those are archived)."""
     counts: dict[str, list[int]] = {}
@@ -401,7 +401,7 @@ def list_notebooks(ctx: ToolContext) -> dict:
                            "archived": counts.get(nb.id, [0, 0])[1]} for nb in books]}
 
 
-@SERVICE.tool()
+@tool()
 def create_notebook(ctx: ToolContext, name: str) -> dict:
     """Create a notebook (a folder for notes) of yours; names are unique, ignoring case.
 
@@ -427,7 +427,7 @@ def _mail_body(ctx: ToolContext, n: Note, permission: str, message: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-@SERVICE.tool(render=_render_share)
+@tool(render=_render_share)
 def share_note(
     ctx: ToolContext, id: str, people: list[str], permission: Permission = "view", notify_by_email: bool = False,
     message: str = "",
@@ -483,7 +483,7 @@ def share_note(
             "unchanged": listed(unchanged), "emailed": emailed}
 
 
-@SERVICE.tool(render=_render_share)
+@tool(render=_render_share)
 def unshare_note(ctx: ToolContext, id: str, people: list[str]) -> dict:
     """Stop sharing one of your notes with some people; each must currently be a collaborator.
 

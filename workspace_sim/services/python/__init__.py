@@ -11,6 +11,10 @@ from __future__ import annotations
 from .records import RunStatus, FileChanges, PythonRun
 from .tools import SERVICE, MAX_CODE, PythonWorkerFailure, run_python
 
+SERVICE.add_tools(
+    run_python,
+)
+
 __all__ = [
     "SERVICE", "MAX_CODE", "PythonWorkerFailure", "run_python", "RunStatus", "FileChanges", "PythonRun",
 ]

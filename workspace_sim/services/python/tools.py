@@ -6,7 +6,7 @@ from typing import Any
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from .records import FileChanges, PythonRun
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
@@ -49,7 +49,7 @@ def _render(d: dict) -> str:
     return "\n".join(parts)
 
 
-@SERVICE.tool(destructive=True, render=_render)
+@tool(destructive=True, render=_render)
 def run_python(ctx: ToolContext, code: str) -> dict:
     """Run a Python 3 snippet whose file system is the workspace: open, os, pathlib, csv and json see
     the workspace files at their usual paths (e.g. open('/reports/q1.csv')), and files it creates,

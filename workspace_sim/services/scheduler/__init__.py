@@ -13,5 +13,14 @@ from __future__ import annotations
 from .records import Job, Run
 from .syntax import Cron, CronError, next_run, parse_cron
 from .tools import JOBS, RUNS, SERVICE
+from .tools import (
+    list_jobs, get_job, get_job_history, preview_schedule, create_job, update_job, pause_job, resume_job,
+    delete_job
+)
+
+SERVICE.add_tools(
+    list_jobs, get_job, get_job_history, preview_schedule, create_job, update_job, pause_job, resume_job,
+    delete_job,
+)
 
 __all__ = ["SERVICE", "JOBS", "RUNS", "Job", "Run", "Cron", "CronError", "next_run", "parse_cron"]

@@ -15,7 +15,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecE
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag_list, zone
@@ -216,7 +216,7 @@ def _render_job(data: dict) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=render_list("jobs", _job_line, "No jobs match."))
+@tool(read_only=True, render=render_list("jobs", _job_line, "No jobs match."))
 def list_jobs(
     ctx: ToolContext, status: JobStatus = "all", tag: str | None = None, owner: str | None = None, query: str = "",
     limit: Annotated[int, Field(ge=1, le=200)] = 50, offset: Annotated[int, Field(ge=0)] = 0,
@@ -254,7 +254,7 @@ def list_jobs(
             "jobs": [job_json(ctx, j) for j in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True, render=_render_job)
+@tool(read_only=True, render=_render_job)
 def get_job(ctx: ToolContext, job: str) -> dict:
     """Get one job with all its fields, its next five runs, the jobs it depends on and that depend on it, and its
     five latest runs with their errors.
@@ -265,7 +265,7 @@ def get_job(ctx: ToolContext, job: str) -> dict:
     return {"job": job_json(ctx, _job(ctx, job), full=True)}
 
 
-@SERVICE.tool(read_only=True, render=render_list("runs", _run_line, "No runs match."))
+@tool(read_only=True, render=render_list("runs", _run_line, "No runs match."))
 def get_job_history(
     ctx: ToolContext, job: str, status: RunStatus | None = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 20, offset: Annotated[int, Field(ge=0)] = 0,
@@ -290,7 +290,7 @@ def get_job_history(
             "counts": dict(sorted(counts.items())), "runs": [run_json(r, tz) for r in hits[offset:offset + limit]]}
 
 
-@SERVICE.tool(read_only=True)
+@tool(read_only=True)
 def preview_schedule(ctx: ToolContext, schedule: str, count: Annotated[int, Field(ge=1, le=50)] = 5) -> dict:
     """Check a cron expression and show when it would run next, in the workspace's time zone from the current time,
     without changing anything.
@@ -312,7 +312,7 @@ def _scheduled(ctx: ToolContext, schedule: str, enabled: bool) -> datetime | Non
     return next_run(parse_cron(schedule), ctx.now, _tz(ctx)) if enabled else None
 
 
-@SERVICE.tool(render=_render_job)
+@tool(render=_render_job)
 def create_job(
     ctx: ToolContext, name: str, schedule: str, action: str, description: str = "", owner: str = "me",
     tags: list[str] = [], depends_on: list[str] = [], enabled: bool = True,
@@ -346,7 +346,7 @@ def create_job(
     return {"job": job_json(ctx, j, full=True)}
 
 
-@SERVICE.tool(render=_render_job)
+@tool(render=_render_job)
 def update_job(
     ctx: ToolContext, job: str, name: str | None = None, schedule: str | None = None, action: str | None = None,
     description: str | None = None, owner: str | None = None, tags: list[str] | None = None,
@@ -406,7 +406,7 @@ def _set_enabled(ctx: ToolContext, job: str, enabled: bool) -> dict:
     return {"job": job_json(ctx, j, full=True), "changed": ["enabled"]}
 
 
-@SERVICE.tool(idempotent=True, render=_render_job)
+@tool(idempotent=True, render=_render_job)
 def pause_job(ctx: ToolContext, job: str) -> dict:
     """Pause a job: it keeps its schedule and history but does not run until resumed. Pausing a paused job changes
     nothing.
@@ -417,7 +417,7 @@ def pause_job(ctx: ToolContext, job: str) -> dict:
     return _set_enabled(ctx, job, False)
 
 
-@SERVICE.tool(idempotent=True, render=_render_job)
+@tool(idempotent=True, render=_render_job)
 def resume_job(ctx: ToolContext, job: str) -> dict:
     """Resume a paused job; its next run is computed from now (missed runs are not made up). Resuming an enabled job
     changes nothing.
@@ -428,7 +428,7 @@ def resume_job(ctx: ToolContext, job: str) -> dict:
     return _set_enabled(ctx, job, True)
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_job(ctx: ToolContext, job: str) -> dict:
     """Delete a job and its run history permanently. A job other jobs depend on is refused until they no longer
     depend on it; pause_job stops a job and keeps it.

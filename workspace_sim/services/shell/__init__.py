@@ -5,6 +5,10 @@ from __future__ import annotations
 from .records import FileChanges, CommandResult
 from .tools import SERVICE, RESOURCE, MAX_COMMAND, SandboxFailure, run_command
 
+SERVICE.add_tools(
+    run_command,
+)
+
 __all__ = [
     "SERVICE", "RESOURCE", "MAX_COMMAND", "SandboxFailure", "run_command", "FileChanges", "CommandResult",
 ]

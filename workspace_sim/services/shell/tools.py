@@ -6,7 +6,7 @@ from typing import Any
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from .records import FileChanges, CommandResult
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
@@ -50,7 +50,7 @@ def _render(d: dict) -> str:
     return "\n".join(parts)
 
 
-@SERVICE.tool(destructive=True, render=_render)
+@tool(destructive=True, render=_render)
 def run_command(ctx: ToolContext, command: str) -> dict:
     """Run a shell command (POSIX sh, common Unix tools) in an isolated Linux sandbox whose /work folder
     holds the workspace files: it starts in /work, where workspace path /reports/q1.csv is

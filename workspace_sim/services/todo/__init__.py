@@ -22,6 +22,11 @@ from .tools import (
     create_task, update_task, complete_task, reopen_task, set_task_status, delete_task, move_task
 )
 
+SERVICE.add_tools(
+    list_task_lists, create_task_list, list_tasks, get_task, create_task, update_task, complete_task, reopen_task,
+    set_task_status, delete_task, move_task,
+)
+
 __all__ = [
     "SERVICE", "LISTS", "TASKS", "task_json", "list_task_lists", "create_task_list", "sort_key", "list_tasks",
     "get_task", "create_task", "update_task", "complete_task", "reopen_task", "set_task_status", "delete_task",

@@ -14,7 +14,7 @@ from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecE
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag, zone
@@ -201,7 +201,7 @@ def _render_lists(data: dict) -> str:
 # --- lists ----------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(read_only=True, render=_render_lists)
+@tool(read_only=True, render=_render_lists)
 def list_task_lists(ctx: ToolContext) -> dict:
     """List your task lists (the Inbox first) with how many tasks each has open, overdue and completed."""
     tz = _tz(ctx)
@@ -216,7 +216,7 @@ def list_task_lists(ctx: ToolContext) -> dict:
                       for x in lists]}
 
 
-@SERVICE.tool()
+@tool()
 def create_task_list(ctx: ToolContext, name: str) -> dict:
     """Create a task list (a project); names are unique, ignoring case.
 
@@ -251,7 +251,7 @@ def sort_key(t: Task) -> tuple:
     return (t.due_date is None, t.due_date or date.max, due_time, RANK[t.priority], t.created or datetime.min, t.id)
 
 
-@SERVICE.tool(read_only=True, render=_render_tasks)
+@tool(read_only=True, render=_render_tasks)
 def list_tasks(
     ctx: ToolContext, task_list: str | None = None,
     status: Literal["open", "not_started", "in_progress", "waiting", "completed", "all"] = "open",
@@ -307,7 +307,7 @@ def list_tasks(
             "tasks": [task_json(ctx, t, full=False) for t in page]}
 
 
-@SERVICE.tool(read_only=True, render=_render_task)
+@tool(read_only=True, render=_render_task)
 def get_task(ctx: ToolContext, id: str) -> dict:
     """Get one task with all its fields, its list, its due time in your zone and its direct subtasks.
 
@@ -320,7 +320,7 @@ def get_task(ctx: ToolContext, id: str) -> dict:
 # --- changes --------------------------------------------------------------------------------------
 
 
-@SERVICE.tool(render=_render_task)
+@tool(render=_render_task)
 def create_task(
     ctx: ToolContext, title: str, task_list: str | None = None, notes: str = "", due: str = "",
     priority: Priority = "none", assignee: str | None = None, labels: list[str] = [], parent: str | None = None,
@@ -359,7 +359,7 @@ def create_task(
     return {"task": task_json(ctx, t)}
 
 
-@SERVICE.tool(render=_render_task)
+@tool(render=_render_task)
 def update_task(
     ctx: ToolContext, id: str, title: str | None = None, notes: str | None = None, due: str | None = None,
     priority: Priority | None = None, assignee: str | None = None, labels: list[str] | None = None,
@@ -407,7 +407,7 @@ def update_task(
     return {"task": task_json(ctx, t), "changed": changed}
 
 
-@SERVICE.tool(render=_render_task)
+@tool(render=_render_task)
 def complete_task(ctx: ToolContext, id: str, include_subtasks: bool = False) -> dict:
     """Mark a task completed now. A task with open subtasks is refused unless include_subtasks is true, which
     completes them too.
@@ -431,7 +431,7 @@ def complete_task(ctx: ToolContext, id: str, include_subtasks: bool = False) -> 
     return {"task": task_json(ctx, t), "also_completed": [x.id for x in open_below]}
 
 
-@SERVICE.tool(render=_render_task)
+@tool(render=_render_task)
 def reopen_task(ctx: ToolContext, id: str) -> dict:
     """Mark a completed task open (not started) again; its completed parent tasks are reopened too (a completed task
     never has an open subtask). Its own subtasks stay as they are.
@@ -456,7 +456,7 @@ def reopen_task(ctx: ToolContext, id: str) -> dict:
     return {"task": task_json(ctx, t), "also_reopened": reopened}
 
 
-@SERVICE.tool(idempotent=True, render=_render_task)
+@tool(idempotent=True, render=_render_task)
 def set_task_status(ctx: ToolContext, id: str, status: ActiveStatus) -> dict:
     """Set the status of a task that is not completed: open (not started), in_progress or waiting (on someone else).
     Use complete_task to complete a task and reopen_task to reopen a completed one.
@@ -475,7 +475,7 @@ def set_task_status(ctx: ToolContext, id: str, status: ActiveStatus) -> dict:
     return {"task": task_json(ctx, t), "changed": ["status"]}
 
 
-@SERVICE.tool(destructive=True)
+@tool(destructive=True)
 def delete_task(ctx: ToolContext, id: str) -> dict:
     """Delete a task permanently, with all its subtasks. Completing it keeps a record instead.
 
@@ -489,7 +489,7 @@ def delete_task(ctx: ToolContext, id: str) -> dict:
     return {"deleted": [x.id for x in gone], "title": t.title}
 
 
-@SERVICE.tool(render=_render_task)
+@tool(render=_render_task)
 def move_task(ctx: ToolContext, id: str, task_list: str | None = None, parent: str | None = None) -> dict:
     """Move a task (with its subtasks) to another list, and/or under another parent task; an empty parent makes it a
     top-level task. Moving to another list without a parent makes it top-level there.

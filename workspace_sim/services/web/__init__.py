@@ -13,5 +13,10 @@ from __future__ import annotations
 from .records import AUTHORITY_RANK, Page
 from .search import bm25_rank, tokens
 from .tools import PAGES, SERVICE
+from .tools import web_search, fetch_page
+
+SERVICE.add_tools(
+    web_search, fetch_page,
+)
 
 __all__ = ["SERVICE", "PAGES", "Page", "AUTHORITY_RANK", "bm25_rank", "tokens"]

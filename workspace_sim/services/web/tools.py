@@ -12,7 +12,7 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.text.folding import fold
 from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service
+from workspace_sim.core.registry import Service, tool
 from workspace_sim.text.validation import as_argument, parse_when, zone
 from .records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
 from .search import TITLE_WEIGHT, bm25_rank, tokens
@@ -85,7 +85,7 @@ def _render_page(data: dict) -> str:
     return "\n".join(lines)
 
 
-@SERVICE.tool(read_only=True, render=_render_search)
+@tool(read_only=True, render=_render_search)
 def web_search(
     ctx: ToolContext, query: str, site: str | None = None, kind: Kind | None = None,
     min_authority: Authority | None = None, since: str | None = None,
@@ -129,7 +129,7 @@ def web_search(
             "results": [result_json(pool[u], s, terms) for u, s in page]}
 
 
-@SERVICE.tool(read_only=True, render=_render_page)
+@tool(read_only=True, render=_render_page)
 def fetch_page(
     ctx: ToolContext, url: str, offset: Annotated[int, Field(ge=0)] = 0,
     max_chars: Annotated[int, Field(ge=100, le=PAGE_CHARS)] = PAGE_CHARS,
