@@ -1,5 +1,6 @@
 """"`coworkenv stats`: the distribution of a set of environments (size, turns, days, world changes, facts only an
-evidence file holds) per capability and overall, against the balanced mix's targets."""
+evidence file holds) per capability and overall, against the balanced mix's targets; and its diversity
+(synth.diversity: masked openings and sentences, tool sequences, workplaces, languages)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def stats(
     """Print reference calls, user turns, days, world changes and services per capability and overall, and
     the share of environments meeting each target (evidence-only: a fact only an image, PDF, workbook or clip
     holds); exits 1 when no environment is found or one cannot load."""
+    from synth import diversity
     from synth.errors import SpecLoadError
     from synth.pipeline import distribution, profile
     from synth.spec import load_spec
@@ -40,11 +42,13 @@ def stats(
             where, problem = e.problems[0]
             _fail(f"{path} is not an environment spec: {where}: {problem}", 1)
     dist = distribution(profiles)
+    dist["diversity"] = diversity.figures(specs)
     beside = _beside(specs, mix_profile) if mix_profile else None
     if as_json:
         typer.echo(json.dumps({**dist, **({"profile": beside} if beside is not None else {})}, indent=2))
         return
     _print(dist)
+    _print_diversity(dist["diversity"])
     if beside is not None:
         from synth.generate.profiles.sampler import compare_text
 
@@ -103,3 +107,17 @@ def _print(dist: dict) -> None:  # type: ignore[type-arg]
         targets.add_row(t["target"], shown(t["measured"]), shown(t["at_least"]),
                         "[green]yes[/]" if t["met"] else "[red]no[/]")
     console.print(targets)
+
+
+def _print_diversity(fig: dict) -> None:  # type: ignore[type-arg]
+    from rich.console import Console
+    from rich.table import Table
+
+    from synth.diversity import rows
+
+    table = Table(title="diversity (openings: first 12 words, names, numbers, dates, paths and quotes masked)")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for label, value in rows(fig):
+        table.add_row(label, value)
+    Console().print(table)
