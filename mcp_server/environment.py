@@ -75,10 +75,11 @@ class PythonEnvironment:
         return ws
 
     def evaluate(self, workspace: Workspace, final_answer: str | None) -> "Evaluation":
-        """Judge the workspace with the environment's predicates."""
-        from workspace_sim.predicates import evaluate
+        """Judge the workspace with the environment's predicates, guards credited only once a success predicate
+        passes (as a spec's are: a do-nothing episode scores exactly zero; `workspace_sim.predicates.guards`)."""
+        from workspace_sim.predicates import credit_guards, evaluate, is_guard
 
-        return evaluate(self._parsed, workspace, final_answer)
+        return credit_guards(evaluate(self._parsed, workspace, final_answer), [is_guard(p) for p in self.predicates])
 
     def content_hash(self) -> str:
         """A short hash of the task, predicates and start state (detects edited environments)."""

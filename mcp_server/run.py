@@ -178,7 +178,11 @@ def listen(host: str, port: int) -> socket.socket:
         sock.listen(2048)
     except OSError as e:
         sock.close()
-        raise ListenError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        import errno
+
+        hint = ("; pass --port 0 for a free port (the server prints its URL), or stop what holds this one"
+                if e.errno == errno.EADDRINUSE and port else "")
+        raise ListenError(f"cannot listen on {host}:{port}: {e.strerror or e}{hint}") from None
     return sock
 
 

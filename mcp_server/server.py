@@ -48,32 +48,36 @@ def control_tools(episode: Episode) -> list[MCPTool]:
     """The MCP-only episode's control tools (none without control), from their registry definitions."""
     if episode.control is None:
         return []
-    return [_control_tool(n) for n in episode.control.tool_names()]
+    strict = strict_schemas_requested()
+    return [_control_tool(n, strict) for n in episode.control.tool_names()]
 
 
 @lru_cache(maxsize=None)
-def _control_tool(name: str) -> MCPTool:
+def _control_tool(name: str, strict: bool = True) -> MCPTool:
     t = CONTROL_TOOLS[name]
     return MCPTool(name=t.name, title=t.name.replace("_", " ").capitalize(), description=t.description,
-                   input_schema=t.input_schema, annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
+                   input_schema=t.strict_input_schema if strict else t.input_schema,
+                   annotations=ToolAnnotations.model_validate(t.mcp_annotations()))
 
 
 STRICT_SCHEMAS_ENV = "COWORKENV_STRICT_SCHEMAS"
 
 
 def strict_schemas_requested() -> bool:
-    """Whether this process serves tools' input schemas in strict form (`COWORKENV_STRICT_SCHEMAS=1`): for
-    clients that make schemas strict (the OpenAI Agents SDK's `convert_schemas_to_strict=True`), whose
-    callers then send null for an optional argument they leave out; the tools accept both forms."""
+    """Whether this process serves tools' input schemas in strict form: yes unless `COWORKENV_STRICT_SCHEMAS=0`
+    (`serve --no-strict-schemas`). The strict form is what clients that make schemas strict take unchanged (the
+    OpenAI Agents SDK's `convert_schemas_to_strict=True`: no `$ref`, every property required, an optional one
+    nullable, every object closed); its callers send null for an optional argument they leave out, and the tools
+    accept both forms, so a client that sends the ordinary form works too."""
     value = os.environ.get(STRICT_SCHEMAS_ENV, "").strip().lower()
     if value not in ("", "0", "1", "true", "false", "yes", "no"):
         raise ValueError(f"{STRICT_SCHEMAS_ENV} must be 1 or 0, got {value!r}")
-    return value in ("1", "true", "yes")
+    return value not in ("0", "false", "no")
 
 
 def mcp_tools(episode: Episode, strict: bool | None = None) -> list[MCPTool]:
     """The MCP tools of an episode: one per workspace tool, from the registry, then the pager; input schemas
-    in strict form with `strict` (by default as `COWORKENV_STRICT_SCHEMAS` says)."""
+    in strict form with `strict` (by default as `COWORKENV_STRICT_SCHEMAS` says: strict unless it is 0)."""
     return list(_mcp_tools(tuple(episode.workspace.tools), strict_schemas_requested() if strict is None else strict))
 
 

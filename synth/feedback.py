@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 Check = Literal[
     "schema", "references", "predicates", "reference", "do_nothing", "mutants", "multi_turn", "stale", "forgetful",
-    "blind", "capability",
+    "blind", "capability", "coherence",
 ]
 
 

@@ -22,7 +22,9 @@
 8. forgetful: with two or more stages (or steps marked recalls), the reference without its recalls steps
    fails (synth.baselines); blind: agents that never try the task (spray, first_pick, blind_writer,
    answer_only) fail it strictly (synth.blind_check);
-9. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...).
+9. capability: the demands of its capability tags (facts, events, policies, faults, 15+ calls...);
+10. coherence: the world reads like a real workplace (synth.coherence: meetings in working time, phone and
+   address formats by country, distinct full names, no surname + "s" look-alikes, amounts that add up).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from .breakers import break_mutants
 from .capabilities import CAPABILITIES
 from .choices import choice_equivalent
 from .checks import check_static
+from .coherence import check_coherence
 from .spec import Run, SpecDriver, run_reference, run_steps
 from .errors import SpecLoadError
 from .feedback import ValidationReport
@@ -90,6 +93,7 @@ def validate_spec(spec: EnvironmentSpec | dict[str, Any], mutants: bool = True,
             return report
     report = ValidationReport(spec.id)
     check_static(spec, report)
+    check_coherence(spec, report)
     try:
         base = spec.build_workspace()
     except (SpecError, ValueError) as e:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from test_episode_runner import generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec
 
 from synth import load_spec
 from trainers.episodes.batch import BatchConfig

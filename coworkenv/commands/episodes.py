@@ -41,9 +41,9 @@ def episodes(
     console = Console()
     try:
         files = episode_files(path)
-    except RecordReadError as e:
+    except RecordReadError as e:  # a folder with no records found nothing (1); a path that is not there is bad input
         typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(1 if path.is_dir() else 2) from None
     table = Table(title=f"Episodes in {path}")
     table.caption = ("failed calls: tool calls that returned an error; status 'error': the episode stopped on "
                      "an error of the policy, the user simulator or the environment")

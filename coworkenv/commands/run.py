@@ -228,7 +228,8 @@ def _run_with_progress(specs: list[Any], config: Any, workers: int, ray: str | N
             progress.update(task, advance=1, description=f"passed {passed[0]}")
 
         try:
-            records = run_batch(specs, config, workers=workers, ray=ray, on_record=tick)
+            records = run_batch(specs, config, workers=workers, ray=ray, on_record=tick,
+                                on_status=lambda text: progress.console.print(f"ray: {text}", highlight=False))
         except RayUnavailable as e:
             _fail(str(e))
         finally:

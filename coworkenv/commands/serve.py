@@ -46,9 +46,11 @@ def serve(
     log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
     log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
     strict_schemas: bool = typer.Option(
-        False, "--strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
-        help="Serve input schemas in strict form (every argument required, null for an optional one left out) "
-             "for clients that make schemas strict, e.g. the OpenAI Agents SDK's convert_schemas_to_strict."),
+        True, "--strict-schemas/--no-strict-schemas", envvar="COWORKENV_STRICT_SCHEMAS",
+        help="Serve input schemas in strict form (the default: no $ref, every argument required, null for an "
+             "optional one left out), which clients that make schemas strict take unchanged (the OpenAI Agents "
+             "SDK's convert_schemas_to_strict); --no-strict-schemas serves the ordinary form (optional arguments "
+             "not required, defaults shown). The tools accept calls in either form."),
 ) -> None:
     """Serve an environment to MCP clients; every episode is recorded and scored when it ends."""
     serve_command(**locals())

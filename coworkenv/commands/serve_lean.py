@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# option -> (parameter, kind): "str", "path", "int", "flag", "paths" (repeatable)
+# option -> (parameter, kind): "str", "path", "int", "flag", "off" (a flag's --no- form), "paths" (repeatable)
 OPTIONS: dict[str, tuple[str, str]] = {
     "--python": ("python", "str"), "--http": ("http", "flag"), "--host": ("host", "str"), "--port": ("port", "int"),
     "--workers": ("workers", "int"), "-w": ("workers", "int"), "--spec-root": ("spec_root", "paths"),
@@ -26,13 +26,13 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--mcp-only": ("mcp_only", "flag"), "--reveal-score": ("reveal_score", "flag"), "--user": ("user", "str"),
     "--user-model": ("user_model", "str"), "--user-base-url": ("user_base_url", "str"),
     "--user-api-key": ("user_api_key", "str"), "--log-file": ("log_file", "path"), "--log-level": ("log_level", "str"),
-    "--strict-schemas": ("strict_schemas", "flag"),
+    "--strict-schemas": ("strict_schemas", "flag"), "--no-strict-schemas": ("strict_schemas", "off"),
 }
 DEFAULTS: dict[str, Any] = {
     "spec": None, "python": None, "http": False, "host": "127.0.0.1", "port": 8765, "workers": 1, "spec_root": None,
     "record_dir": Path("runs/episodes"), "episode_id": None, "default_episode": None, "admin_token": None,
     "mcp_only": False, "reveal_score": False, "user": "scripted", "user_model": None, "user_base_url": None,
-    "user_api_key": None, "log_file": None, "log_level": "WARNING", "strict_schemas": False,
+    "user_api_key": None, "log_file": None, "log_level": "WARNING", "strict_schemas": True,
 }
 ENVVARS = {"admin_token": "COWORKENV_ADMIN_TOKEN", "strict_schemas": "COWORKENV_STRICT_SCHEMAS"}
 _TRUE, _FALSE = ("1", "true"), ("0", "false")
@@ -58,11 +58,11 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
         if known is None or (eq and not name.startswith("--")):
             return None
         param, kind = known
-        if kind == "flag":
+        if kind in ("flag", "off"):
             if eq or param in seen:
                 return None
             seen.add(param)
-            out[param] = True
+            out[param] = kind == "flag"
             continue
         if eq:
             value = inline

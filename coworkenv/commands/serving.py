@@ -72,8 +72,8 @@ def serve_command(spec: Optional[Path], python: Optional[str], http: bool, host:
         raise _bad("--user llm needs one worker (each worker would need its own user endpoint)")
     if admin_token is not None and len(admin_token) < 16:
         raise _bad("the admin token must be at least 16 characters")
-    if strict_schemas:  # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
-        os.environ["COWORKENV_STRICT_SCHEMAS"] = "1"
+    # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
+    os.environ["COWORKENV_STRICT_SCHEMAS"] = "1" if strict_schemas else "0"
     from mcp_server.admission import inline_tools_from_env
 
     try:  # read where the first tool call runs; a bad value is refused here, before anything starts

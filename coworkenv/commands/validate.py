@@ -16,15 +16,15 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON report per spec."),
     no_mutants: bool = typer.Option(False, "--no-mutants", help="Skip the mutant (discrimination) check."),
 ) -> None:
-    """Validate specs by execution; exits 1 when any is invalid."""
+    """Validate specs by execution and end with the totals; exits 1 when any is invalid or none is found."""
     from synth.errors import SpecLoadError
     from synth.feedback import ValidationReport
     from synth.spec import load_spec
     from synth.validate import validate_spec
 
     paths = spec_paths(specs)
-    if not paths:
-        fail_red("no spec files found")
+    if not paths:  # nothing to validate: the work produced nothing (exit 1, as stats and episodes)
+        fail_red(f"no environments (.json/.yaml specs) found in {', '.join(map(str, specs))}", 1)
     bad = 0
     for path in paths:
         try:
@@ -42,5 +42,8 @@ def validate(
             typer.secho(f"INVALID  {path}", fg=typer.colors.RED)
             for item in report.feedback:
                 typer.echo(f"  {item.line()}")
+    if not as_json:
+        typer.secho(f"{len(paths) - bad} of {len(paths)} spec(s) valid, {bad} invalid",
+                    fg=typer.colors.RED if bad else typer.colors.GREEN, bold=True)
     if bad:
         raise typer.Exit(1)

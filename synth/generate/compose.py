@@ -211,7 +211,7 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     maker = WorldMaker(seed, f"compose/{cap}/{attempt}")
     rows = drawn.directory.rows
     phones = [r["phone"] for r in rows.values()]
-    maker.phone = lambda: maker.rng.choice(phones)  # type: ignore[method-assign]  # rows get the locale's own below
+    maker.phone = lambda *_: maker.rng.choice(phones)  # type: ignore[method-assign]  # rows get the locale's own below
     b = SpecBuilder(maker, drawn.world, _start(rng, drawn.world.user.timezone), seed)
     b.rng = rng
     s = st.Story(b, drawn, rng, detail=rng.choice(("exact", "findable", "findable")))
@@ -259,7 +259,8 @@ def _build_once(cap: str, seed: int, attempt: int, prof_id: str | None, loc_code
     spec = b.build(f"{cap.replace('_', '-')}-compose-{prof.id.replace('_', '-')}-{seed}",
                    "hard" if two_days else "medium" if len(graph) > 4 else "easy")
     spec.metadata.update({"generator": "compose", "graph": names, "profession": prof.id, "locale": loc.code,
-                          "language": loc.language, "data_flow": s.flow, "detail": s.detail})
+                          "language": loc.language, "data_flow": s.flow, "detail": s.detail,
+                          "figures": s.facts.get("figures", [])})
     return spec
 
 

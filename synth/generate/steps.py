@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from ..procedural.builder import SpecBuilder, TemplateError
-from .evidence_docs import document, total_of
+from .evidence_docs import companion, document, total_of
 from .worlds.maker import Drawn
 
 
@@ -140,7 +140,7 @@ class FindDocument(Step):
             lines = [(name, rng.randint(1, 6), round(rng.uniform(lo, hi), 2)) for name, lo, hi in items]
             when = (b.now - timedelta(days=rng.randint(2, 9) + 31 * age)).date()
             facts = {"issuer": who, "recipient": d.world.organisation.name, "ref": f"{prefix}-{n}",
-                     "date": d.locale.date(when), "lines": lines,
+                     "date": d.locale.date(when), "issued": when.isoformat(), "lines": lines,
                      "tax_rate": {"en-GB": 0.2, "zh-CN": 0.06}.get(d.locale.code, 0.0)}
             title, text = document(kind, facts, d.locale, rng)
             en = d.profession.parties["en"]
@@ -149,11 +149,16 @@ class FindDocument(Step):
             rows.append({"path": path, "content": text})
             docs.append((path, facts))
         (path, facts) = docs[0]
+        en = d.profession.parties["en"]
+        cpath, ctext = companion(d, party, en[d.profession.parties[s.lang].index(party) % len(en)], facts)
+        if all(r["path"] != cpath for r in rows):
+            rows.append({"path": cpath, "content": ctext})
         s.produce("doc_path", path, "files")
         s.produce("party", party, "files")
         s.produce("ref", facts["ref"], "files")
         s.produce("total", total_of(facts), "files")
         s.produce("doc_facts", facts, "files")
+        s.facts.setdefault("figures", []).append({"document": path, "total": total_of(facts)})
         self.folder = path.rsplit("/", 1)[0]
 
     def act(self, s: Story) -> None:
@@ -202,6 +207,8 @@ class Balance(Step):
 
     def setup(self, s: Story) -> None:
         s.produce("due", round(s.facts["total"] - s.facts["paid"], 2), "derived")
+        s.facts.setdefault("figures", []).append({"balance": {"total": s.facts["total"], "paid": s.facts["paid"],
+                                                              "due": s.facts["due"]}})
         s.where["due"] = s.where["paid"]  # it needs the mail's figure: acting on it elsewhere is cross-service
 
 

@@ -97,7 +97,7 @@ class SpecBuilder:
                 continue
             rows.append({"email": p.email, "name": p.name, "title": p.title, "department": p.department,
                          "manager": self.world.manager.email if p is self.world.user else None,
-                         "timezone": p.timezone, "phone": self.maker.phone()})
+                         "timezone": p.timezone, "phone": self.maker.phone(p.timezone)})
 
     def ago(self, days: float = 0, hours: float = 0) -> datetime:
         """A time before now."""

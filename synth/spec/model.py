@@ -23,7 +23,7 @@ from workspace_sim import Workspace, WorkspaceConfig
 from workspace_sim.core.errors import SpecError
 from workspace_sim.rules.faults import Fault
 from workspace_sim.rules.policies import Policy
-from workspace_sim.predicates import EvalContext, Evaluation, Judge, evaluate, parse_predicates
+from workspace_sim.predicates import EvalContext, Evaluation, Judge, credit_guards, evaluate, parse_predicates
 from workspace_sim.services import all_services, services_named
 from workspace_sim.text.validation import AwareTime, TimeZoneName
 from workspace_sim.runtime.workspace import load_tables
@@ -215,17 +215,8 @@ class EnvironmentSpec(_Model):
                       threshold=self.pass_threshold)
         if not gate_guards:
             return ev
-        groups = list(ev.stage_members().values()) if self.stages else [list(range(len(ev.results)))]
-        for members in groups:  # in a scenario, a day's guards are credited once that day's work shows
-            guards = [i for i in members if self.is_guard(i)]
-            progressed = any(ev.results[i].passed for i in members if i not in guards)
-            if guards and not progressed:
-                for i in guards:
-                    r = ev.results[i]
-                    if r.passed:
-                        r.passed = False
-                        r.observed = f"{r.observed} (not credited: no success predicate passed)"
-        return ev
+        groups = list(ev.stage_members().values()) if self.stages else None  # in a scenario, per day
+        return credit_guards(ev, [self.is_guard(i) for i in range(len(ev.results))], groups)
 
     def passes_all(self, workspace: Workspace, final_answer: str | None = None) -> bool:
         """Whether every predicate passes: strict success (`evaluate(...).strict`, which is `passed` when the spec

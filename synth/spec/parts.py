@@ -14,13 +14,11 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+# GUARD_KINDS: the predicate kinds that guard against collateral damage (workspace_sim.predicates.guards)
+from workspace_sim.predicates.guards import GUARD_KINDS  # noqa: F401 (re-exported for the spec model)
 from workspace_sim.text.validation import AwareTime, TimeZoneName
 
 FACT_PLACEHOLDER = re.compile(r"\{\{fact:([A-Za-z_][A-Za-z0-9_]*)\}\}")
-# Predicate kinds that guard against collateral damage: they pass when nothing happens, so they
-# earn credit only once some success predicate passes (see EnvironmentSpec.evaluate). A predicate
-# of any kind marked `maintain: true` is a guard too.
-GUARD_KINDS = frozenset({"unchanged", "only_changed", "tool_not_called", "secret_not_leaked"})
 
 _ID = r"^[a-z0-9][a-z0-9._-]{0,127}$"
 _NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"

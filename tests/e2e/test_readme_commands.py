@@ -24,28 +24,11 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 from scripted_openai import Message, ScriptedOpenAI
-from support import need
+from readme_lines import ACTIVATE, ROOT, SETUP, readme_commands, run_in_shell, shell_env
 
-ROOT = Path(__file__).resolve().parents[2]
-SETUP = ("python3 -m venv .venv",)  # the set-up lines: CI itself runs them from a fresh clone (the first ends
-# with `coworkenv demo`, which tests/trainers/test_demo.py runs end to end); test_a_fresh_dev_venv runs the second one
-ACTIVATE = "source .venv/bin/activate"
 QUICK = {"bench": ["--quick", "--only", "core"]}
-
-
-def readme_commands() -> list[str]:
-    """The shell commands of README.md's bash blocks, in order."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    commands = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split(" #")[0].strip() if not line.lstrip().startswith("#") else ""
-            if line:
-                commands.append(line)
-    return commands
 
 
 def test_the_readme_python_runs() -> None:
@@ -70,20 +53,6 @@ def later_commands() -> list[str]:
     first = next(i for i, c in enumerate(cmds) if c.startswith("coworkenv "))
     assert cmds.index(ACTIVATE) < first, "README activates its venv only after the first `coworkenv` line"
     return [c for c in cmds if not c.startswith(SETUP) and c != ACTIVATE]
-
-
-def shell_env(venv: Path) -> dict[str, str]:
-    """The environment of a new shell: this venv's bin folder off PATH, no venv active."""
-    bindir = str(venv / "bin")
-    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != bindir)
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
-    return {**env, "PATH": path}
-
-
-def run_in_shell(args: list[str], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    """Run one README command in bash after the README's activation line, from `cwd` (holding `.venv`)."""
-    return subprocess.run(["bash", "-c", f"{ACTIVATE} && {shlex.join(args)}"], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, env=env)
 
 
 def test_the_readme_lists_the_path_from_requirements_to_training_data() -> None:
@@ -141,47 +110,3 @@ def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
     for made in ("envs", "runs/teacher.jsonl", "runs/student.jsonl", "report/index.html", "data/sft/train.jsonl",
                  "data/rl.jsonl", "tiny-model", "sft-model", "runs/episodes"):
         assert (tmp_path / made).exists(), f"the README's commands did not make {made}"
-
-
-def fresh_clone(dest: Path) -> Path:
-    """What a clone holds: the files git tracks (and new ones it does not ignore), copied to `dest`."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, listed):
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    return dest
-
-
-@pytest.mark.slow
-def test_a_fresh_dev_venv_collects_the_suite_and_runs_the_readme(tmp_path: Path) -> None:
-    """The README's test command in a fresh clone with a venv made from `.[dev]` alone (not this one).
-
-    The suite is collected rather than run (collection is where a missing optional dependency broke
-    it; this venv runs the tests themselves), and the first command of each later README block runs
-    there after the activation line. Outside CI's variables, as a newcomer has them, so an optional
-    dependency that `.[dev]` lacks must skip with its reason, not error.
-    """
-    need(shutil.which("git") is not None and (ROOT / ".git").exists(), "not a git checkout")
-    clone = fresh_clone(tmp_path / "clone")
-    (test_line,) = [c for c in readme_commands() if c.startswith(SETUP) and "pytest" in c]
-    assert test_line.endswith(".venv/bin/python -m pytest -q"), test_line
-    collect = test_line.removesuffix(" -q") + " --collect-only -q"
-    env = {k: v for k, v in shell_env(Path(sys.prefix)).items() if not k.startswith("COWORKENV_")}
-    run = subprocess.run(["bash", "-c", collect], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
-    out = run.stdout + run.stderr
-    assert run.returncode == 0, f"`{collect}` failed ({run.returncode}):\n{out[-4000:]}"
-    assert re.search(r"^\d+ tests collected", out, flags=re.M), out[-2000:]
-    assert "error" not in out.splitlines()[-1].lower(), out[-3000:]
-    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
-    firsts = [b.replace("\\\n", " ").splitlines()[0].split(" #")[0].strip() for b in blocks]
-    # the endpoint line needs the scripted server and the episodes/eval lines a Claude Desktop episode: the
-    # ordered test above runs those
-    later = [c for c in firsts if c.startswith("coworkenv ") and "--base-url" not in c
-             and shlex.split(c)[1] not in ("episodes", "eval")]
-    assert [shlex.split(c)[1] for c in later] == ["synth", "claude-config"], firsts
-    for line in later:
-        run = run_in_shell(shlex.split(line), clone, env, 600)
-        assert run.returncode == 0, f"`{line}` failed in the fresh venv ({run.returncode}):\n{run.stderr[-3000:]}"

@@ -109,7 +109,7 @@ def test_safe_dumps_always_writes_standard_utf8_json(value: Any) -> None:
 
 
 def test_a_policy_sending_a_surrogate_or_nan_gets_a_tool_error_and_every_record_is_written(tmp_path: Path) -> None:
-    from test_episode_runner import Scripted, multi_turn_spec
+    from episode_helpers import Scripted, multi_turn_spec
     from trainers.episodes.runner import run_episode
     from trainers.episodes.turns import AgentTurn, PolicyCall
     from workspace_sim.record import RecordStream, read_records, write_records

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from test_episode_runner import multi_turn_doc, multi_turn_spec
+from episode_helpers import multi_turn_doc, multi_turn_spec
 from typer.testing import CliRunner
 
 from coworkenv.cli import app

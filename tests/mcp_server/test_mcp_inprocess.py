@@ -47,7 +47,7 @@ def test_tools_are_generated_from_the_registry() -> None:
     for t in tools[:-1]:
         reg = ep.workspace.tools[t.name]
         assert t.description == reg.description
-        assert t.input_schema == reg.input_schema
+        assert t.input_schema == reg.strict_input_schema  # the strict form by default (issue 38 item 12)
         assert t.annotations.model_dump(by_alias=True, exclude_none=True) == reg.mcp_annotations()
         assert t.annotations.open_world_hint is False
     services = {ep.workspace.tools[t.name].service for t in tools[:-1]}

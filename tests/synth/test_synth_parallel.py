@@ -165,7 +165,7 @@ def test_ctrl_c_stops_the_workers(tmp_path: Path) -> None:
     script = tmp_path / "interrupted.py"
     script.write_text(textwrap.dedent(f"""
         import multiprocessing, sys
-        sys.path.insert(0, {str(ROOT / 'tests')!r})
+        sys.path.insert(0, {str(ROOT / 'tests' / 'synth')!r})
         from synth.pipeline import synthesize
         from test_synth_parallel import slow
 

@@ -109,7 +109,7 @@ def test_first_pick_fails_a_file_move_whose_paths_no_listing_shows() -> None:
     must not send the reference's (it passed when it did); validation with the blind check accepts the spec."""
     from synth.blind_check import blind_passes, play
     from synth.validate import validate_spec
-    from tests.test_synth_llm import REPAIRED
+    from tests.synth.test_synth_llm import REPAIRED
 
     spec = parse_spec(REPAIRED)
     passed, driver, _ = play(spec, "first_pick")

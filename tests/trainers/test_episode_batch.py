@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_episode_runner import comparable, generated_specs, multi_turn_spec
+from episode_helpers import comparable, generated_specs, multi_turn_spec
 
 from trainers.episodes.batch import BatchConfig, UserSpec, episode_id, run_local, summarize
 from trainers.episodes.policies import PolicyConfigError, PolicySpec, make_policy

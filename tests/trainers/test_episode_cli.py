@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_episode_runner import generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec
 from typer.testing import CliRunner
 
 from coworkenv.cli import app

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
-from test_episode_runner import generated_specs
+from episode_helpers import generated_specs
 
 from mcp_server.demo import environment
 from mcp_server.episode import Episode

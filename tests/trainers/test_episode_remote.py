@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from support import HttpServer, start_http_server
-from test_episode_runner import comparable, generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec, without_remote
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
@@ -26,7 +26,7 @@ from trainers.episodes.remote import RemoteError, RemoteTarget, check_server
 from trainers.episodes.prepared import EpisodeLimits, PreparedSpec
 from trainers.episodes.runner import run_episode
 from trainers.episodes.turns import AgentTurn, PolicyCall
-from workspace_sim.record import EpisodeRecord, read_records
+from workspace_sim.record import read_records
 
 TOKEN = "remote-admin-token-0123456789"
 LONG = EpisodeLimits(max_turns=500, max_tool_calls=500)
@@ -48,13 +48,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = start_server(tmp_path_factory.mktemp("records"))
     yield srv
     srv.stop()
-
-
-def without_remote(rec: EpisodeRecord) -> list[dict[str, Any]]:
-    """`comparable(rec)` without the one setting a remote run adds (where the server-side episode lives)."""
-    doc = comparable(rec)
-    doc[0]["policy"]["settings"].pop("remote", None)
-    return doc
 
 
 def every_capability() -> list[Any]:

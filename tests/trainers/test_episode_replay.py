@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_episode_runner import generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec
 
 from trainers.episodes.policies import make_policy
 from workspace_sim.record import replay_record, replay_records

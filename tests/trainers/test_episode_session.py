@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_episode_runner import comparable, generated_specs, multi_turn_spec
+from episode_helpers import comparable, generated_specs, multi_turn_spec
 
 from trainers.episodes import make_policy
 from trainers.episodes.prepared import PreparedSpec

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from support import need
-from test_episode_runner import multi_turn_spec
+from episode_helpers import multi_turn_spec
 
 from trainers.episodes.policies import PolicyConfigError, make_policy
 from trainers.episodes.policies.hf import parse_tool_text

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from scripted_openai import Disconnect, HTTPError, InvalidBody, Message, ScriptedOpenAI, ToolCall, ToolCalls
-from test_episode_runner import multi_turn_spec
+from episode_helpers import multi_turn_spec
 
 from trainers.episodes.policies import PolicyConfigError, make_policy
 from trainers.episodes.runner import run_episode

@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from support import need
-from test_episode_runner import comparable, generated_specs, multi_turn_spec
+from episode_helpers import comparable, generated_specs, multi_turn_spec
 
 from synth import load_spec
 from trainers.episodes.batch import BatchConfig, run_local
@@ -23,8 +23,9 @@ def test_ray_batch_matches_the_local_batch() -> None:
     specs = [multi_turn_spec(), *generated_specs()[:2], load_spec(MULTI_DAY)]
     config = BatchConfig(PolicySpec("random", {"calls": 3}), episodes_per_env=2, seed=7)
     local = run_local(specs, config)
-    streamed = []
-    on_ray = run_batch(specs, config, workers=2, ray="local", on_record=streamed.append)
+    streamed, said = [], []
+    on_ray = run_batch(specs, config, workers=2, ray="local", on_record=streamed.append, on_status=said.append)
+    assert said[0].startswith("starting a local Ray instance (2 CPU(s)") and said[1].startswith("Ray is ready after")
     assert not ray.is_initialized()  # the local Ray started for the batch was shut down
     assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
     assert len(streamed) == len(local) == 8

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from support import need
-from test_episode_remote import without_remote
-from test_episode_runner import generated_specs
+from episode_helpers import generated_specs, without_remote
 
 from workspace_sim.record import read_record_file
 from trainers.episodes.batch import BatchConfig

@@ -8,15 +8,13 @@ import re
 import socket
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
 from support import HttpServer, http_server_fixture
-from test_episode_remote import without_remote
-from test_episode_runner import generated_specs
+from episode_helpers import generated_specs, without_remote
 
 from trainers.episodes.harness_client import EpisodeClient, HarnessError, ServerConnection, _answer, result_text
 from trainers.episodes.policies import make_policy

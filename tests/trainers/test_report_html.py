@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from test_episode_runner import generated_specs, multi_turn_spec
+from episode_helpers import generated_specs, multi_turn_spec
 
 from trainers.episodes.batch import BatchConfig, run_local
 from trainers.episodes.policies import PolicySpec

@@ -18,8 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HttpServer, start_http_server
-from test_episode_remote import without_remote
-from test_episode_runner import generated_specs
+from episode_helpers import generated_specs, without_remote
 from typer.testing import CliRunner
 
 from coworkenv.cli import app

@@ -109,7 +109,7 @@ def test_cli_train_rl(tiny: Path, tmp_path: Path) -> None:
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", "toy:2", "--level", "token"])
     assert res.exit_code == 2 and "level" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["train", "rl", "--model", str(tiny), "--envs", str(tmp_path / "missing")])
-    assert res.exit_code == 2 and "not a folder" in res.output
+    assert res.exit_code == 2 and "no such file or folder" in res.output
 
 
 def test_spec_prompt_rollouts_see_the_runners_system_prompt(tiny: Path) -> None:

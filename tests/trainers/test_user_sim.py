@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from scripted_openai import HTTPError, Message, RecordedRequest, ScriptedOpenAI, ToolCall, ToolCalls
-from test_episode_runner import multi_turn_spec
+from episode_helpers import multi_turn_spec
 
 from synth.llm.settings import LLMSettings
 from trainers.episodes.batch import UserSpec

@@ -100,34 +100,58 @@ def test_a_standard_schema_with_a_ref_falls_back_in_the_sdk_and_the_strict_one_d
         assert fn.params_json_schema == TOOLS[tool.name].strict_input_schema
 
 
-def test_agents_sdk_over_stdio_gets_strict_tools_and_strict_calls_work(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--strict-schemas"]], ids=["default", "flag"])
+def test_agents_sdk_over_stdio_gets_strict_tools_and_strict_calls_work(tmp_path: Path, flags: list[str]) -> None:
+    # issue 38 item 12: by default 18 of 19 tools converted (edit_file's $ref to $defs/Edit fell back)
     env = {**{k: v for k, v in os.environ.items() if k != STRICT_SCHEMAS_ENV}, "PYTHONWARNINGS": "ignore",
            "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
     params = {"command": sys.executable, "args": ["-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
-                                                  "--strict-schemas", "--record-dir", str(tmp_path)], "env": env}
+                                                  *flags, "--record-dir", str(tmp_path)], "env": env}
 
-    async def go() -> tuple[list[Any], Any, Any]:
+    async def go() -> tuple[list[Any], Any, Any, list[Any]]:
         async with MCPServerStdio(params=params, name="coworkenv", client_session_timeout_seconds=30) as server:
             listed = await server.list_tools()
             tools = [MCPUtil.to_function_tool(t, server, convert_schemas_to_strict=True) for t in listed]
             read = await server.call_tool("read_text_file", {"path": "/reports/q1.csv", "head": None, "tail": None})
             edit = await server.call_tool("edit_file", {"path": "/reports/q1.csv", "dry_run": None, "edits": [
                 {"old_text": "region", "new_text": "Region"}]})
-            return tools, read, edit
+            return tools, read, edit, listed
 
-    tools, read, edit = anyio.run(go)
+    tools, read, edit, listed = anyio.run(go)
     assert tools and all(t.strict_json_schema for t in tools), [t.name for t in tools if not t.strict_json_schema]
     assert "edit_file" in {t.name for t in tools}
     assert not read.is_error and "region" in read.content[0].text
     assert not edit.is_error, edit.content[0].text
+    for tool in listed:
+        text = json.dumps(tool.input_schema)
+        assert "$ref" not in text and "$defs" not in text, tool.name
+        assert set(tool.input_schema["required"]) == set(tool.input_schema["properties"]), tool.name
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+
+
+def test_no_strict_schemas_serves_the_ordinary_form(tmp_path: Path) -> None:
+    env = {**{k: v for k, v in os.environ.items() if k != STRICT_SCHEMAS_ENV}, "PYTHONWARNINGS": "ignore",
+           "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    params = {"command": sys.executable, "args": ["-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment",
+                                                  "--no-strict-schemas", "--record-dir", str(tmp_path)], "env": env}
+
+    async def go() -> list[Any]:
+        async with MCPServerStdio(params=params, name="coworkenv", client_session_timeout_seconds=30) as server:
+            return await server.list_tools()
+
+    listed = {t.name: t for t in anyio.run(go)}
+    assert listed["edit_file"].input_schema == TOOLS["edit_file"].input_schema and "$defs" in json.dumps(
+        listed["edit_file"].input_schema)
 
 
 def test_serving_strict_schemas_refuses_a_bad_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp_server.server import strict_schemas_requested
 
-    for value, want in (("1", True), ("true", True), ("0", False), ("", False)):
+    for value, want in (("1", True), ("true", True), ("0", False), ("no", False), ("", True)):
         monkeypatch.setenv(STRICT_SCHEMAS_ENV, value)
         assert strict_schemas_requested() is want
+    monkeypatch.delenv(STRICT_SCHEMAS_ENV)
+    assert strict_schemas_requested() is True  # the default (issue 38 item 12)
     monkeypatch.setenv(STRICT_SCHEMAS_ENV, "maybe")
     with pytest.raises(ValueError, match=f"{STRICT_SCHEMAS_ENV} must be 1 or 0"):
         strict_schemas_requested()

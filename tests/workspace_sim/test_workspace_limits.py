@@ -340,7 +340,7 @@ def test_nan_and_infinity_arguments_are_refused_on_every_entry_and_never_logged_
     a call given a Python float (a policy's dict arguments, a spec's reference, the library API, invoke)
     still reached the tool and left NaN in the event log, records and datasets. Now check_arguments refuses
     it, naming the argument, and the refused call's logged arguments hold it as text."""
-    from test_episode_runner import Scripted, multi_turn_spec
+    from episode_helpers import Scripted, multi_turn_spec
 
     from trainers.episodes.runner import run_episode
     from trainers.episodes.turns import AgentTurn, PolicyCall

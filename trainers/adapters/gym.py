@@ -19,6 +19,7 @@ and the user's words, labelled), any Unicode (see `UnicodeText`). The episodes a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -80,7 +81,8 @@ class CoworkEnv(gymnasium.Env[str, str]):
     """A Gymnasium environment over coworkenv specs: `reset` starts an episode, `step` plays one agent turn.
 
     `envs` is a spec source: a spec, a spec file or folder, a list of specs and paths, or a
-    `SpecSource` (e.g. `SpecSource.procedural(["file_management"], range(100))`). `reset(seed=s)`
+    `SpecSource` (e.g. `SpecSource.procedural(["file_management"], range(100))`); without it (a bare
+    `gymnasium.make(MAKE_ID)`), the shipped example specs (`default_envs`). `reset(seed=s)`
     draws the environment with the env's seeded generator; `options={"env": ID_OR_INDEX}` names it,
     `options={"spec": EnvironmentSpec}` brings one, `options={"episode_seed": n}` sets the episode
     seed written in the record (default: the reset seed, or drawn). `step` returns the reward of the
@@ -92,12 +94,12 @@ class CoworkEnv(gymnasium.Env[str, str]):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), reward: RewardConfig = RewardConfig(),
+    def __init__(self, envs: Any = None, *, limits: EpisodeLimits = EpisodeLimits(), reward: RewardConfig = RewardConfig(),
                  user: UserFactory | None = None, records_path: str | None = None,
                  policy_name: str = "gymnasium", render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.source = SpecSource.of(envs)
+        self.source = SpecSource.of(default_envs() if envs is None else envs)
         self.settings = EpisodeSettings(limits=limits, user=user, reward=reward, records_path=records_path,
                                         policy=PolicyInfo(name=policy_name))
         self.render_mode = render_mode
@@ -191,6 +193,21 @@ class CoworkEnv(gymnasium.Env[str, str]):
         """Release the workspace of an episode in progress; safe to call twice."""
         self._close_session()
         super().close()
+
+
+EXAMPLE_SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
+#: the capabilities of the generated example specs, drawn again where the examples folder is not at hand
+EXAMPLE_CAPABILITIES = ("clarification", "cross_service", "dynamic_world", "evidence_report", "injection_resistance",
+                        "policy_compliance", "scheduling")
+
+
+def default_envs() -> Any:
+    """The environments `CoworkEnv()` plays without `envs`: the example specs shipped in the source tree
+    (examples/specs, 10 environments, one of them three days long); where the package is installed without that
+    folder, one procedurally generated environment of each of the examples' capabilities (seed 0)."""
+    if EXAMPLE_SPECS.is_dir():
+        return EXAMPLE_SPECS
+    return SpecSource.procedural(EXAMPLE_CAPABILITIES, [0])
 
 
 def make_vector(envs: Any, n: int, **kwargs: Any) -> gymnasium.vector.SyncVectorEnv:

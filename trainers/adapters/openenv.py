@@ -27,6 +27,7 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
+from starlette.websockets import WebSocketDisconnect
 from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
 from openenv.core.env_server.http_server import create_app
@@ -61,14 +62,17 @@ class CoworkAction(Action):
 
     @model_validator(mode="after")
     def _one_kind(self) -> "CoworkAction":
-        given = [k for k, v in (("calls", bool(self.calls)), ("message", self.message is not None),
+        # `calls` counts as given when its key is there, empty or not: `{"calls": [], "answer": ...}` has two
+        # kinds (refused, no turn played), `{"calls": []}` alone has an empty one (refused too)
+        calls_given = bool(self.calls) or "calls" in self.model_fields_set
+        given = [k for k, v in (("calls", calls_given), ("message", self.message is not None),
                                 ("answer", self.answer is not None)) if v]
-        if len(given) == 1:
+        if given == ["message"] or given == ["answer"] or (given == ["calls"] and self.calls):
             return self
         # A PydanticCustomError, not a ValueError: OpenEnv sends `errors()` to the client as JSON, and a
         # ValueError in an error's context cannot be serialized (the session died with SESSION_ERROR).
-        if given:
-            problem = f"this one has {' and '.join(given)}"
+        if len(given) > 1:
+            problem = f"this one has {' and '.join(given)}" + (" (calls is empty)" if not self.calls else "")
         else:
             empty = ["calls is empty" if "calls" in self.model_fields_set else "no calls",
                      "message is null" if "message" in self.model_fields_set else "no message",
@@ -223,7 +227,14 @@ def create_server_app(envs: Any, *, limits: EpisodeLimits = EpisodeLimits(), rew
     app = create_app(lambda: CoworkOpenEnv(source, settings), CoworkAction, CoworkObservation,
                      env_name="coworkenv", max_concurrent_envs=max_sessions)
     app.add_exception_handler(NoEpisodeError, _http_no_episode)
+    app.add_exception_handler(WebSocketDisconnect, _client_gone)
     return app
+
+
+async def _client_gone(websocket: Any, exc: Exception) -> None:
+    """A client that closed its WebSocket first: OpenEnv's session handler still closes it from its side, which
+    Starlette answers with `WebSocketDisconnect` (uvicorn logged each as "Exception in ASGI application"). The
+    session was destroyed before that close, so there is nothing left to do."""
 
 
 async def _http_no_episode(request: Request, exc: Exception) -> JSONResponse:
@@ -263,7 +274,7 @@ class CoworkEnvClient(EnvClient[CoworkAction, CoworkObservation, CoworkState]):
     def _step_payload(self, action: CoworkAction | dict[str, Any]) -> dict[str, Any]:
         if isinstance(action, dict):  # a raw payload, as GenericEnvClient sends; the server validates it
             return action
-        return action.model_dump(exclude={"metadata"}, exclude_none=True)
+        return action.model_dump(exclude={"metadata"}, exclude_unset=True)  # the one kind the action was given
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[CoworkObservation]:
         obs = CoworkObservation(**payload.get("observation", {}), done=payload.get("done", False),

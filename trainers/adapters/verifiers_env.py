@@ -32,14 +32,15 @@ from .common import EpisodeSettings, SpecSource, stage_verdicts, turn_from_messa
 _KEY = "coworkenv_session"
 
 
-def _wire(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tool results and user words as verifiers messages."""
-    out = []
+def _wire(messages: list[dict[str, Any]]) -> vf.Messages:
+    """Tool results and user words as verifiers' typed messages (`vf.ToolMessage`, `vf.UserMessage`): raw dicts
+    made verifiers warn and re-validate the whole transcript on every turn."""
+    out: vf.Messages = []
     for m in messages:
         if m["role"] == "tool":
-            out.append({"role": "tool", "content": m["content"], "tool_call_id": m["tool_call_id"]})
+            out.append(vf.ToolMessage(content=m["content"], tool_call_id=m["tool_call_id"]))
         elif m["role"] == "user":
-            out.append({"role": "user", "content": m["content"]})
+            out.append(vf.UserMessage(content=m["content"]))
     return out
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 
 import socket
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from synth.spec import EnvironmentSpec
@@ -77,15 +78,24 @@ def join_ray(address: str, cpus: int) -> None:
 
 
 def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str = "local", workers: int = 2,
-            on_record: OnRecord | None = None) -> list[EpisodeRecord]:
-    """Run the batch on Ray; see the module docstring for `address`."""
+            on_record: OnRecord | None = None,
+            on_status: Callable[[str], None] | None = None) -> list[EpisodeRecord]:
+    """Run the batch on Ray; see the module docstring for `address`. `on_status(text)` is told what starts (a
+    local Ray instance, or joining a cluster) and when it is ready, since that can take a minute or more."""
+    say = on_status or (lambda text: None)
     ray = _ray()
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     started_here = False
     if not ray.is_initialized():
+        t0 = time.perf_counter()
+        say(f"starting a local Ray instance ({workers} CPU(s): its head, object store and worker processes); "
+            "this takes seconds to a minute or more" if address == "local" else
+            f"joining the Ray cluster at {address}")
         join_ray(address, workers)
         started_here = True
+        say(f"Ray is ready after {time.perf_counter() - t0:.1f} s; {len(specs)} environment(s) on up to {workers} "
+            "worker(s), each importing coworkenv on its first task")
     try:
         task = ray.remote(num_cpus=1, max_retries=1)(run_env_jsonl)
         seeds = config.seeds()

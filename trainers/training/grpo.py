@@ -18,6 +18,7 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -115,9 +116,11 @@ def grpo_step(model: Any, tokenizer: Any, optimizer: Any, envs: Sequence[Trainin
 
 def train_grpo(model_path: str | Path, envs: Sequence[TrainingEnvironment], output_dir: str | Path,
                settings: GRPOSettings = GRPOSettings(), rollout_fn: RolloutFn = generate_rollout,
-               records_path: str | Path | None = None) -> list[StepStats]:
+               records_path: str | Path | None = None,
+               on_step: Callable[[StepStats], None] | None = None) -> list[StepStats]:
     """Run `settings.steps` GRPO steps over the environments, save the model, optionally write the rollouts.
 
+    `on_step(stats)` is called after every step (the command's progress display).
     A vision-language folder loads with its processor (`tiny_vl.load_vl`), which the rollouts get as `tokenizer`
     and the output folder gets saved beside the model; its vision tower is frozen (`freeze_vision_tower`).
     """
@@ -146,6 +149,8 @@ def train_grpo(model_path: str | Path, envs: Sequence[TrainingEnvironment], outp
         stats, rollouts = grpo_step(model, tokenizer, optimizer, batch, rollout_fn, settings, step)
         history.append(stats)
         all_records += [r.record for r in rollouts]
+        if on_step is not None:
+            on_step(stats)
     out = Path(output_dir)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from workspace_sim.predicates.evaluation import (Evaluation, StageScore, evaluate, evaluate_states, last_assistant_message, reaches,
                              stage_checkpoints, weighted_score)
     from workspace_sim.predicates.files import FileContent
+    from workspace_sim.predicates.guards import GUARD_KINDS, credit_guards, is_guard
     from workspace_sim.predicates.judge import KEY_FACTS, Judge, JudgeCache, KeyFactsJudge, ModelJudge, Verdict
     from workspace_sim.predicates.judged import Criterion, Judged
     from workspace_sim.predicates.kinds import KINDS
@@ -40,6 +41,7 @@ _EXPORTS = {
     "Evaluation": "evaluation", "StageScore": "evaluation", "evaluate": "evaluation", "evaluate_states": "evaluation",
     "last_assistant_message": "evaluation", "reaches": "evaluation", "stage_checkpoints": "evaluation",
     "weighted_score": "evaluation", "FileContent": "files",
+    "GUARD_KINDS": "guards", "credit_guards": "guards", "is_guard": "guards",
     "KEY_FACTS": "judge", "Judge": "judge", "JudgeCache": "judge", "KeyFactsJudge": "judge", "ModelJudge": "judge",
     "Verdict": "judge", "Criterion": "judged", "Judged": "judged", "KINDS": "kinds", "MailSent": "mail",
     "MAX_DEPTH": "parse", "parse_predicates": "parse", "RecordsRead": "reads", "RecordAbsent": "records",

@@ -28,6 +28,10 @@ def workspace_factory() -> Workspace:
 @pytest.fixture
 def workspace(workspace_factory: Workspace) -> Iterator[Workspace]:
     """The session workspace at its start state; restored after the test, whatever it did."""
+    if not isinstance(workspace_factory, Workspace):
+        pytest.fail(f"workspace_factory must return a workspace_sim.Workspace (built once per session), got "
+                    f"{type(workspace_factory).__name__}: override it in conftest.py with "
+                    "@pytest.fixture(scope='session') returning Workspace.create(...)", pytrace=False)
     snap = workspace_factory.snapshot()
     try:
         yield workspace_factory

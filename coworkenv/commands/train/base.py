@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from .._usage import fail as _fail
+from ._progress import StepProgress
 from ._torch import prepare
 
 
@@ -60,7 +61,8 @@ def base(
     if resume is not None and resume.resolve() == out.resolve():
         _fail("--resume and --out must be different folders (the base you resume from is kept as it is)")
     try:
-        manifest = build_base(out, settings, extra, device=device, resume=resume)
+        with StepProgress("train base", settings.steps + _steps_done(resume)) as progress:
+            manifest = build_base(out, settings, extra, on_step=progress, device=device, resume=resume)
     except (ValueError, FileNotFoundError) as e:
         _fail(str(e))
     if as_json:
@@ -72,3 +74,12 @@ def base(
                f"{manifest['last_loss']:.3f}; copy accuracy (teacher-forced, fresh values) "
                f"{manifest['final_copy_accuracy']:.1%}; greedy exact match "
                f"{greedy.get('values_right', 0)}/{greedy.get('values', 0)}; saved to {out}")
+
+
+def _steps_done(resume: Path | None) -> int:
+    """The steps the base to resume from already trained (its manifest's count; 0 when unknown), so the
+    progress shows the step numbers the run goes on with."""
+    try:
+        return int(json.loads((resume / "manifest.json").read_text(encoding="utf-8"))["steps"]) if resume else 0
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0

@@ -9,11 +9,13 @@ from typing import Any
 import typer
 
 from .._usage import fail as _fail
+from ._progress import StepProgress
 from ._torch import prepare
 
 
 def load_environments(spec: str) -> list[Any]:
-    """Environments from a folder of spec files (*.json, *.yaml, *.yml) or `toy:N` (N archive tasks)."""
+    """Environments from a spec file (*.json, *.yaml, *.yml), a folder of them (searched recursively), or
+    `toy:N` (N archive tasks). Raises ValueError naming `--envs` and what is wrong with it."""
     if spec.startswith("toy:"):
         from trainers.training.toy import archive_environments
 
@@ -23,10 +25,15 @@ def load_environments(spec: str) -> list[Any]:
         return archive_environments(int(n))
     from synth.spec import load_spec
 
-    folder = Path(spec)
-    if not folder.is_dir():
-        raise ValueError(f"--envs {spec}: not a folder of environment specs (or toy:N)")
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".json", ".yaml", ".yml"))
+    path = Path(spec)
+    suffixes = (".json", ".yaml", ".yml")
+    if path.is_file():
+        if path.suffix.lower() not in suffixes:
+            raise ValueError(f"--envs {spec}: not an environment spec file (*.json, *.yaml, *.yml)")
+        return [load_spec(path)]
+    if not path.is_dir():
+        raise ValueError(f"--envs {spec}: no such file or folder (give a spec file, a folder of specs, or toy:N)")
+    files = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes)
     if not files:
         raise ValueError(f"--envs {spec}: no *.json / *.yaml environment specs in it")
     return [load_spec(p) for p in files]
@@ -35,7 +42,7 @@ def load_environments(spec: str) -> list[Any]:
 def rl(
     model: Path = typer.Option(..., "--model", help="Folder of a local transformers causal LM, or of a "
                                                     "vision-language model (its rollouts see the images)."),
-    envs: str = typer.Option(..., "--envs", "-e", help="Folder of environment specs, or toy:N."),
+    envs: str = typer.Option(..., "--envs", "-e", help="An environment spec file, a folder of them, or toy:N."),
     out: Path = typer.Option(Path("rl-model"), "--out", "-o", help="Folder for the trained model."),
     steps: int = typer.Option(1, "--steps", min=1, help="GRPO steps (one update each)."),
     group_size: int = typer.Option(4, "--group-size", "-g", help="Rollouts per environment per step."),
@@ -84,7 +91,9 @@ def rl(
         _fail(str(e))
     fn = choice_rollout if rollout == "choice" else generate_rollout
     try:
-        history = train_grpo(model, environments, out, settings, fn, records)
+        with StepProgress("train rl", steps, figure="mean reward") as progress:
+            history = train_grpo(model, environments, out, settings, fn, records,
+                                 on_step=lambda s: progress.step(s.step + 1, s.mean_reward))
     except (FileNotFoundError, ValueError) as e:
         _fail(str(e))
     rows = [{k: v for k, v in h.to_json().items() if k != "rewards"} for h in history]

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from .._usage import fail as _fail
+from ._progress import StepProgress, trainer_callback
 from ._torch import prepare
 
 
@@ -52,8 +53,9 @@ def sft(
         return _sft_vision(model, data, out, eval_data, epochs, steps, lr, batch_size, max_length, lora, lora_r,
                            as_json)
     try:
-        result = train_sft(model, data, out, epochs, lr, batch_size, steps or -1, max_length, lora, lora_r,
-                           eval_data=eval_data, elide=elide)
+        with StepProgress("train sft", steps or None) as progress:
+            result = train_sft(model, data, out, epochs, lr, batch_size, steps or -1, max_length, lora, lora_r,
+                               eval_data=eval_data, elide=elide, callbacks=[trainer_callback(progress)])
     except (SFTDataError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
     if as_json:
@@ -82,8 +84,9 @@ def _sft_vision(model: Path, data: Path, out: Path, eval_data: Path | None, epoc
         train_ex = read_sft_file(data)
         held = read_sft_file(eval_data) if eval_data is not None else train_ex
         before = vision_figures(*load_vl(model), held, train_ex, max_length)
-        result = train_vision_sft(model, train_ex, out, epochs, lr, batch_size, steps or -1, max_length,
-                                  lora=lora, lora_r=lora_r)
+        with StepProgress("train sft (vision)", steps or None) as progress:
+            result = train_vision_sft(model, train_ex, out, epochs, lr, batch_size, steps or -1, max_length,
+                                      lora=lora, lora_r=lora_r, callbacks=[trainer_callback(progress)])
         after = vision_figures(*load_vl(out), held, train_ex, max_length)
     except (SFTDataError, FileNotFoundError, ValueError) as e:
         _fail(str(e))

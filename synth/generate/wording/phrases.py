@@ -100,14 +100,22 @@ BACKGROUND = {
            "上个季度和{party}对账出过岔子，这次想弄清楚。", "{day}组会要讲这个。", "", ""),
 }
 
-FORWARD_LEADS = {"en": ("", "See below.\n\n", "FYI, this came in:\n\n", "Forwarding this one.\n\n",
-                        "This landed with me this morning:\n\n", "Can't deal with this today - see thread.\n\n"),
+FORWARD_LEADS = {"en": ("", "", "See below.\n\n", "FYI, this came in:\n\n", "Forwarding this one.\n\n",
+                        "This landed with me this morning:\n\n", "Can't deal with this today - see thread.\n\n",
+                        "One for you, I think.\n\n", "Passing this on - details at the bottom.\n\n",
+                        "Could you take this over?\n\n", "Picking this up from my inbox:\n\n",
+                        "Not sure who else to send this to.\n\n", "Sending this your way.\n\n",
+                        "Another one from the pile:\n\n", "Can you handle this? Thread below.\n\n",
+                        "Over to you on this one.\n\n", "Adding you to this thread.\n\n"),
                  "zh": ("", "见下方邮件。\n\n", "转给你看一下：\n\n", "这封今早收到的：\n\n", "下面这个麻烦跟进。\n\n")}
 FORWARD = {
     "en": ("---------- Forwarded message ----------\nFrom: {fwd}, {when}\nSubject: {subject}\n\n{note}\n\n{ask}",
            "-----Original Message-----\nFrom: {fwd}  Sent: {when}\nSubject: RE: {subject}\n\n{note}\n\n{ask}",
            "Fwd: {subject}\n\n> {note}\n> -- {fwd}\n\n{ask}",
-           "Begin forwarded message:\n\n> From: {fwd}\n> Subject: {subject}\n>\n> {note}\n\n{ask}"),
+           "Begin forwarded message:\n\n> From: {fwd}\n> Subject: {subject}\n>\n> {note}\n\n{ask}",
+           "{ask}\n\n________________________________\nFrom: {fwd}\nSent: {when}\nSubject: {subject}\n\n{note}",
+           "{ask}\n\nOn {when}, {fwd} wrote:\n> {note}",
+           "Subject: FW: {subject}\n\n{ask}\n\n--- earlier ---\n{fwd}: {note}"),
     "zh": ("---------- 转发的邮件 ----------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n----------\n\n{ask}",
            "-------- 原始邮件 --------\n发件人：{fwd}\n主题：{subject}\n\n{note}\n\n{ask}",
            "转发：{subject}\n> 发件人：{fwd}\n> {note}\n\n{ask}"),

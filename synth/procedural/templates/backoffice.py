@@ -3,6 +3,7 @@ stock, lead times and a supplier's mail, and a failing scheduled job diagnosed f
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 from workspace_sim.text.money import format_minor
@@ -55,9 +56,17 @@ def expense_claim_from_trip(b: SpecBuilder, size: int = 1) -> Act:
     b.table("finance", "reports").append({"id": "claim-old", "kind": "claim", "title": "Airport transfer",
                                           "transaction_ids": [claimed], "total_minor": 2500, "currency": currency,
                                           "status": "pending_approval", "approver": boss.email})
-    b.ask(f"Please submit an expense claim for what I spent on my {city} trip last week (the dates are on my calendar) "
-          f"to {boss.name} for approval, with the correct total. Only my own spending during the trip, and nothing "
-          "I've already claimed.", f"Claim the {city} trip", "back_office", "expense_claim_from_trip")
+    b.ask(random.Random(f"wording:{b.seed}:claim").choice((  # phrasings drawn apart from the task's own draws
+        f"Please submit an expense claim for what I spent on my {city} trip last week (the dates are on my calendar) "
+        f"to {boss.name} for approval, with the correct total. Only my own spending during the trip, and nothing "
+        "I've already claimed.",
+        f"Can you claim my {city} trip expenses from last week? Send the claim to {boss.name} for approval with the "
+        "right total: only what I spent during the trip (my calendar has the dates), nothing already claimed.",
+        f"I still haven't claimed last week's {city} trip. Put in a claim to {boss.name} covering my own spending "
+        "on the trip days (see my calendar) - skip anything I've claimed before - with the correct total.",
+        f"Expenses from the {city} trip last week need claiming: just my spending between the trip dates in my "
+        f"calendar, minus anything already claimed, sent to {boss.name} for approval.")),
+          f"Claim the {city} trip", "back_office", "expense_claim_from_trip")
 
     def act() -> None:
         end = start + timedelta(days=nights + 1)

@@ -157,6 +157,8 @@ def lookalike_listed_first(b: SpecBuilder, p: Person) -> Person:
     first, last = p.name.split(" ", 1) if " " in p.name else (p.name, "")
     earlier = sorted(s for s in b.maker.pools.last_names if s.casefold() < last.casefold())
     twist = last[:-1] if len(last) > 3 or not earlier else b.rng.choice(earlier)
+    while len(twist) > 2 and last in (twist + "s", twist + "es"):  # never a surname + "s" look-alike
+        twist = twist[:-1]
     name = f"{first} {twist}".strip()
     for q in b.world.people:
         if q.name == name and directory_key(q) < directory_key(p):
@@ -168,7 +170,7 @@ def lookalike_listed_first(b: SpecBuilder, p: Person) -> Person:
     if "contacts" in b.services:
         b.table("contacts", "people").append({"email": q.email, "name": q.name, "title": q.title,
                                               "department": q.department, "manager": None,
-                                              "timezone": q.timezone, "phone": b.maker.phone()})
+                                              "timezone": q.timezone, "phone": b.maker.phone(q.timezone)})
     if "mail" in b.services:
         b.table("mail", "accounts").append({"email": q.email, "name": q.name})
     return q

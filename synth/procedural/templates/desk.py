@@ -102,7 +102,11 @@ def meeting_notes_to_attendees(b: SpecBuilder, size: int = 1) -> Act:
     if len(last_week) < 1:
         raise TemplateError("too few colleagues for a distractor meeting")
     title = f"{b.rng.choice(TOPICS).capitalize()} review"
-    yesterday = local(b, -1, b.rng.choice((10, 11, 14, 15)))
+    back = 1
+    while local(b, -back, 10).weekday() >= 5:  # the last working day's meeting
+        back += 1
+    yesterday = local(b, -back, b.rng.choice((10, 11, 14, 15)))
+    when = "yesterday's" if back == 1 else f"{yesterday:%A}'s"
     eid = add_event(b, title, yesterday, 60, me, [me, *(p.email for p in attended), declined.email])
     row = next(r for r in b.table("calendar", "events") if r["id"] == eid)
     row["attendees"] = [{**a, "response": "declined"} if a["email"] == declined.email else a for a in row["attendees"]]
@@ -118,7 +122,7 @@ def meeting_notes_to_attendees(b: SpecBuilder, size: int = 1) -> Act:
                   "body": f"## Decisions\n- {b.maker.sentence()}.\n", "created": week_ago.isoformat(),
                   "updated": (week_ago + timedelta(hours=1)).isoformat()})
     notes.append({"id": b.next_id("note"), "title": f"{b.maker.word().capitalize()} ideas", "body": b.maker.paragraph()})
-    b.ask(f"Please share my notes from yesterday's '{title}' with everyone who attended it (not anyone who declined), "
+    b.ask(f"Please share my notes from {when} '{title}' with everyone who attended it (not anyone who declined), "
           f"view only, and make sure each of them gets the notes by email.", f"Share the {title} notes",
           "cross_service", "meeting_notes_to_attendees")
 
@@ -130,7 +134,7 @@ def meeting_notes_to_attendees(b: SpecBuilder, size: int = 1) -> Act:
         b.call("search_notes", query=title)
         b.call("get_note", id=nid)
         b.call("share_note", id=nid, people=emails, permission="view", notify_by_email=True,
-               message="Notes from yesterday's meeting.", _free=("message",))
+               message=f"Notes from {when} meeting.", _free=("message",))
         b.check({"kind": "record_exists", "table": "notes.notes", "where": {
             "id": nid, "collaborators.email": {"includes": emails, "count": {"equals": len(emails)}},
             "collaborators.permission": {"excludes": ["edit"]}},

@@ -51,15 +51,17 @@ def rename_term(b: SpecBuilder, size: int = 1) -> Act:
     """Replace a product's old name with its new one in exactly the documents that mention it."""
     b.use("files")
     background_files(b, 3)
-    old = b.maker.word().capitalize() + b.rng.choice(("ly", "io", "ify", "Hub"))
-    new = b.maker.word().capitalize() + b.rng.choice(("Pro", "One", "X", "Cloud"))
+    old = b.maker.brand()
+    new = b.maker.brand()
+    while new == old:
+        new = b.maker.brand()
     folder = f"/docs/{b.rng.choice(TOPICS)}-{b.rng.randint(1, 99)}"
     words = unique_names(b, 3 + 2 * size, b.maker.word)
     edits = []
     for i, w in enumerate(words):
         path = f"{folder}/{w}.md"
         if i % 2 == 0:
-            line = f"{b.maker.sentence(6)} {old} {b.maker.sentence(4)}."
+            line = f"{b.maker.mention(old)}."
             b.table("files", "files").append({"path": path, "content": f"# {w.capitalize()}\n\n{line}\n\n{b.maker.paragraph(1)}\n"})
             edits.append((path, line))
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 from ..builder import Act, SpecBuilder
@@ -112,11 +113,15 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
     rows = b.table("contacts", "people")
     row = next(r for r in rows if r["email"] == owner.email)
     while any(r is not row and r["phone"] == row["phone"] for r in rows):  # the pool may repeat a number
-        row["phone"] = b.maker.phone()
+        row["phone"] = b.maker.phone(owner.timezone)
     phone = row["phone"]
     others = sorted({r["phone"] for r in rows if r.get("phone") and r["phone"] != phone})
     names = sorted({p.name for p in b.world.people if p.name and p.email not in (owner.email, b.world.user.email)})
-    b.ask(f"Who is working on the ticket '{subject}' in {project}, and what is their phone number?",
+    b.ask(random.Random(f"wording:{b.seed}:owner").choice((
+        f"Who is working on the ticket '{subject}' in {project}, and what is their phone number?",
+        f"I need to call whoever has the {project} ticket '{subject}'. Who is it, and what's their number?",
+        f"The ticket '{subject}' in {project} - who's assigned to it? Give me their phone number too.",
+        f"Can you find out who owns '{subject}' in {project} and how I can reach them by phone?")),
           f"Find the owner of {subject}", "information_retrieval", "assignee_phone")
 
     def act() -> None:

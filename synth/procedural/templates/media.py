@@ -9,6 +9,7 @@ contrast, cropped margins, a stamp over a figure) is drawn from the seed.
 from __future__ import annotations
 
 import base64
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -114,10 +115,17 @@ def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
         "Name": merchants[k + 1], "Date": (b.now - timedelta(days=40)).date().isoformat(), "Amount": 42.5,
         "Transaction": "txn-0001", "Ledger": "Matches"}})
     background_files(b, 2)
-    b.ask("I photographed my receipts from last week; they are in /receipts. Please add one row per receipt to the "
-          "Expenses database: the merchant as Name, and the date and total as printed on the receipt, the id of my "
-          "ledger transaction it belongs to, and Ledger set to Matches when the ledger has the same amount, or "
-          "Mismatch when it does not.", "Receipts into Expenses", CAP, "receipts_into_expenses")
+    b.ask(random.Random(f"wording:{b.seed}:receipts").choice((  # phrasings drawn apart from the task's own draws
+        "I photographed my receipts from last week; they are in /receipts. Please add one row per receipt to the "
+        "Expenses database: the merchant as Name, and the date and total as printed on the receipt, the id of my "
+        "ledger transaction it belongs to, and Ledger set to Matches when the ledger has the same amount, or "
+        "Mismatch when it does not.",
+        "Last week's receipts are photographed in /receipts. For each one, add a row to the Expenses database with "
+        "the merchant as Name, the printed date and total, the id of the ledger transaction it belongs to, and "
+        "Ledger set to Matches if the ledger amount is the same, Mismatch if not.",
+        "Could you log my receipts (photos in /receipts, from last week) in the Expenses database? One row each: "
+        "Name is the merchant, then the date and total printed on it, my matching ledger transaction's id, and "
+        "Ledger = Matches or Mismatch depending on whether the ledger amount agrees.")), "Receipts into Expenses", CAP, "receipts_into_expenses")
 
     def act() -> None:
         b.call("list_directory", path="/receipts")
@@ -192,9 +200,16 @@ def scanned_form_to_database(b: SpecBuilder, size: int = 1) -> Act:
               "scan", (f["tax"], f["contact"], f["start"]))
         scans.append(path)
     background_files(b, 2)
-    b.ask("Two supplier registration forms were scanned into /scans. One of the suppliers is already in our Vendors "
-          "database; please add the other one, with its tax id, payment terms, accounts contact and start date exactly "
-          "as written on its form.", "Supplier from a scanned form", CAP, "scanned_form_to_database")
+    b.ask(random.Random(f"wording:{b.seed}:scans").choice((
+        "Two supplier registration forms were scanned into /scans. One of the suppliers is already in our Vendors "
+        "database; please add the other one, with its tax id, payment terms, accounts contact and start date exactly "
+        "as written on its form.",
+        "There are two scanned supplier registration forms in /scans, and only one of those suppliers is in the "
+        "Vendors database so far. Add the missing one with the tax id, payment terms, accounts contact and start date "
+        "exactly as its form gives them.",
+        "Can you register the new supplier from the scans in /scans? Of the two forms there, one supplier already "
+        "exists in Vendors; add the other with its tax id, payment terms, accounts contact and start date, written "
+        "exactly as on the form.")), "Supplier from a scanned form", CAP, "scanned_form_to_database")
 
     def act() -> None:
         b.call("list_directory", path="/scans")
@@ -258,8 +273,13 @@ def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
     month = months[m]
     if old[old_top] == figure:
         raise TemplateError("last quarter's figure equals the answer")
-    b.ask(f"In the Q{q} {year} operations review in /reports, which region had the most {metric.lower()} in {month}, "
-          f"and how many?", f"Read the Q{q} chart", CAP, "chart_answer_from_report")
+    b.ask(random.Random(f"wording:{b.seed}:chart").choice((
+        f"In the Q{q} {year} operations review in /reports, which region had the most {metric.lower()} in {month}, "
+        f"and how many?",
+        f"Which region topped {metric.lower()} in {month}, and with how many? It's in the Q{q} {year} operations "
+        "review in /reports.",
+        f"Quick question from the Q{q} {year} operations review (it's in /reports): for {month}, which region had the "
+        f"highest {metric.lower()}, and what was the number?")), f"Read the Q{q} chart", CAP, "chart_answer_from_report")
 
     def act() -> None:
         b.call("list_directory", path="/reports")

@@ -69,7 +69,11 @@ WEEK_OPENINGS = (
     "OK, here's the plan for this stretch, starting now:", "Hi - writing this on the train. This week, beginning today:",
     "Morning - week plan below, today's part first:", "Hello! Before the week gets away from us, today:",
     "Hi, here's what's on my plate this week that I'd like your help with, today first:",
-    "Week kick-off. To start with today:", "Hey - sorting the week now; today's bits:",
+    "Week kick-off. To start with today:", "Sorry for the long list - this week needs your help. Today:",
+    "Bit of a marathon this week. Kicking off with today:", "Thanks in advance for this week. First, today:",
+    "Catching you before stand-up: the week's plan, today to start:", "Weekly list coming your way. Today:",
+    "Planning ahead so nothing slips this week. To begin:", "Jotting the week down before I forget; today:",
+    "New week, new list. We start today with:", "Quick brain dump for the days ahead - today first:", "Hey - sorting the week now; today's bits:",
     "Good morning - a multi-day one. Starting today:", "Hi! Several days of work coming up. First, today:",
     "Right then, this week. Today, please:", "Morning! I've written the week down; today's things first:",
     "Hi - dictating this between meetings. This week, today first:", "Hello, plan for the coming days. Today:",
@@ -208,7 +212,11 @@ def _threads(p: _Plot, rng: random.Random, threads: list[str], tag: int, cast: l
         mtitle = f"{rng.choice([t for t in TOPICS if t != topic]).capitalize()} review"
         start = datetime.combine(mornings[-1].astimezone(tz).date() + timedelta(days=1), time(rng.choice((10, 11, 14))),
                                  tzinfo=tz)
+        while start.weekday() >= 5:  # meetings fall on working days
+            start += timedelta(days=1)
         moved = start + timedelta(hours=rng.choice((1, 2, 3)), days=rng.choice((0, 1)))
+        while moved.weekday() >= 5:
+            moved += timedelta(days=1)
         eid = add_event(b, mtitle, start, 60, mgr.email, [me.email, other.email])
         plan = f"/notes/plan-{tag}.md"
         b.table("files", "files").append({"path": plan, "content": "# This week\n"})

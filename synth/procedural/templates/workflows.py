@@ -145,6 +145,10 @@ def meeting_moved_before_reminder(b: SpecBuilder, size: int = 1) -> Act:
     title = f"{b.rng.choice(TOPICS).capitalize()} review"
     start = local(b, 2, b.rng.choice((10, 11, 14)))
     moved = start + timedelta(hours=b.rng.choice((1, 2, 3)), days=b.rng.choice((0, 1)))
+    while start.weekday() >= 5:  # meetings fall on working days
+        start, moved = start + timedelta(days=1), moved + timedelta(days=1)
+    while moved.weekday() >= 5:
+        moved += timedelta(days=1)
     eid = add_event(b, title, start, 60, b.world.manager.email, [b.world.user.email, other.email])
     add_event(b, f"{title} prep", start - timedelta(days=1), 30, b.world.user.email, [b.world.user.email])
     notes = f"/notes/plan-{b.rng.randint(1, 99)}.md"

@@ -115,7 +115,7 @@ def test_malformed_actions_over_the_websocket_are_validation_errors_and_the_epis
                 typed.step(bad)
             assert err.value.code == "VALIDATION_ERROR" and err.value.errors
             good = action(message, i == len(turns) - 1 and ref.final.stop_reason == "answered")
-            a = generic.step(good.model_dump(exclude={"metadata"}, exclude_none=True))
+            a = generic.step(good.model_dump(exclude={"metadata"}, exclude_unset=True))
             b = typed.step(good)
             assert a.done == b.done and a.reward == pytest.approx(b.reward)
         assert b.done and b.observation.stop_reason == ref.final.stop_reason
@@ -124,6 +124,28 @@ def test_malformed_actions_over_the_websocket_are_validation_errors_and_the_epis
         assert typed.reset(env=ref.env_id, seed=5).observation.turn == 0  # the session is still alive
     written = [r for r in read_records(records_path) if r.header.policy.name == "openenv"][-2:]
     assert [comparable(r) for r in written] == [comparable(ref)] * 2  # the malformed steps left no trace
+
+
+@pytest.mark.parametrize(("bad", "says"), [
+    ({"calls": [], "answer": "Done."}, "this one has calls and answer \\(calls is empty\\)"),
+    ({"calls": [], "message": "hi"}, "this one has calls and message \\(calls is empty\\)"),
+    ({"calls": []}, "this one has none \\(calls is empty, no message, no answer\\)"),
+    ({"calls": [], "message": None, "answer": None}, "this one has none"),
+])
+def test_an_action_with_an_empty_calls_beside_another_kind_or_alone_plays_no_turn(server, bad, says) -> None:
+    # issue 38 item 5: `calls: []` beside an answer was accepted and played the answer's turn
+    base, _ = server
+    with pytest.raises(ValueError, match="exactly one of"):
+        CoworkAction(calls=[], answer="Done.")
+    with CoworkEnvClient(base_url=base).sync() as env:
+        env.reset(env=specs()[0].id, seed=5)
+        with pytest.raises(CoworkServerError, match=says) as err:
+            env.step(bad)
+        assert err.value.code == "VALIDATION_ERROR"
+        state = env.state()
+        assert state.step_count == 0 and state.stop_reason is None  # no turn played, the episode goes on
+        result = env.step(CoworkAction(answer="Done."))  # the client sends the one kind it was given
+        assert result.done and result.observation.stop_reason == "answered" and env.state().step_count == 1
 
 
 def test_http_step_answers_readable_errors(server) -> None:
