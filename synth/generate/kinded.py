@@ -191,7 +191,7 @@ def _build_once(kind: TaskKind, seed: int, attempt: int, prof_id: str | None, lo
     maker = WorldMaker(seed, f"kinded/{attempt}")
     rows = drawn.directory.rows
     phones = [r["phone"] for r in rows.values()]
-    maker.phone = lambda: maker.rng.choice(phones)  # type: ignore[method-assign]
+    maker.phone = lambda *_: maker.rng.choice(phones)  # type: ignore[method-assign]
     b = SpecBuilder(maker, drawn.world, _start(rng, drawn.world.user.timezone), seed)
     b.rng = rng
     graph, days, follow, exact = plan(kind, rng)
