@@ -16,7 +16,7 @@ from ._usage import spec_paths
 def stats(
     envs: list[Path] = typer.Argument(..., help="Spec files (.json/.yaml) or folders of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the distribution as one JSON object."),
-    mix_profile: str = typer.Option(None, "--profile", "-p", help="Also print the mix's marginals beside this "
+    mix_profile: str = typer.Option(None, "--profile", help="Also print the mix's marginals beside this "
                                     "profile's (balanced, claw-eval, clawmark or a profile file)."),
 ) -> None:
     """Print reference calls, user turns, days, world changes and services per capability and overall, and

@@ -31,7 +31,7 @@ def synth(
     workers: int = typer.Option(1, "--workers", "-w", min=0, help="Worker processes for the procedural generator "
                                 "(0: one per core); any number writes the same files."),
     as_json: bool = typer.Option(False, "--json", help="Print {out, written} as JSON instead of the summary."),
-    profile: Optional[str] = typer.Option(None, "--profile", "-p", help="Draw a mix whose marginals follow a profile: "
+    profile: Optional[str] = typer.Option(None, "--profile", help="Draw a mix whose marginals follow a profile: "
                                           "balanced, claw-eval, clawmark, or a profile file (.json/.yaml)."),
 ) -> None:
     """Generate environments, validate each by execution, and write only the valid ones."""

@@ -474,7 +474,7 @@ def test_mcp_lists_and_calls_crm_tools() -> None:
     crm = {t.name: t for t in tools if t.name in all_services()["crm"].tools}
     assert set(crm) == set(all_services()["crm"].tools)
     for name, t in crm.items():
-        assert t.input_schema == ep.workspace.tools[name].input_schema
+        assert t.input_schema == ep.workspace.tools[name].strict_input_schema  # MCP serves the strict form by default
     assert crm["export_report"].input_schema["properties"]["report"]["enum"] == ["accounts", "deals"]
     assert crm["search_accounts"].annotations.read_only_hint is True
     assert not result.is_error and [d["id"] for d in result.structured_content["deals"]] == ["deal-1", "deal-2"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 import anyio
@@ -279,8 +281,8 @@ def test_mcp_lists_and_calls_kb_tools() -> None:
     kb = {t.name: t for t in tools if t.name in all_services()["kb"].tools}
     assert set(kb) == set(all_services()["kb"].tools)
     for name, t in kb.items():
-        assert t.input_schema == ep.workspace.tools[name].input_schema and t.description
-    assert kb["update_article"].input_schema["properties"]["mode"]["enum"] == ["replace", "append"]
+        assert t.input_schema == ep.workspace.tools[name].strict_input_schema and t.description  # strict by default
+    assert '"enum": ["replace", "append"]' in json.dumps(kb["update_article"].input_schema["properties"]["mode"])
     assert kb["get_article"].annotations.read_only_hint is True
     assert [a["id"] for a in found.structured_content["articles"]] == ["kb-vpn", "kb-wifi"]
     assert stale.is_error and "conflict" in stale.content[0].text

@@ -403,7 +403,7 @@ def test_mcp_lists_the_notes_tools_with_their_schemas_and_shares_by_mail() -> No
     tools, shared, denied = anyio.run(go)
     listed = {t.name: t for t in tools}
     for name, tool in all_services()["notes"].tools.items():
-        assert listed[name].input_schema == tool.input_schema and listed[name].description == tool.description
+        assert listed[name].input_schema == tool.strict_input_schema and listed[name].description == tool.description
     assert listed["delete_note"].annotations.destructive_hint is True
     assert not shared.is_error and shared.structured_content["emailed"][0]["to"] == OMAR
     assert denied.is_error and "view permission only" in denied.content[0].text

@@ -405,7 +405,7 @@ def test_mcp_lists_the_todo_tools_with_their_schemas_and_runs_them() -> None:
     tools, made, bad = anyio.run(go)
     listed = {t.name: t for t in tools}
     for name, tool in all_services()["todo"].tools.items():
-        assert listed[name].input_schema == tool.input_schema and listed[name].description == tool.description
+        assert listed[name].input_schema == tool.strict_input_schema and listed[name].description == tool.description
     assert listed["list_tasks"].annotations.read_only_hint is True
     assert not made.is_error and made.structured_content["task"]["assignee"] == DANA
     assert bad.is_error and "open subtask" in bad.content[0].text
