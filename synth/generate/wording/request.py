@@ -17,11 +17,21 @@ def _who(s: Any, p: Any, twin: Any, rng: random.Random) -> str:
     if s.lang == "zh":
         return rng.choice((f"{p.department}的{p.name}", f"{p.title}{p.name}", f"{p.name}（{p.title}）"))
     first = p.name.split()[0]
-    forms = [f"{p.name} ({p.title})", f"{first} in {p.department}", f"our {p.title.lower()}, {first}",
+    forms = [f"{p.name} ({p.title})", f"{first} in {p.department}", f"our {p.title.lower()} {first}",
              f"{first} {p.name.split()[-1][0]}. from {p.department}"]
     if twin is None:
         forms.append(p.name)
     return rng.choice(forms)
+
+
+def _possessive(name: str) -> str:
+    """`name`'s, or `name`' where it ends in s (Summit Relocation Services' claim)."""
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def _sentence_start(text: str) -> bool:
+    """Whether what follows `text` begins a sentence (nothing before it, or a full stop, colon or line end)."""
+    return not text.strip() or text.rstrip(" ").endswith((".", "!", "?", ":", "\n"))
 
 
 def _doc(s: Any, rng: random.Random) -> str:
@@ -32,7 +42,8 @@ def _doc(s: Any, rng: random.Random) -> str:
     if s.lang == "zh":
         return rng.choice((f"{s.facts['party']}最新的{word}", f"{s.facts['party']}的{word}（{s.facts['ref']}）",
                            f"{s.facts['ref']}这张{word}"))
-    return rng.choice((f"the latest {word} from {s.facts['party']}", f"{s.facts['party']}'s {word} {s.facts['ref']}",
+    return rng.choice((f"the latest {word} from {s.facts['party']}",
+                       f"{_possessive(s.facts['party'])} {word} {s.facts['ref']}",
                        f"{s.facts['ref']}", f"the {s.facts['party']} {word} that came in this month"))
 
 
@@ -62,14 +73,13 @@ def goal_text(s: Any, g: Any, rng: random.Random) -> str:
 def _join(parts: list[str], lang: str, rng: random.Random, bullets: bool = True) -> str:
     if lang == "zh":
         return "；".join(parts) + "。"
-    parts = [p[0].upper() + p[1:] if i == 0 else p for i, p in enumerate(parts)]
     if len(parts) == 1:
         return parts[0] + ("" if parts[0].endswith("?") else ".")
     style = rng.random()
     if style < 0.4:
         return ", ".join(parts[:-1]) + ", and " + parts[-1] + "."
     if style < 0.7 or not bullets:
-        return ". ".join(p[0].upper() + p[1:] for p in parts) + "."
+        return ". ".join([parts[0], *(p[0].upper() + p[1:] for p in parts[1:])]) + "."
     return "\n".join(f"- {p}" for p in parts)
 
 
@@ -96,7 +106,7 @@ def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ())
         lead = rng.choice(THEN[lang]).format(doc=_doc(extra, rng))
         rest = _body(extra, rng, stage, False)
         body += ("" if lang == "zh" else "\n" if "\n- " in body else " ") + lead + \
-            (rest if lang == "zh" else rest[0].lower() + rest[1:])
+            rest
     manager = s.d.world.manager.name if lang == "zh" else s.d.world.manager.name.split()[0]
     weekday = rng.choice(("周一", "周二", "周三", "周四", "周五") if lang == "zh" else
                          ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"))
@@ -106,8 +116,7 @@ def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ())
         contact = s.party[1]
         note = rng.choice(FORWARD_NOTES[lang]).format(party=s.facts.get("party", ""))
         subject = s.facts.get("ref", "")
-        lowered = body if lang == "zh" or body.startswith("- ") else body[0].lower() + body[1:]
-        ask = rng.choice(FORWARD_ASKS[lang]).format(goals=lowered)
+        ask = rng.choice(FORWARD_ASKS[lang]).format(goals=body)
         ask = ask[0].upper() + ask[1:]
         fwd = f"{contact.name} <{contact.email}>" if rng.random() < 0.5 else \
             f"{s.d.world.manager.name} <{s.d.world.manager.email}>"
@@ -119,7 +128,11 @@ def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ())
     if background and channel == "mail":  # in a mail the background is its own paragraph
         background += "\n\n"
     sep = "" if lang == "zh" else " "
-    text = opener + (background + sep if background and rng.random() < 0.5 else "") + body
+    lead = opener + (background + ("" if background.endswith("\n") else sep) if background and rng.random() < 0.5
+                     else "")
+    if lang != "zh" and _sentence_start(lead):
+        body = body[0].upper() + body[1:]
+    text = lead + body
     closing = rng.choice(CLOSINGS[lang])
     if closing and text.endswith((".", "。")) and "\n- " not in text:
         text = text[:-1] + closing
