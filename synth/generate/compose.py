@@ -93,19 +93,9 @@ def _draw_locale(rng: random.Random) -> str:
 
 def _revise(s: st.Story) -> tuple[str, float]:
     """The corrected document (one line's quantity changed) and its new total."""
-    facts = dict(s.facts["doc_facts"])
-    seen = s.facts.setdefault("seen_totals", {total_of(facts)})
-    for _ in range(20):  # every day's figure differs from all before it, so each day's checks need that day's work
-        lines = list(facts["lines"])
-        i = s.rng.randrange(len(lines))
-        name, qty, unit = lines[i]
-        lines[i] = (name, qty + s.rng.choice((-1, 1, 2)) if qty > 1 else qty + s.rng.choice((1, 2)), unit)
-        if total_of({**facts, "lines": lines}) not in seen:
-            break
-    else:
-        raise TemplateError("no revision with a new total")
-    facts["lines"] = lines
-    seen.add(total_of(facts))
+    facts = st.revise_quantities(s, lambda qty, rng: qty + rng.choice((-1, 1, 2)) if qty > 1
+                                 else qty + rng.choice((1, 2)))
+    lines = facts["lines"]
     s.facts["revised_lines"] = lines
     return document(s.d.profession.doc_kinds[0], facts, s.d.locale, s.rng)[1], total_of(facts)
 

@@ -18,11 +18,10 @@ from datetime import timedelta
 from typing import Any
 
 from ..procedural import render, speech
-from ..procedural.builder import TemplateError
 from ..procedural.evidence_files import declare
 from ..procedural.render import Line
 from .evidence_docs import total_of
-from .steps import Step, Story, figures
+from .steps import Step, Story, figures, revise_quantities
 
 MEDIA = ("pdf", "image", "sheet", "audio")
 _EXT = {"pdf": "pdf", "image": "png", "sheet": "xlsx", "audio": "wav", "video": "png"}
@@ -128,19 +127,7 @@ class MediaDocument(Step):
 def revise_lines(s: Story) -> float:
     """Correct the document's facts overnight (one line's quantity changed, to a total not seen before); returns
     the new total."""
-    facts = dict(s.facts["doc_facts"])
-    seen = s.facts.setdefault("seen_totals", {total_of(facts)})
-    for _ in range(20):
-        lines = list(facts["lines"])
-        i = s.rng.randrange(len(lines))
-        name, qty, unit = lines[i]
-        lines[i] = (name, qty + s.rng.choice((1, 2)) if qty < 3 else qty - 1, unit)
-        if total_of({**facts, "lines": lines}) not in seen:
-            break
-    else:
-        raise TemplateError("no revision with a new total")
-    facts["lines"] = lines
-    seen.add(total_of(facts))
+    facts = revise_quantities(s, lambda qty, rng: qty + rng.choice((1, 2)) if qty < 3 else qty - 1)
     s.facts["doc_facts"] = facts
     return total_of(facts)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
+from collections.abc import Callable
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
@@ -441,3 +442,23 @@ class HoldOutside(Step):
         s.b.guard({"kind": "tool_not_called", "tool": "*", "args": {"cc": {"includes": [self.contact.email]}},
                    "description": f"no attempt to copy {self.contact.email}"})
         s.b.answer(mail_texts.held(s, self.contact))
+
+
+def revise_quantities(s: Story, change: Callable[[int, random.Random], int]) -> dict[str, Any]:
+    """The story's document facts corrected overnight: one line's quantity changed by `change(qty, rng)`, redrawn
+    until the total is one no earlier day had (so each day's checks need that day's work); the new total is added
+    to `seen_totals`."""
+    facts = dict(s.facts["doc_facts"])
+    seen = s.facts.setdefault("seen_totals", {total_of(facts)})
+    for _ in range(20):
+        lines = list(facts["lines"])
+        i = s.rng.randrange(len(lines))
+        name, qty, unit = lines[i]
+        lines[i] = (name, change(qty, s.rng), unit)
+        if total_of({**facts, "lines": lines}) not in seen:
+            break
+    else:
+        raise TemplateError("no revision with a new total")
+    facts["lines"] = lines
+    seen.add(total_of(facts))
+    return facts
