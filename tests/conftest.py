@@ -20,6 +20,20 @@ pytest_plugins = ["pytester"]
 NO_SKIP = os.environ.get("COWORKENV_NO_SKIP") == "1"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules holding a test marked `slow` first, then the others by their number of tests, most first.
+
+    With `--no-loadscope-reorder` (pyproject's addopts) xdist hands modules to its workers in this order, so
+    the few end-to-end tests of minutes start at once; ordered by test count alone (xdist's default) a module of
+    one long test came last and ran alone at the end of the suite."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    slow = {m for m, its in modules.items() if any(i.get_closest_marker("slow") for i in its)}
+    order = sorted(modules, key=lambda m: (m not in slow, 0 if m in slow else -len(modules[m])))
+    items[:] = [i for m in order for i in modules[m]]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     outcome = yield

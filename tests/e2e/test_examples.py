@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scripted_openai import Message, ScriptedOpenAI, ToolCall, ToolCalls
 from support import need
 
@@ -59,6 +61,7 @@ def test_verifiers_example_evaluates_through_an_openai_endpoint(tmp_path: Path) 
     assert len((tmp_path / "verifiers-episodes.jsonl").read_text().splitlines()) >= 4
 
 
+@pytest.mark.slow
 def test_trl_example_draws_its_rollouts_across_environments(tmp_path: Path) -> None:
     need(importlib.util.find_spec("trl") is not None, "trl (the train extra) is not installed")
     done = run_example("trl_grpo_adapter.py", "--envs", "examples/specs", "--steps", "1", "--out", "o",

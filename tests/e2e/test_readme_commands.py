@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 from scripted_openai import Message, ScriptedOpenAI
 from readme_lines import ACTIVATE, ROOT, SETUP, readme_commands, run_in_shell, shell_env
@@ -78,6 +79,7 @@ def play_claude_desktop(config: str) -> None:
     anyio.run(session)
 
 
+@pytest.mark.slow
 def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
     setup = [c for c in readme_commands() if c.startswith(SETUP)]
     assert any(c.endswith("coworkenv demo") for c in setup), "README lost its demo line"  # test_demo.py runs it
@@ -97,8 +99,8 @@ def test_every_readme_command_runs_in_order(tmp_path: Path) -> None:
                 line = line.replace("ep-XXXX.jsonl", record.name)
             args = shlex.split(line.replace("http://localhost:8000/v1", server.base_url))[1:]
             args += QUICK.get(args[0], [])
-            # train sft now trains on every example (5k-13k tokens each), which took 270 s on a loaded 2-core
-            # machine and over 600 s at a load average of 15
+            # train sft trains on every example (5k-13k tokens each): 72 s on a quiet 2-core machine, several
+            # times that at a load average of 15
             run = run_in_shell(["coworkenv", *args], tmp_path, env, 1800 if args[0] == "train" else 600)
             assert run.returncode == 0, f"`{line}` failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
             assert "Traceback" not in run.stderr, f"`{line}` printed a traceback:\n{run.stderr[-3000:]}"

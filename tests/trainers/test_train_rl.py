@@ -185,6 +185,7 @@ def test_scenario_candidates_offer_the_step_its_stale_call_and_an_early_done() -
     assert final.content == spec.reference.final_answer and final.expects_reply is False
 
 
+@pytest.mark.slow
 def test_choice_rollouts_in_a_three_day_scenario_pay_each_day_where_it_closed(tiny: Path) -> None:
     from synth import load_spec
     from trainers.rewards import RewardConfig, turn_rewards

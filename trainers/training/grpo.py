@@ -88,9 +88,11 @@ def grpo_step(model: Any, tokenizer: Any, optimizer: Any, envs: Sequence[Trainin
         for seg in r.segments:
             if seg.completion_ids:
                 work.append((seg, adv[min(seg.turn, len(adv) - 1)]))
-    with torch.no_grad():
-        for seg, _ in work:
-            seg.old_logprobs = token_logprobs(model, seg).tolist()
+    if settings.inner_epochs > 1:  # with one epoch the policy before the update is the one being updated: the
+        with torch.no_grad():       # old log-probabilities are the new ones, detached (one forward pass saved)
+            for seg, a in work:
+                if a != 0.0:
+                    seg.old_logprobs = token_logprobs(model, seg).tolist()
     n_tokens = sum(len(seg.completion_ids) for seg, _ in work) or 1
     model.train()
     total = 0.0
@@ -101,6 +103,8 @@ def grpo_step(model: Any, tokenizer: Any, optimizer: Any, envs: Sequence[Trainin
             if a == 0.0:
                 continue
             logp = token_logprobs(model, seg)
+            if seg.old_logprobs is None:
+                seg.old_logprobs = logp.detach().tolist()
             ratio = torch.exp(logp - torch.tensor(seg.old_logprobs))
             surr = torch.minimum(ratio * a, torch.clamp(ratio, 1 - settings.clip_eps, 1 + settings.clip_eps) * a)
             loss = -surr.sum() / n_tokens
