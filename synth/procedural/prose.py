@@ -64,6 +64,25 @@ MENTIONS = ("Customers on {p} asked for the export to include totals", "The {p} 
             "Sales want a one-page overview of {p} for the trade fair", "The {p} onboarding guide needs new screenshots")
 
 
+GREETINGS = ("Hi {u},", "Hello {u},", "{u},", "Morning {u},", "Hi {u}, quick one.", "Hi all,")
+MAIL_TAILS = tuple(t for t in TAILS if t != "without any changes")  # a mail's next sentence may name changes
+OUTSIDE_SUBJECTS = ("Our team", "Our legal department", "Our finance office", "The project lead here", "Our director")
+
+
+def office_mail(rng: random.Random, user: str, sender: str, outside: bool = False) -> tuple[str, str]:
+    """A background mail about one thing: its subject names what the body is about, the body greets `user` and is
+    signed by `sender` (first names); from `outside` the organisation, the people it speaks of are the sender's."""
+    x = rng.choice(OBJECTS)
+    subject = rng.choice(TITLES).format(x=x, X=x[0].upper() + x[1:])
+    who = rng.choice(OUTSIDE_SUBJECTS if outside else SUBJECTS)
+    tail = rng.choice(MAIL_TAILS)
+    lines = [rng.choice(GREETINGS).format(u=user), "",
+             f"{who} {rng.choice(VERBS)} {x}" + (f" {tail}" if tail else "") + ". " + rng.choice(FOLLOW)]
+    close = rng.choice(CLOSE)
+    lines += ["", *([close] if close else []), sender]
+    return subject, "\n".join(lines)
+
+
 def _sentence(rng: random.Random) -> str:
     tail = rng.choice(TAILS)
     return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}" + (f" {tail}" if tail else "")

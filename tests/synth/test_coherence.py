@@ -86,3 +86,28 @@ def test_a_balanced_mix_of_60_passes_every_rule() -> None:
         spec = generate_mixed(cap, seed)
         bad += [f"{spec.id} {path}: {rule}: {problem}" for path, rule, problem in violations(spec)]
     assert bad == []
+
+
+def test_background_mail_is_about_one_thing_from_greeting_to_signature() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from synth.procedural.builder import SpecBuilder
+    from synth.procedural.prose import OBJECTS
+    from synth.procedural.templates.common import background_mail
+    from synth.procedural.world import WorldMaker
+
+    for seed in range(20):
+        maker = WorldMaker(seed, "test")
+        world = maker.world()
+        b = SpecBuilder(maker, world, datetime(2026, 3, 2, 9, tzinfo=ZoneInfo(world.user.timezone)), seed)
+        background_mail(b, 4)
+        user = b.world.user.name.split()[0]
+        for m in b.table("mail", "messages"):
+            subject, body = m["subject"], m["body"]
+            (thing,) = [x for x in OBJECTS if x in subject.lower()] or [None]
+            assert thing and thing in body, (subject, body)  # the subject names what the body is about
+            assert ":" not in subject.split(" ")[0]  # no "Training: ..." label unrelated to the text
+            sender = next(p for p in b.world.people if p.email == m["sender"])
+            assert body.splitlines()[-1] == sender.name.split()[0]
+            assert user in body.splitlines()[0] or body.startswith("Hi all")

@@ -111,3 +111,35 @@ def test_a_reissued_document_differs_only_where_its_facts_do() -> None:
     b = document("invoice", {**facts, "lines": lines}, LOCALES["en-GB"])[1]
     changed = [x for x, y in zip(a.splitlines(), b.splitlines()) if x != y]
     assert 1 <= len(changed) <= 5 and all(MONEY.search(x) for x in changed)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(sorted(LOCALES)))
+def test_an_expense_report_is_claimed_by_a_person_and_each_category_fits_its_line(seed: int, code: str) -> None:
+    from synth.generate.documents.financial import expense_category
+
+    hr = next(i for i, p in enumerate(PROFESSIONS) if p.id == "hr")
+    facts = _facts(seed, code, hr)
+    text = document("expense_claim", facts, LOCALES[code], random.Random(seed))[1]
+    claimant = re.search(r"\*\*(Claimant|报销人)\S*\*\* (.+?)  $", text, flags=re.M).group(2)
+    assert claimant != facts["issuer"] and claimant not in PROFESSIONS[hr].parties[LOCALES[code].language]
+    assert re.search(rf"\*\*(Paid to|收款单位)\S*\*\* {re.escape(facts['issuer'])}", text)  # the provider still named
+    rows = [[c.strip() for c in r.strip("|").split("|")] for r in text.splitlines() if r.startswith("| ") and MONEY.search(r)]
+    zh = code == "zh-CN"
+    for cells, (item, _, _) in zip(rows, facts["lines"]):
+        assert cells[1] == expense_category(item, zh) and cells[2] == item
+    assert expense_category("Temporary housing (per night)", False) == "Accommodation"
+    assert expense_category("Relocation allowance", False) == "Travel"
+    assert expense_category("临时住宿（每晚）", True) == "住宿"
+
+
+def test_a_chinese_address_puts_each_street_in_its_own_city() -> None:
+    loc = LOCALES["zh-CN"]
+    rng = random.Random(0)
+    seen = set()
+    for _ in range(400):
+        addr = loc.address(rng)
+        i = next(i for i, (city, region, _) in enumerate(loc.cities) if addr.startswith(city + region))
+        assert any(addr.startswith(loc.cities[i][0] + loc.cities[i][1] + st) for st in loc.city_streets[i]), addr
+        seen.add(addr[:12])
+    assert len(loc.city_streets) == len(loc.cities) and len(seen) > 30

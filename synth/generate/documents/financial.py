@@ -24,6 +24,24 @@ TITLES = {
 }
 
 
+EXPENSE_CATEGORIES = (  # (words in the description, English category, Chinese category), the first match wins
+    (("flight", "fare", "train", "taxi", "mileage", "relocation", "机票", "火车", "交通", "搬迁"), "Travel", "交通"),
+    (("hotel", "housing", "night", "accommodation", "住宿", "酒店"), "Accommodation", "住宿"),
+    (("meal", "dinner", "lunch", "catering", "餐", "茶歇"), "Meals", "餐饮"),
+    (("course", "training", "conference", "培训", "课程", "会议"), "Training", "培训"),
+    (("check", "service", "fee", "调查", "服务"), "Services", "服务费"),
+)
+
+
+def expense_category(description: str, zh: bool) -> str:
+    """The category an expense line's description falls in (a claim's category column agrees with its line)."""
+    low = description.lower()
+    for words, en, cn in EXPENSE_CATEGORIES:
+        if any(w in low for w in words):
+            return cn if zh else en
+    return "办公用品" if zh else "Supplies"
+
+
 def _header(c: Ctx, fields: list[tuple[str, str]]) -> list[str]:
     return [f"**{k}{c.colon}** {v}  " for k, v in fields if v]
 
@@ -33,10 +51,9 @@ def _rows(c: Ctx, kind: str) -> tuple[list[str], list[list[Any]], tuple[int, ...
     lines = c.facts["lines"]
     amounts = line_amounts(lines)
     if kind == "expense_claim":
-        cats = c.t("Travel;Accommodation;Meals;Supplies;Training", "交通;住宿;餐饮;办公用品;培训").split(";")
         head = [c.t("Date", "日期"), c.t("Category", "类别"), c.t("Description", "说明"), c.t("Qty", "数量"),
                 c.t("Unit", "单价"), c.t("Amount", "金额")]
-        rows = [[c.after(-c.rng.randint(3, 25)), c.rng.choice(cats), n, q, c.money(u), c.money(a)]
+        rows = [[c.after(-c.rng.randint(3, 25)), expense_category(n, c.zh), n, q, c.money(u), c.money(a)]
                 for (n, q, u), a in zip(lines, amounts)]
         return head, rows, (3, 4, 5)
     if kind == "fee_note":
@@ -63,7 +80,8 @@ def _fields(c: Ctx, kind: str) -> list[tuple[str, str]]:
                 (c.t("Buyer contact", "需方联系人"), f"{c.person()}{c.t(', ', '，')}{c.phone()}")]
     if kind == "expense_claim":
         return [(c.t("Claim number", "单据编号"), ref), (c.t("Submitted", "填报日期"), date),
-                (c.t("Claimant", "报销人"), issuer), (c.t("Organisation", "单位"), recipient),
+                (c.t("Claimant", "报销人"), c.person()), (c.t("Organisation", "单位"), recipient),
+                (c.t("Paid to", "收款单位"), issuer),
                 (c.t("Cost centre", "成本中心"), f"CC-{c.rng.randint(100, 899)}"),
                 (c.t("Purpose", "事由"), c.pick(("Candidate relocation", "Onboarding week", "Client visit",
                                                  "Training course"), ("新员工入职", "客户拜访", "外出培训", "招聘会")))]

@@ -30,6 +30,7 @@ class Locale:
     work_start: int = 9
     work_end: int = 17
     lunch: tuple[int, int] | None = None  # hours with no meetings
+    city_streets: tuple[tuple[str, ...], ...] = ()  # streets of each city, in `cities` order (else `streets`)
 
     def full_name(self, given: str, surname: str) -> str:
         """The name as people write it: surname first and unspaced in Chinese."""
@@ -49,8 +50,9 @@ class Locale:
 
     def address(self, rng: random.Random) -> str:
         """A postal address in the country's order and format."""
-        city, region, _ = rng.choice(self.cities)
-        street = rng.choice(self.streets)
+        i = rng.randrange(len(self.cities))
+        city, region, _ = self.cities[i]
+        street = rng.choice(self.city_streets[i] if self.city_streets else self.streets)
         if self.code == "en-US":
             return f"{rng.randint(10, 9800)} {street}, {city}, {region} {rng.randint(10000, 99999)}"
         if self.code == "en-GB":
@@ -141,7 +143,10 @@ LOCALES: dict[str, Locale] = {
         (("上海市", "浦东新区", "21"), ("北京市", "海淀区", "10"), ("深圳市", "南山区", "755"),
          ("杭州市", "西湖区", "571"), ("成都市", "高新区", "28"), ("广州市", "天河区", "20"), ("苏州市", "工业园区", "512")),
         ("张江路", "中关村大街", "科技园南路", "文三路", "天府大道", "体育西路", "星湖街", "世纪大道", "建国路"),
-        "CNY", "¥", (".cn", ".com.cn", ".com"), work_start=9, work_end=18, lunch=(12, 14)),
+        "CNY", "¥", (".cn", ".com.cn", ".com"), work_start=9, work_end=18, lunch=(12, 14),
+        city_streets=(("张江路", "世纪大道", "东方路"), ("中关村大街", "学院路", "知春路"), ("科技园南路", "深南大道", "科苑路"),
+                      ("文三路", "天目山路", "古墩路"), ("天府大道", "天府三街", "益州大道"), ("体育西路", "天河路", "花城大道"),
+                      ("星湖街", "现代大道", "金鸡湖大道"))),
 }
 
 

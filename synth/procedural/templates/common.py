@@ -11,6 +11,7 @@ from workspace_sim.services.tickets import DEFAULT_WORKFLOW, PRIORITIES  # noqa:
 
 from ...spec import Person
 from ..builder import SpecBuilder
+from ..prose import office_mail
 
 STATUSES = ("Open", "In Progress", "In Review", "Resolved", "Closed", "Reopened")
 WORKFLOW = DEFAULT_WORKFLOW
@@ -59,13 +60,13 @@ def add_mail(b: SpecBuilder, sender: Person | str, subject: str, body: str, days
 
 
 def background_mail(b: SpecBuilder, n: int = 4) -> None:
-    """Everyday mail from colleagues and outsiders on other topics."""
+    """Everyday mail from colleagues and outsiders on other things, each about one thing (`prose.office_mail`)."""
     people = b.world.colleagues() + b.world.externals()
+    user = b.world.user.name.split()[0]
     for _ in range(n):
         p = b.rng.choice(people)
-        topic = b.rng.choice(TOPICS)
-        add_mail(b, p, f"{topic.capitalize()}: {b.maker.sentence(4)}", b.maker.paragraph(2),
-                 days_ago=b.rng.uniform(0.2, 9), read=b.rng.random() < 0.6)
+        subject, body = office_mail(b.rng, user, p.name.split()[0], outside=p.role == "external")
+        add_mail(b, p, subject, body, days_ago=b.rng.uniform(0.2, 9), read=b.rng.random() < 0.6)
 
 
 def add_project(b: SpecBuilder, key: str, name: str) -> None:
