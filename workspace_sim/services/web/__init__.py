@@ -10,9 +10,8 @@ by others, and may carry planted instructions: renderings fence it as data, not 
 
 from __future__ import annotations
 
-from .records import AUTHORITY_RANK, Page
+from .records import PAGES, SERVICE, AUTHORITY_RANK, Page
 from .search import bm25_rank, tokens
-from .tools import PAGES, SERVICE
 from .tools import web_search, fetch_page
 
 SERVICE.add_tools(
