@@ -1,5 +1,6 @@
 """The house rules, checked by reading the source: no import circle at any level (imports inside functions and
-under TYPE_CHECKING count, as a reader follows them too), no source file over 700 lines, no function over 120.
+under TYPE_CHECKING count, as a reader follows them too), no source file over 700 lines, no function over 120,
+and every service folder of the one shape (`service_folder_problems`).
 
 Run `python tests/house_scan.py` to print every offender; tests/test_house.py asserts there are none.
 """
@@ -7,6 +8,7 @@ Run `python tests/house_scan.py` to print every offender; tests/test_house.py as
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
@@ -17,6 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("workspace_sim", "mcp_server", "synth", "trainers", "coworkenv", "benchmarks")
 MAX_FILE_LINES = 700
 MAX_FUNCTION_LINES = 120
+SERVICES = ROOT / "workspace_sim" / "services"
+SERVICE_FILES = ("__init__.py", "records.py", "tools.py")  # every service folder has these
+SERVICE_HELPERS = ("views.py", "syntax.py")  # helper kinds a folder may add without a word; any other file is
+# named in the folder's __init__ docstring, which says what it holds
 
 
 @dataclass(frozen=True)
@@ -201,6 +207,77 @@ def long_functions(root: Path = ROOT) -> list[tuple[str, str, int]]:
     return out
 
 
+def _assigned(node: ast.stmt) -> set[str]:
+    """The names a module-level assignment binds (none for any other statement)."""
+    if not isinstance(node, ast.Assign | ast.AnnAssign):
+        return set()
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _declares_service(node: ast.stmt) -> bool:
+    """Whether a module-level statement declares the service or a table handle: an assignment to SERVICE, or one
+    whose value makes a `Service(...)` or takes `SERVICE.table(...)`."""
+    value = getattr(node, "value", None) if _assigned(node) else None
+    calls = {ast.unparse(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)} if value is not None else set()
+    return "SERVICE" in _assigned(node) or bool(calls & {"Service", "SERVICE.table", "SERVICE.handles"})
+
+
+def _marks_tools(tree: ast.Module) -> bool:
+    """Whether a module marks a function as a tool (`@tool(...)` or `@tool`): it is a tool module."""
+    return any(ast.unparse(d.func if isinstance(d, ast.Call) else d) == "tool"
+               for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for d in n.decorator_list)
+
+
+def _folder_imports(tree: ast.Module, package: str) -> set[str]:
+    """The modules of its own folder a module imports anywhere (`from .x import`, `from . import x`, or the folder's
+    absolute name), by file name."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.level == 1:
+            out |= {n.module.split(".")[0]} if n.module else {a.name for a in n.names}
+        elif isinstance(n, ast.ImportFrom) and (n.module or "").startswith(package + "."):
+            out.add(n.module[len(package) + 1:].split(".")[0])  # type: ignore[index]
+        elif isinstance(n, ast.ImportFrom) and n.module == package:
+            out |= {a.name for a in n.names}
+        elif isinstance(n, ast.Import):
+            out |= {a.name[len(package) + 1:].split(".")[0] for a in n.names if a.name.startswith(package + ".")}
+    return {f"{m}.py" for m in out}
+
+
+def service_folder_problems(folder: Path) -> list[str]:
+    """What keeps a service folder from the one shape, as sentences (none when it is of it): it has `__init__.py`,
+    `records.py` and `tools.py`; `records.py` declares `SERVICE` (with its table handles and start-data check) and no
+    other module declares the service or a handle; `records.py` imports no tool module of its folder; and every
+    other file is a helper kind (SERVICE_HELPERS) or is named in the folder's `__init__` docstring."""
+    name = folder.name
+    problems = [f"{name}: the folder has no {f}" for f in SERVICE_FILES if not (folder / f).is_file()]
+    if problems:
+        return problems
+    trees = {p.name: ast.parse(p.read_text(encoding="utf-8"), str(p)) for p in sorted(folder.glob("*.py"))}
+    for file, tree in trees.items():
+        declared = [ast.unparse(n).splitlines()[0] for n in tree.body if _declares_service(n)]
+        if file == "records.py" and not any("SERVICE" in _assigned(n) for n in tree.body):
+            problems.append(f"{name}: records.py does not declare SERVICE (`SERVICE = Service(...)`)")
+        elif file != "records.py" and declared:
+            problems.append(f"{name}: {file} declares `{declared[0]}`; SERVICE, its table handles and its "
+                            "start-data check belong in records.py")
+    tool_modules = {f for f, tree in trees.items() if _marks_tools(tree)}
+    package = f"workspace_sim.services.{name}"
+    problems += [f"{name}: records.py imports the tool module {f}" for f in
+                 sorted(_folder_imports(trees["records.py"], package) & (tool_modules | {"tools.py"}))]
+    doc = ast.get_docstring(trees["__init__.py"]) or ""
+    problems += [f"{name}: {f} is not one of {', '.join(SERVICE_FILES + SERVICE_HELPERS)}, and the folder's __init__ "
+                 f"docstring does not say what it holds" for f in trees
+                 if f not in SERVICE_FILES + SERVICE_HELPERS and not re.search(rf"(?<![\w.]){re.escape(f)}", doc)]
+    return problems
+
+
+def service_folders(services: Path = SERVICES) -> list[Path]:
+    """The service folders of the services package (every sub-folder but __pycache__)."""
+    return sorted(p for p in services.iterdir() if p.is_dir() and not p.name.startswith("__"))
+
+
 def main() -> int:
     """Print every offender; exit 1 if there is one."""
     bad = 0
@@ -213,6 +290,10 @@ def main() -> int:
     for where, name, n in long_functions():
         bad += 1
         print(f"function over {MAX_FUNCTION_LINES} lines: {where} {name} ({n})")
+    for folder in service_folders():
+        for problem in service_folder_problems(folder):
+            bad += 1
+            print(f"service folder not of the one shape: {problem}")
     print(f"{bad} offenders")
     return 1 if bad else 0
 

@@ -1,8 +1,10 @@
 """The simulated services. Every module or package here defining a `SERVICE` is discovered; none is listed by hand.
 
-Each service is one folder of one shape, `<name>/` with `__init__.py` (exports `SERVICE`), `records.py` (typed
-records, a description on every field) and `tools.py` (the tools; each docstring is its schema), plus `views.py`
-or `syntax.py` where needed; inside a folder modules import each other relatively, so a folder can be copied.
+Each service is one folder of one shape, `<name>/` with `__init__.py` (exports `SERVICE` and registers the tools),
+`records.py` (typed records, a description on every field, the start-data check, and `SERVICE` with its table
+handles) and `tools.py` (the tools; each docstring is its schema), plus `views.py` or `syntax.py` where needed and
+any other module named in the folder's docstring; inside a folder modules import each other relatively, so a
+folder can be copied.
 Service folders kept outside this package are added with `add_services_path(folder)` or by listing folders in
 the `COWORKENV_SERVICES_PATH` environment variable (os.pathsep-separated, read at import): every sub-folder of
 such a folder that defines a `SERVICE` is then discovered, and imported, as `workspace_sim.services.<sub-folder>`.

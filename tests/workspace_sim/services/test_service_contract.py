@@ -1,5 +1,6 @@
-"""The contract every service meets, checked per service: one folder of one shape (records.py and tools.py),
-a description on every record field (nested models included), a docstring and typed, documented arguments on
+"""The contract every service meets, checked per service: one folder of one shape (records.py declaring SERVICE, its
+table handles and its start-data check; tools.py; other files a helper kind or named in the folder's docstring), a
+description on every record field (nested models included), a docstring and typed, documented arguments on
 every tool, and a checked handle for every declared table."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 import typing
 from pathlib import Path
 
+import house_scan
 import pytest
 from pydantic import BaseModel
 
@@ -85,6 +87,10 @@ def test_a_service_is_one_folder_of_the_one_shape(service: Service) -> None:
     problems += [f"{service.name}: the record of table {table} ({model.__qualname__}) is defined in "
                  f"{model.__module__}, not its folder's records.py"
                  for table, model in service.tables.items() if model.__module__ != package + ".records"]
+    problems += house_scan.service_folder_problems(folder)
+    records = importlib.import_module(package + ".records")
+    if getattr(records, "SERVICE", None) is not service:
+        problems.append(f"{service.name}: {package}.records does not define the SERVICE the package exports")
     _judge(service, problems)
 
 

@@ -9,10 +9,11 @@ calendar record, else their contact record (when the contacts service is enabled
 from __future__ import annotations
 
 from .records import (
-    UTC, Response, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee, Calendar, Event
+    SERVICE, CALENDARS, EVENTS, UTC, Response, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee,
+    Calendar, Event,
 )
 from .tools import (
-    SERVICE, CALENDARS, EVENTS, event_json, list_events, get_event, create_event, update_event, delete_event,
+    event_json, list_events, get_event, create_event, update_event, delete_event,
     respond_to_event, Interval, find_free_slots
 )
 

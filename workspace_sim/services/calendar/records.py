@@ -1,14 +1,19 @@
-"""The records of the calendar service: per-person calendars (time zone, working hours) and events with their attendees."""
+"""The records of the calendar service: per-person calendars (time zone, working hours) and events with their attendees.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`CALENDARS`, `EVENTS`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, time
 from datetime import timezone as dt_timezone
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.people import DEFAULT_DAYS, DEFAULT_END, DEFAULT_START, normalize_email
 from workspace_sim.text.validation import TimeZoneName, zone
 
@@ -119,3 +124,19 @@ class Event(Record):
         if a is not None:
             return a.response != "declined"
         return self.organizer == email
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give events without creation or update times the workspace start time, and events without an organizer
+    (imported or system events) the user as organizer."""
+    events = tables.get(EVENTS)
+    if events is None:
+        return
+    for key, ev in list(events.items()):
+        if ev.created is None or ev.updated is None or not ev.organizer:
+            events[key] = ev.evolve(created=ev.created or config.now, updated=ev.updated or ev.created or config.now,
+                                    organizer=ev.organizer or config.user)
+
+
+SERVICE = Service("calendar", {"calendars": Calendar, "events": Event}, title="Calendar", prepare=_prepare)
+CALENDARS, EVENTS = SERVICE.table("calendars"), SERVICE.table("events")

@@ -9,29 +9,12 @@ from zoneinfo import ZoneInfo
 
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, NotFound, PermissionDenied
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.people import Availability, availability, resolve_address, resolve_addresses
 from workspace_sim.text.validation import as_argument, clean_text, parse_when, zone
 from .records import (
-    UTC, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee, Calendar, Event
+    EVENTS, UTC, MAX_TITLE, MAX_TEXT, MAX_ATTENDEES, MAX_WINDOW_DAYS, Attendee, Event
 )
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give events without creation or update times the workspace start time, and events without an organizer
-    (imported or system events) the user as organizer."""
-    events = tables.get(EVENTS)
-    if events is None:
-        return
-    for key, ev in list(events.items()):
-        if ev.created is None or ev.updated is None or not ev.organizer:
-            events[key] = ev.evolve(created=ev.created or config.now, updated=ev.updated or ev.created or config.now,
-                                    organizer=ev.organizer or config.user)
-
-
-SERVICE = Service("calendar", {"calendars": Calendar, "events": Event}, title="Calendar", prepare=_prepare)
-CALENDARS, EVENTS = SERVICE.table("calendars"), SERVICE.table("events")
 
 
 def _user_zone(ctx: ToolContext) -> ZoneInfo:

@@ -1,13 +1,20 @@
-"""The records of the contacts service: the people of the directory (name, title, manager, time zone, working hours)."""
+"""The records of the contacts service: the people of the directory (name, title, manager, time zone, working hours).
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`PEOPLE`).
+"""
 
 from __future__ import annotations
 
 import re
 from datetime import time
+from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from workspace_sim.core.errors import SpecError
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.people import normalize_email
 from workspace_sim.text.validation import TimeZoneName, zone
 
@@ -70,3 +77,34 @@ class Person(Record):
         if self.manager == self.email:
             raise ValueError(f"{self.email} cannot be their own manager")
         return self
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check that every manager is in the directory and that no management chain loops."""
+    people = tables.get(PEOPLE)
+    if not people:
+        return
+    for email, p in people.items():
+        assert isinstance(p, Person)
+        if p.manager is not None and p.manager not in people:
+            raise SpecError(f"data.contacts.people[email={email}].manager", f"{p.manager} is not in the directory")
+    for email in people:
+        loop = chain_loop(lambda e: getattr(people.get(e), "manager", None), email)
+        if loop:
+            raise SpecError(f"data.contacts.people[email={email}].manager", f"management chain loops: {loop}")
+
+
+def chain_loop(manager_of: Any, email: str) -> str:
+    """'a -> b -> a' when following managers up from `email` comes back round, else ''."""
+    seen = [email]
+    boss = manager_of(email)
+    while boss is not None:
+        if boss in seen:
+            return " -> ".join([*seen, boss])
+        seen.append(boss)
+        boss = manager_of(boss)
+    return ""
+
+
+SERVICE = Service("contacts", {"people": Person}, title="Contacts", prepare=_prepare)
+PEOPLE = SERVICE.table("people")  # the table workspace_sim.text.people.PEOPLE names

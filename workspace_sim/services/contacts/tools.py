@@ -10,44 +10,12 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
-from workspace_sim.core.records import Record
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email, person_summary, resolve_address
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.validation import as_argument, clean_text, zone
-from .records import MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check that every manager is in the directory and that no management chain loops."""
-    people = tables.get(PEOPLE)
-    if not people:
-        return
-    for email, p in people.items():
-        assert isinstance(p, Person)
-        if p.manager is not None and p.manager not in people:
-            raise SpecError(f"data.contacts.people[email={email}].manager", f"{p.manager} is not in the directory")
-    for email in people:
-        loop = chain_loop(lambda e: getattr(people.get(e), "manager", None), email)
-        if loop:
-            raise SpecError(f"data.contacts.people[email={email}].manager", f"management chain loops: {loop}")
-
-
-def chain_loop(manager_of: Any, email: str) -> str:
-    """'a -> b -> a' when following managers up from `email` comes back round, else ''."""
-    seen = [email]
-    boss = manager_of(email)
-    while boss is not None:
-        if boss in seen:
-            return " -> ".join([*seen, boss])
-        seen.append(boss)
-        boss = manager_of(boss)
-    return ""
-
-
-SERVICE = Service("contacts", {"people": Person}, title="Contacts", prepare=_prepare)
-PEOPLE = SERVICE.table("people")  # the table workspace_sim.text.people.PEOPLE names
+from .records import PEOPLE, MAX_QUERY, MAX_FIELD, MAX_NOTES, MAX_NOTE, PHONE, HOURS, Person, chain_loop
 
 
 def _card(ctx: ToolContext, p: Person) -> dict[str, Any]:

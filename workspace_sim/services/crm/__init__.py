@@ -12,6 +12,13 @@ follows the stage unless given, and a closed deal reopens only with `reopen=true
 contact is the latest logged call, meeting or e-mail with it that has happened, or the `last_contact`
 its initial data gives when that is later (history imported without activities); it is derived, never
 written back, so logging an activity changes the activity log alone.
+
+The folder: `records.py` holds the records, the start-data check (`prepare`) and `SERVICE` with its table handles.
+The tools are split by subject into four tool modules: `tools.py` the account tools, `deals.py` the deal tools,
+`activities.py` the activity log and `reports.py` the CSV export. `lookups.py` holds the lookups and argument checks
+they share (records by id or name, owners, dates, paging, amount bounds, each account's last contact) and `views.py`
+the JSON summaries and text renderings. The service's tool list is made here, from all four, in the order tool
+lists show.
 """
 
 from __future__ import annotations

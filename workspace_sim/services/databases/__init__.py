@@ -6,8 +6,7 @@ filters and sorts, created and updated. Predicates reach rows through the generi
 
 from __future__ import annotations
 
-from .records import Database, Property, Row
-from .tools import DATABASES, ROWS, SERVICE
+from .records import DATABASES, ROWS, SERVICE, Database, Property, Row
 from .tools import list_databases, get_database, query_database, create_row, update_row
 
 SERVICE.add_tools(

@@ -5,18 +5,24 @@ title and text are text, number a number (a numeric string is read as one), sele
 multi_select a list of them (matched in any case, stored as the option is spelled), date an ISO date, person an
 address, checkbox true/false, relation a list of row ids of the related database. Stored values are plain JSON,
 so the generic record predicates reach them as `values.<Property>`.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`DATABASES`, `ROWS`).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from datetime import date, datetime
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from workspace_sim.core.errors import SpecError
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 
 PropertyType = Literal["title", "text", "number", "select", "multi_select", "date", "person", "checkbox", "relation"]
 MAX_TEXT, MAX_PROPERTIES, MAX_OPTIONS = 2_000, 100, 200
@@ -165,3 +171,54 @@ def static_person(value: Any, where: str) -> str:
         return normalize_email(value, where)
     except ValueError as e:
         raise ValueError(str(e)) from None
+
+
+def row_values(db: Database, given: dict[str, Any], old: dict[str, Any], where: str, person: Any,
+               exists: Any) -> dict[str, Any]:
+    """`old` with `given` applied, each value checked and stored in its canonical form; the title required."""
+    out = dict(old)
+    for name, v in given.items():
+        p = db.prop(name)
+        if p is None:
+            close = difflib.get_close_matches(name, [q.name for q in db.properties], n=1, cutoff=0.5)
+            raise ValueError(f"{where}: database {db.id!r} has no property {name!r}"
+                             + (f"; did you mean {close[0]!r}?" if close else "; its properties are "
+                                + ", ".join(repr(q.name) for q in db.properties)))
+        stored = coerce(db, p, v, f"{where}.{p.name}", person, exists)
+        if stored is None or stored == []:
+            out.pop(p.name, None)
+        else:
+            out[p.name] = stored
+    if db.title_property.name not in out:
+        raise ValueError(f"{where}: a row needs its title property {db.title_property.name!r}")
+    return dict(sorted(out.items(), key=lambda kv: [q.name for q in db.properties].index(kv[0])))
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check every initial row against its database's schema and give rows times."""
+    dbs, rows = tables.get(DATABASES), tables.get(ROWS)
+    if dbs is None or rows is None:
+        return
+    for key, d in list(dbs.items()):
+        assert isinstance(d, Database)
+        for p in d.properties:
+            if p.relation is not None and p.relation not in dbs:
+                raise SpecError(f"data.databases.databases[{key}].properties.{p.name}",
+                                f"relation to database {p.relation!r}, which does not exist")
+        if d.created is None:
+            dbs[key] = d.evolve(created=config.now)
+    for key, r in list(rows.items()):
+        assert isinstance(r, Row)
+        db = dbs.get(r.database)
+        if db is None:
+            raise SpecError(f"data.databases.rows[{key}].database", f"database {r.database!r} does not exist")
+        try:
+            values = row_values(db, r.values, {}, f"data.databases.rows[{key}].values", static_person,
+                                 lambda d, i: i in rows and rows[i].database == d)  # type: ignore[attr-defined]
+        except ValueError as e:
+            raise SpecError(f"data.databases.rows[{key}]", str(e)) from None
+        rows[key] = r.evolve(values=values, created=r.created or config.now, modified=r.modified or r.created or config.now)
+
+
+SERVICE = Service("databases", {"databases": Database, "rows": Row}, title="Databases", prepare=_prepare)
+DATABASES, ROWS = SERVICE.table("databases"), SERVICE.table("rows")

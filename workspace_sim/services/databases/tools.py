@@ -3,69 +3,17 @@ update rows (every value checked against the schema; a bad one is refused naming
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import InvalidArgument, NotFound
 from workspace_sim.text.people import resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
-from .records import Database, Property, Row, coerce, static_person
+from workspace_sim.core.registry import tool
+from .records import DATABASES, ROWS, Database, Property, Row, coerce, row_values
 
 MAX_LIMIT = 200
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check every initial row against its database's schema and give rows times."""
-    dbs, rows = tables.get(DATABASES), tables.get(ROWS)
-    if dbs is None or rows is None:
-        return
-    for key, d in list(dbs.items()):
-        assert isinstance(d, Database)
-        for p in d.properties:
-            if p.relation is not None and p.relation not in dbs:
-                raise SpecError(f"data.databases.databases[{key}].properties.{p.name}",
-                                f"relation to database {p.relation!r}, which does not exist")
-        if d.created is None:
-            dbs[key] = d.evolve(created=config.now)
-    for key, r in list(rows.items()):
-        assert isinstance(r, Row)
-        db = dbs.get(r.database)
-        if db is None:
-            raise SpecError(f"data.databases.rows[{key}].database", f"database {r.database!r} does not exist")
-        try:
-            values = _values(db, r.values, {}, f"data.databases.rows[{key}].values", static_person,
-                             lambda d, i: i in rows and rows[i].database == d)  # type: ignore[attr-defined]
-        except ValueError as e:
-            raise SpecError(f"data.databases.rows[{key}]", str(e)) from None
-        rows[key] = r.evolve(values=values, created=r.created or config.now, modified=r.modified or r.created or config.now)
-
-
-SERVICE = Service("databases", {"databases": Database, "rows": Row}, title="Databases", prepare=_prepare)
-DATABASES, ROWS = SERVICE.table("databases"), SERVICE.table("rows")
-
-
-def _values(db: Database, given: dict[str, Any], old: dict[str, Any], where: str, person: Any, exists: Any) -> dict[str, Any]:
-    """`old` with `given` applied, each value checked and stored in its canonical form; the title required."""
-    out = dict(old)
-    for name, v in given.items():
-        p = db.prop(name)
-        if p is None:
-            close = difflib.get_close_matches(name, [q.name for q in db.properties], n=1, cutoff=0.5)
-            raise ValueError(f"{where}: database {db.id!r} has no property {name!r}"
-                             + (f"; did you mean {close[0]!r}?" if close else "; its properties are "
-                                + ", ".join(repr(q.name) for q in db.properties)))
-        stored = coerce(db, p, v, f"{where}.{p.name}", person, exists)
-        if stored is None or stored == []:
-            out.pop(p.name, None)
-        else:
-            out[p.name] = stored
-    if db.title_property.name not in out:
-        raise ValueError(f"{where}: a row needs its title property {db.title_property.name!r}")
-    return dict(sorted(out.items(), key=lambda kv: [q.name for q in db.properties].index(kv[0])))
 
 
 def _db(ctx: ToolContext, ref: str) -> Database:
@@ -243,7 +191,7 @@ def create_row(ctx: ToolContext, database: str, values: list[Value]) -> dict:
     db = _db(ctx, database)
     person, exists = _checkers(ctx)
     try:
-        vals = _values(db, _given(values), {}, "values", person, exists)
+        vals = row_values(db, _given(values), {}, "values", person, exists)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
     r = Row(id=ctx.new_id("row"), database=db.id, values=vals, created=ctx.now, modified=ctx.now)
@@ -265,7 +213,7 @@ def update_row(ctx: ToolContext, row_id: str, values: list[Value]) -> dict:
     db = _db(ctx, r.database)
     person, exists = _checkers(ctx)
     try:
-        vals = _values(db, _given(values), r.values, "values", person, exists)
+        vals = row_values(db, _given(values), r.values, "values", person, exists)
     except ValueError as e:
         raise InvalidArgument(str(e)) from None
     changed = sorted(k for k in set(vals) | set(r.values) if vals.get(k) != r.values.get(k))

@@ -10,8 +10,7 @@ Article text is written by others: renderings fence it as data, not instructions
 
 from __future__ import annotations
 
-from .records import Article, Feed, MailingList, Publication
-from .tools import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE
+from .records import ARTICLES, FEEDS, LISTS, PUBLICATIONS, SERVICE, Article, Feed, MailingList, Publication
 from .tools import list_feeds, search_news, read_news_article, list_mailing_lists, list_publications, publish_digest
 
 SERVICE.add_tools(

@@ -1,14 +1,20 @@
-"""The records of feeds: sources, articles, mailing lists, and what was published to whom."""
+"""The records of feeds: sources, articles, mailing lists, and what was published to whom.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`FEEDS`, `ARTICLES`, `LISTS`, `PUBLICATIONS`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from workspace_sim.core.errors import SpecError
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import record_id, short_name, tag_list
 
 FeedKind = Literal["news", "blog", "newsletter", "wire", "internal"]
@@ -110,3 +116,29 @@ class Publication(Record):
         description="The id of the mail message that carried it; None when it was not mailed.")
     published: datetime | None = Field(None, description="When it was published.")
     by: str | None = Field(None, description="The e-mail address of who published it.")
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check each article names an existing feed and give it a published time (the workspace's now by default)."""
+    feeds, articles = tables.get(FEEDS), tables.get(ARTICLES)
+    if feeds is None or articles is None:
+        return
+    for key, a in list(articles.items()):
+        assert isinstance(a, Article)
+        if a.feed not in feeds:
+            raise SpecError(f"data.feeds.articles[{key}].feed",
+                            f"feed {a.feed!r} does not exist; feeds: {', '.join(sorted(feeds)) or 'none'}")
+        if a.published is None:
+            articles[key] = a.evolve(published=config.now)
+    for key, p in list(tables.get(PUBLICATIONS, {}).items()):
+        missing = [x for x in p.articles if x not in articles]  # type: ignore[attr-defined]
+        if missing:
+            raise SpecError(f"data.feeds.publications[{key}].articles", f"unknown articles {missing}")
+
+
+SERVICE = Service("feeds", {"feeds": Feed, "articles": Article, "lists": MailingList, "publications": Publication},
+                  title="Feeds", prepare=_prepare)
+FEEDS = SERVICE.table("feeds")
+ARTICLES = SERVICE.table("articles")
+LISTS = SERVICE.table("lists")
+PUBLICATIONS = SERVICE.table("publications")

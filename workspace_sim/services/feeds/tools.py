@@ -10,44 +10,20 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, parse_when, tag as valid_tag, zone
-from .records import MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication, PublicationKind
+from .records import (
+    ARTICLES, FEEDS, LISTS, PUBLICATIONS, MAX_CONTENT, MAX_TITLE, Article, Feed, MailingList, Publication,
+    PublicationKind,
+)
 
 MAX_QUERY, MAX_PICK, MAX_RECIPIENTS = 500, 50, 50
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check each article names an existing feed and give it a published time (the workspace's now by default)."""
-    feeds, articles = tables.get(FEEDS), tables.get(ARTICLES)
-    if feeds is None or articles is None:
-        return
-    for key, a in list(articles.items()):
-        assert isinstance(a, Article)
-        if a.feed not in feeds:
-            raise SpecError(f"data.feeds.articles[{key}].feed",
-                            f"feed {a.feed!r} does not exist; feeds: {', '.join(sorted(feeds)) or 'none'}")
-        if a.published is None:
-            articles[key] = a.evolve(published=config.now)
-    for key, p in list(tables.get(PUBLICATIONS, {}).items()):
-        missing = [x for x in p.articles if x not in articles]  # type: ignore[attr-defined]
-        if missing:
-            raise SpecError(f"data.feeds.publications[{key}].articles", f"unknown articles {missing}")
-
-
-SERVICE = Service("feeds", {"feeds": Feed, "articles": Article, "lists": MailingList, "publications": Publication},
-                  title="Feeds", prepare=_prepare)
-FEEDS = SERVICE.table("feeds")
-ARTICLES = SERVICE.table("articles")
-LISTS = SERVICE.table("lists")
-PUBLICATIONS = SERVICE.table("publications")
 
 
 # --- lookups --------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Files: a virtual folder tree with text and binary files; nothing here touches the real disk.
 
-`records.py` holds the records (files, folders) and the declared tables; `tools.py` the text tools; `media_tools.py`
-the tools for media files: images and audio served as MCP image/audio content, PDFs by page (text layer, or page
-images for scans), spreadsheets by sheet and range (xlsx read and written, csv read), docx/pptx as text (docx
-written). Media kinds, MIME types and size limits are in `workspace_sim.media`. The service's tool list is made
-here, from both tool modules, in the order tool lists show.
+`records.py` holds the records (files, folders), the start-data check and `SERVICE` with its table handles;
+`tools.py` the text tools; `media_tools.py` (a second tool module) the tools for media files: images and audio
+served as MCP image/audio content, PDFs by page (text layer, or page images for scans), spreadsheets by sheet and
+range (xlsx read and written, csv read), docx/pptx as text (docx written). Media kinds, MIME types and size limits
+are in `workspace_sim.media`. The service's tool list is made here, from both tool modules, in the order tool lists
+show.
 """
 
 from __future__ import annotations

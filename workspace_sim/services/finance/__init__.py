@@ -11,8 +11,7 @@ with expenses, receivable ones with income); both sides then point at each other
 
 from __future__ import annotations
 
-from .records import Invoice, Report, Transaction
-from .tools import INVOICES, REPORTS, SERVICE, TRANSACTIONS
+from .records import INVOICES, REPORTS, SERVICE, TRANSACTIONS, Invoice, Report, Transaction
 from .tools import (
     list_transactions, get_transaction, list_invoices, get_invoice, list_expense_reports, submit_expense_report,
     submit_expense_claim, reconcile_transaction

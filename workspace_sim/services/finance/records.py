@@ -2,6 +2,9 @@
 
 Money is an integer of the currency's minor unit next to an ISO 4217 code (`workspace_sim.text.money`); initial
 data may give `amount` in major units instead (converted exactly once on load).
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`TRANSACTIONS`, `INVOICES`, `REPORTS`).
 """
 
 from __future__ import annotations
@@ -11,9 +14,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from workspace_sim.text.money import Currency, MinorAmount, major_to_minor
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.folding import fold
+from workspace_sim.text.money import Currency, MinorAmount, format_minor, major_to_minor
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import record_id, tag
 
 TxType = Literal["expense", "income", "refund", "transfer"]
@@ -215,3 +221,82 @@ class Report(Record):
         if len(set(self.transaction_ids)) != len(self.transaction_ids):
             raise ValueError(f"report {self.id} lists a transaction twice")
         return self
+
+
+SPENDING = ("expense", "refund")
+
+
+def signed(t: Transaction) -> int:
+    """A spending transaction's amount as it counts in a report: expenses add, refunds subtract."""
+    return -t.amount_minor if t.type == "refund" else t.amount_minor
+
+
+def total_problem(txs: list[Transaction | None], ids: list[str], total: int, currency: str) -> str | None:
+    """Why these transactions cannot make a report of `total` in `currency`, or None."""
+    missing = [i for i, t in zip(ids, txs) if t is None]
+    if missing:
+        return f"transaction(s) {', '.join(missing)} do not exist"
+    found = [t for t in txs if t is not None]
+    wrong = [f"{t.id} ({t.type})" for t in found if t.type not in SPENDING]
+    if wrong:
+        return f"{', '.join(wrong)} are not spending; a report covers expenses and refunds"
+    void = [t.id for t in found if t.status == "void"]
+    if void:
+        return f"{', '.join(void)} are void"
+    currencies = sorted({t.currency for t in found})
+    if len(currencies) > 1:
+        by = {c: format_minor(sum(signed(t) for t in found if t.currency == c), c) for c in currencies}
+        return (f"the transactions are in {' and '.join(currencies)} ({', '.join(f'{v} {c}' for c, v in by.items())}); "
+                "amounts are never converted, so submit one report per currency")
+    if currencies[0] != currency:
+        return f"the transactions are in {currencies[0]}, not {currency}"
+    actual = sum(signed(t) for t in found)
+    if actual != total:
+        return (f"the total {format_minor(total, currency)} {currency} does not match the transactions' sum "
+                f"{format_minor(actual, currency)} {currency} (off by {format_minor(abs(actual - total), currency)})")
+    return None
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check the links between transactions, invoices and reports agree (both sides of a reconciliation, a claim's
+    transactions, currencies and totals), and fill report times."""
+    txs, invoices, reports = tables.get(TRANSACTIONS), tables.get(INVOICES), tables.get(REPORTS)
+    if txs is None or invoices is None or reports is None:
+        return
+    numbers: dict[str, str] = {}
+    for key, inv in invoices.items():
+        assert isinstance(inv, Invoice)
+        where = f"data.finance.invoices[{key}]"
+        number = fold(inv.number)
+        if number in numbers:
+            raise SpecError(f"{where}.number", f"{inv.number!r} is also the number of invoice {numbers[number]}")
+        numbers[number] = key
+        if inv.transaction_id is not None:
+            t = txs.get(inv.transaction_id)
+            if t is None or t.invoice_id != key:  # type: ignore[attr-defined]
+                raise SpecError(f"{where}.transaction_id", f"transaction {inv.transaction_id!r} is not reconciled "
+                                f"with this invoice (its invoice_id must be {key})")
+    for key, t in txs.items():
+        assert isinstance(t, Transaction)
+        where = f"data.finance.transactions[{key}]"
+        if t.invoice_id is not None:
+            inv = invoices.get(t.invoice_id)
+            if inv is None or inv.transaction_id != key:  # type: ignore[attr-defined]
+                raise SpecError(f"{where}.invoice_id", f"invoice {t.invoice_id!r} does not name this transaction")
+        if t.claim_id is not None:
+            rep = reports.get(t.claim_id)
+            if rep is None or rep.kind != "claim" or key not in rep.transaction_ids:  # type: ignore[attr-defined]
+                raise SpecError(f"{where}.claim_id", f"claim {t.claim_id!r} does not exist or does not list it")
+    for key, rep in list(reports.items()):
+        assert isinstance(rep, Report)
+        where = f"data.finance.reports[{key}]"
+        problem = total_problem([txs.get(i) for i in rep.transaction_ids], rep.transaction_ids, rep.total_minor,
+                                rep.currency)
+        if problem:
+            raise SpecError(f"{where}.transaction_ids", problem)
+        reports[key] = rep.evolve(submitted=rep.submitted or config.now, submitted_by=rep.submitted_by or config.user)
+
+
+SERVICE = Service("finance", {"transactions": Transaction, "invoices": Invoice, "reports": Report},
+                  title="Finance", prepare=_prepare)
+TRANSACTIONS, INVOICES, REPORTS = SERVICE.table("transactions"), SERVICE.table("invoices"), SERVICE.table("reports")

@@ -10,65 +10,21 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.money import CURRENCIES, AmountInput, currency_code, format_minor, to_minor
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
-from .records import MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind, Transaction, TxStatus, TxType
+from .records import (
+    INVOICES, REPORTS, TRANSACTIONS, MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind,
+    Transaction, TxStatus, TxType, total_problem,
+)
 
 MAX_QUERY, MAX_IDS = 500, 500
-SPENDING = ("expense", "refund")
 CLAIMABLE = ("pending", "posted")
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check the links between transactions, invoices and reports agree (both sides of a reconciliation, a claim's
-    transactions, currencies and totals), and fill report times."""
-    txs, invoices, reports = tables.get(TRANSACTIONS), tables.get(INVOICES), tables.get(REPORTS)
-    if txs is None or invoices is None or reports is None:
-        return
-    numbers: dict[str, str] = {}
-    for key, inv in invoices.items():
-        assert isinstance(inv, Invoice)
-        where = f"data.finance.invoices[{key}]"
-        number = fold(inv.number)
-        if number in numbers:
-            raise SpecError(f"{where}.number", f"{inv.number!r} is also the number of invoice {numbers[number]}")
-        numbers[number] = key
-        if inv.transaction_id is not None:
-            t = txs.get(inv.transaction_id)
-            if t is None or t.invoice_id != key:  # type: ignore[attr-defined]
-                raise SpecError(f"{where}.transaction_id", f"transaction {inv.transaction_id!r} is not reconciled "
-                                f"with this invoice (its invoice_id must be {key})")
-    for key, t in txs.items():
-        assert isinstance(t, Transaction)
-        where = f"data.finance.transactions[{key}]"
-        if t.invoice_id is not None:
-            inv = invoices.get(t.invoice_id)
-            if inv is None or inv.transaction_id != key:  # type: ignore[attr-defined]
-                raise SpecError(f"{where}.invoice_id", f"invoice {t.invoice_id!r} does not name this transaction")
-        if t.claim_id is not None:
-            rep = reports.get(t.claim_id)
-            if rep is None or rep.kind != "claim" or key not in rep.transaction_ids:  # type: ignore[attr-defined]
-                raise SpecError(f"{where}.claim_id", f"claim {t.claim_id!r} does not exist or does not list it")
-    for key, rep in list(reports.items()):
-        assert isinstance(rep, Report)
-        where = f"data.finance.reports[{key}]"
-        problem = _total_problem([txs.get(i) for i in rep.transaction_ids], rep.transaction_ids, rep.total_minor,
-                                 rep.currency)
-        if problem:
-            raise SpecError(f"{where}.transaction_ids", problem)
-        reports[key] = rep.evolve(submitted=rep.submitted or config.now, submitted_by=rep.submitted_by or config.user)
-
-
-SERVICE = Service("finance", {"transactions": Transaction, "invoices": Invoice, "reports": Report},
-                  title="Finance", prepare=_prepare)
-TRANSACTIONS, INVOICES, REPORTS = SERVICE.table("transactions"), SERVICE.table("invoices"), SERVICE.table("reports")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------
@@ -123,37 +79,6 @@ def _ids(values: list[str], what: str) -> list[str]:
     if twice:
         raise InvalidArgument(f"{what} lists {', '.join(twice)} more than once")
     return ids
-
-
-def signed(t: Transaction) -> int:
-    """A spending transaction's amount as it counts in a report: expenses add, refunds subtract."""
-    return -t.amount_minor if t.type == "refund" else t.amount_minor
-
-
-def _total_problem(txs: list[Transaction | None], ids: list[str], total: int, currency: str) -> str | None:
-    """Why these transactions cannot make a report of `total` in `currency`, or None."""
-    missing = [i for i, t in zip(ids, txs) if t is None]
-    if missing:
-        return f"transaction(s) {', '.join(missing)} do not exist"
-    found = [t for t in txs if t is not None]
-    wrong = [f"{t.id} ({t.type})" for t in found if t.type not in SPENDING]
-    if wrong:
-        return f"{', '.join(wrong)} are not spending; a report covers expenses and refunds"
-    void = [t.id for t in found if t.status == "void"]
-    if void:
-        return f"{', '.join(void)} are void"
-    currencies = sorted({t.currency for t in found})
-    if len(currencies) > 1:
-        by = {c: format_minor(sum(signed(t) for t in found if t.currency == c), c) for c in currencies}
-        return (f"the transactions are in {' and '.join(currencies)} ({', '.join(f'{v} {c}' for c, v in by.items())}); "
-                "amounts are never converted, so submit one report per currency")
-    if currencies[0] != currency:
-        return f"the transactions are in {currencies[0]}, not {currency}"
-    actual = sum(signed(t) for t in found)
-    if actual != total:
-        return (f"the total {format_minor(total, currency)} {currency} does not match the transactions' sum "
-                f"{format_minor(actual, currency)} {currency} (off by {format_minor(abs(actual - total), currency)})")
-    return None
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -367,7 +292,7 @@ def _report(ctx: ToolContext, kind: ReportKind, title: str, transaction_ids: lis
     txs = [_transaction(ctx, i) for i in ids]
     code = as_argument(currency_code, currency) if currency is not None else txs[0].currency
     amount = as_argument(to_minor, total, code, "total")
-    problem = _total_problem(list(txs), ids, amount, code)
+    problem = total_problem(list(txs), ids, amount, code)
     if problem:
         raise InvalidArgument(problem)
     rid = ctx.new_id("claim" if kind == "claim" else "rep")

@@ -11,8 +11,7 @@ written anywhere else (mail, a note, a ticket, a file, the answer) is a leak: se
 
 from __future__ import annotations
 
-from .records import Integration, Secret
-from .tools import INTEGRATIONS, SERVICE
+from .records import INTEGRATIONS, SERVICE, Integration, Secret
 from .tools import list_integrations, get_integration, update_integration, rotate_secret, notify_integration_owner
 
 SERVICE.add_tools(

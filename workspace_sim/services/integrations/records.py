@@ -1,15 +1,21 @@
-"""The records of integrations: a connected service and the secrets it holds."""
+"""The records of integrations: a connected service and the secrets it holds.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`INTEGRATIONS`).
+"""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from workspace_sim.core.errors import SpecError
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import record_id, short_name
 
 Status = Literal["active", "degraded", "error", "disabled"]
@@ -93,3 +99,24 @@ class Integration(Record):
     def secret_values(self) -> list[tuple[str, str]]:
         """(label, value) of every secret, live or revoked: what `workspace_sim.rules.secrets` watches for."""
         return [(f"{s.kind}{'' if s.live else ' (rotated)'}", s.value) for s in self.secrets]
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give integrations and their secrets times; a secret value held by two integrations is refused."""
+    rows = tables.get(INTEGRATIONS)
+    if rows is None:
+        return
+    seen: dict[str, str] = {}
+    for key, r in list(rows.items()):
+        assert isinstance(r, Integration)
+        for s in r.secrets:
+            if s.value in seen:
+                raise SpecError(f"data.integrations.integrations[{key}].secrets",
+                                f"the secret ending {s.masked()} is also held by {seen[s.value]}")
+            seen[s.value] = key
+        secrets = [s.model_copy(update={"created": s.created or config.now}) for s in r.secrets]
+        rows[key] = r.evolve(secrets=secrets, created=r.created or config.now, updated=r.updated or config.now)
+
+
+SERVICE = Service("integrations", {"integrations": Integration}, title="Integrations", prepare=_prepare)
+INTEGRATIONS = SERVICE.table("integrations")

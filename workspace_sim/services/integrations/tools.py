@@ -11,40 +11,18 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import InvalidArgument, NotFound, SpecError, Unavailable
+from workspace_sim.core.errors import InvalidArgument, NotFound, Unavailable
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_addresses
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import clean_text, one_line
-from .records import MAX_NOTES, Integration, Secret, SecretKind, Status
+from .records import INTEGRATIONS, MAX_NOTES, Integration, Secret, SecretKind, Status
 
 MAX_QUERY, MAX_MESSAGE, MAX_SUBJECT = 500, 5_000, 200
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give integrations and their secrets times; a secret value held by two integrations is refused."""
-    rows = tables.get(INTEGRATIONS)
-    if rows is None:
-        return
-    seen: dict[str, str] = {}
-    for key, r in list(rows.items()):
-        assert isinstance(r, Integration)
-        for s in r.secrets:
-            if s.value in seen:
-                raise SpecError(f"data.integrations.integrations[{key}].secrets",
-                                f"the secret ending {s.masked()} is also held by {seen[s.value]}")
-            seen[s.value] = key
-        secrets = [s.model_copy(update={"created": s.created or config.now}) for s in r.secrets]
-        rows[key] = r.evolve(secrets=secrets, created=r.created or config.now, updated=r.updated or config.now)
-
-
-SERVICE = Service("integrations", {"integrations": Integration}, title="Integrations", prepare=_prepare)
-INTEGRATIONS = SERVICE.table("integrations")
 
 
 def _integration(ctx: ToolContext, ref: str) -> Integration:

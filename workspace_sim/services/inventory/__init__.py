@@ -10,8 +10,7 @@ stock change is logged as a movement. An unknown SKU is an invalid argument nami
 
 from __future__ import annotations
 
-from .records import Movement, Product, PurchaseOrder
-from .tools import MOVEMENTS, ORDERS, PRODUCTS, SERVICE
+from .records import MOVEMENTS, ORDERS, PRODUCTS, SERVICE, Movement, Product, PurchaseOrder
 from .tools import (
     list_products, get_product, list_purchase_orders, adjust_stock, create_purchase_order,
     receive_purchase_order, cancel_purchase_order

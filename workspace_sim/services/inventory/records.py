@@ -1,17 +1,23 @@
-"""The records of the inventory: products by SKU, purchase orders to suppliers, and the log of stock movements."""
+"""The records of the inventory: products by SKU, purchase orders to suppliers, and the log of stock movements.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`PRODUCTS`, `ORDERS`, `MOVEMENTS`).
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from workspace_sim.core.errors import SpecError
 from workspace_sim.text.money import Currency, MinorAmount, major_to_minor
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
-from workspace_sim.text.validation import record_id
+from workspace_sim.core.registry import Service
+from workspace_sim.text.validation import record_id, zone
 
 SyncStatus = Literal["synced", "pending", "error"]
 OrderStatus = Literal["open", "received", "cancelled"]
@@ -155,3 +161,30 @@ class Movement(Record):
     @classmethod
     def _sku(cls, v: object) -> str:
         return sku_code(v)
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check purchase orders and movements name existing products, and fill times and expected delivery dates."""
+    products, orders, moves = tables.get(PRODUCTS), tables.get(ORDERS), tables.get(MOVEMENTS)
+    if products is None or orders is None or moves is None:
+        return
+    tz = zone(config.timezone)
+    for key, p in list(products.items()):
+        products[key] = p.evolve(updated=p.updated or config.now)  # type: ignore[attr-defined]
+    for key, o in list(orders.items()):
+        assert isinstance(o, PurchaseOrder)
+        product = products.get(o.sku)
+        if product is None:
+            raise SpecError(f"data.inventory.purchase_orders[{key}].sku", f"product {o.sku!r} does not exist")
+        created = o.created or config.now
+        expected = o.expected or (created.astimezone(tz).date() + timedelta(days=product.lead_time_days))  # type: ignore[attr-defined]
+        received = o.received or (config.now if o.status == "received" else None)
+        orders[key] = o.evolve(created=created, expected=expected, received=received)
+    for key, m in moves.items():
+        if m.sku not in products:  # type: ignore[attr-defined]
+            raise SpecError(f"data.inventory.movements[{key}].sku", f"product {m.sku!r} does not exist")  # type: ignore[attr-defined]
+
+
+SERVICE = Service("inventory", {"products": Product, "purchase_orders": PurchaseOrder, "movements": Movement},
+                  title="Inventory", prepare=_prepare)
+PRODUCTS, ORDERS, MOVEMENTS = SERVICE.table("products"), SERVICE.table("purchase_orders"), SERVICE.table("movements")

@@ -9,44 +9,19 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.money import AmountInput, format_minor, to_minor
 from workspace_sim.text.folding import fold
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, one_line, zone
-from .records import MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus, sku_code
+from .records import (
+    MOVEMENTS, ORDERS, PRODUCTS, MAX_STOCK, MAX_TEXT, Movement, OrderStatus, Product, PurchaseOrder, SyncStatus,
+    sku_code,
+)
 
 MAX_QUERY, MAX_REASON = 500, 300
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check purchase orders and movements name existing products, and fill times and expected delivery dates."""
-    products, orders, moves = tables.get(PRODUCTS), tables.get(ORDERS), tables.get(MOVEMENTS)
-    if products is None or orders is None or moves is None:
-        return
-    tz = zone(config.timezone)
-    for key, p in list(products.items()):
-        products[key] = p.evolve(updated=p.updated or config.now)  # type: ignore[attr-defined]
-    for key, o in list(orders.items()):
-        assert isinstance(o, PurchaseOrder)
-        product = products.get(o.sku)
-        if product is None:
-            raise SpecError(f"data.inventory.purchase_orders[{key}].sku", f"product {o.sku!r} does not exist")
-        created = o.created or config.now
-        expected = o.expected or (created.astimezone(tz).date() + timedelta(days=product.lead_time_days))  # type: ignore[attr-defined]
-        received = o.received or (config.now if o.status == "received" else None)
-        orders[key] = o.evolve(created=created, expected=expected, received=received)
-    for key, m in moves.items():
-        if m.sku not in products:  # type: ignore[attr-defined]
-            raise SpecError(f"data.inventory.movements[{key}].sku", f"product {m.sku!r} does not exist")  # type: ignore[attr-defined]
-
-
-SERVICE = Service("inventory", {"products": Product, "purchase_orders": PurchaseOrder, "movements": Movement},
-                  title="Inventory", prepare=_prepare)
-PRODUCTS, ORDERS, MOVEMENTS = SERVICE.table("products"), SERVICE.table("purchase_orders"), SERVICE.table("movements")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------

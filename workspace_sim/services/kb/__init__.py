@@ -10,11 +10,11 @@ the article since it was read. Status runs draft -> published -> archived (publi
 from __future__ import annotations
 
 from .records import (
-    Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, MAX_TAG, TICKET_REF, WORD,
-    article_tag, related_ref, unique_values, Space, ArticleVersion, Article
+    SERVICE, TICKETS, SPACES, ARTICLES, Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY,
+    MAX_TAG, TICKET_REF, WORD, article_tag, related_ref, unique_values, Space, ArticleVersion, Article,
 )
 from .tools import (
-    SERVICE, TICKETS, SPACES, ARTICLES, article_json, list_spaces, search_articles, get_article, create_article,
+    article_json, list_spaces, search_articles, get_article, create_article,
     update_article, publish_article, archive_article, mark_article_reviewed
 )
 

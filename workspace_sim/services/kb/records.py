@@ -1,4 +1,8 @@
-"""The records of the knowledge base: spaces and articles with their version history."""
+"""The records of the knowledge base: spaces and articles with their version history.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`SPACES`, `ARTICLES`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import record_id, short_name
 from workspace_sim.text.validation import tag as valid_tag
 
@@ -145,3 +150,22 @@ class Article(Record):
             raise ValueError(f"article {self.id}: history versions {numbers} must count up by one to version "
                              f"{self.version - 1} (the current version is {self.version})")
         return self
+
+
+TICKETS = "tickets.tickets"  # another service's table (a service imports no other), read when it is there
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Create spaces that articles name but the data leaves out, and fill in missing times."""
+    spaces, articles = tables.get(SPACES), tables.get(ARTICLES)
+    if spaces is None or articles is None:
+        return
+    for key, a in list(articles.items()):
+        if a.space not in spaces:
+            spaces[a.space] = Space(key=a.space)
+        created = a.created or config.now
+        articles[key] = a.evolve(created=created, updated=a.updated or created)
+
+
+SERVICE = Service("kb", {"spaces": Space, "articles": Article}, title="Knowledge base", prepare=_prepare)
+SPACES, ARTICLES = SERVICE.table("spaces"), SERVICE.table("articles")

@@ -10,30 +10,12 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import PEOPLE, resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.validation import as_argument, clean_text, iso_date
 from .records import (
-    Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, TICKET_REF, WORD, article_tag, related_ref,
-    unique_values, Space, ArticleVersion, Article
+    ARTICLES, SPACES, TICKETS, Status, MAX_TITLE, MAX_BODY, MAX_TAGS, MAX_RELATED, MAX_HISTORY, MAX_QUERY, TICKET_REF,
+    WORD, article_tag, related_ref, unique_values, Space, ArticleVersion, Article,
 )
-
-
-TICKETS = "tickets.tickets"  # another service's table (a service imports no other), read when it is there
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Create spaces that articles name but the data leaves out, and fill in missing times."""
-    spaces, articles = tables.get(SPACES), tables.get(ARTICLES)
-    if spaces is None or articles is None:
-        return
-    for key, a in list(articles.items()):
-        if a.space not in spaces:
-            spaces[a.space] = Space(key=a.space)
-        created = a.created or config.now
-        articles[key] = a.evolve(created=created, updated=a.updated or created)
-
-
-SERVICE = Service("kb", {"spaces": Space, "articles": Article}, title="Knowledge base", prepare=_prepare)
-SPACES, ARTICLES = SERVICE.table("spaces"), SERVICE.table("articles")
 
 
 # --- lookups and argument checks ------------------------------------------------------------------

@@ -4,6 +4,10 @@ Every stored message is one mailbox's copy, owned by `owner`. Sending stores the
 "sent" and a copy in the inbox of every recipient who has an account; all copies of one sent mail
 share `message_id` and `thread_id`. The agent acts as the workspace user and only ever sees or
 changes that user's copies: another mailbox's message ids answer "not found", like missing ones.
+
+The folder: `records.py` holds the mailboxes and messages, the start-data check (`prepare`) and `SERVICE` with its
+table handles; `tools.py` the tools; `syntax.py` the Gmail-style search query language; `names.py` the folder and
+label name rules that both the records and the search syntax check names against.
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ being a participant gives no access.
 from __future__ import annotations
 
 from .records import (
-    Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE,
-    MAX_PARTICIPANTS, Notebook, Collaborator, Note
+    SERVICE, NOTEBOOKS, NOTES, Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS,
+    MAX_QUERY, MAX_MESSAGE, MAX_PARTICIPANTS, Notebook, Collaborator, Note,
 )
 from .tools import (
-    SERVICE, NOTEBOOKS, NOTES, note_json, search_notes, get_note, create_note, update_note, delete_note, move_note,
+    note_json, search_notes, get_note, create_note, update_note, delete_note, move_note,
     list_notebooks, create_notebook, share_note, unshare_note
 )
 

@@ -1,14 +1,21 @@
-"""The records of the notes service: notebooks (personal folders) and notes with their collaborators."""
+"""The records of the notes service: notebooks (personal folders) and notes with their collaborators.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`NOTEBOOKS`, `NOTES`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import short_name, tag_list
 
 
@@ -115,3 +122,40 @@ class Note(Record):
             return self.title
         first = self.body.strip().splitlines()[0] if self.body.strip() else ""
         return (first[:60] + "...") if len(first) > 60 else first
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give owners and times their defaults; check notebooks exist, belong to the note's owner and
+    have unique names, and that no owner is a collaborator of their own note."""
+    notebooks, notes = tables.get(NOTEBOOKS), tables.get(NOTES)
+    if notebooks is None or notes is None:
+        return
+    seen: dict[tuple[str, str], str] = {}
+    for key, nb in list(notebooks.items()):
+        assert isinstance(nb, Notebook)
+        nb = notebooks[key] = nb.evolve(owner=nb.owner or config.user, created=nb.created or config.now)
+        name = (nb.owner, fold(nb.name))
+        if name in seen:
+            raise SpecError(f"data.notes.notebooks[{key}].name",
+                            f"{nb.owner} already has a notebook named {nb.name!r} ({seen[name]})")
+        seen[name] = key
+    for key, n in list(notes.items()):
+        assert isinstance(n, Note)
+        where = f"data.notes.notes[{key}]"
+        owner = n.owner or config.user
+        if any(c.email == owner for c in n.collaborators):
+            raise SpecError(f"{where}.collaborators", f"the owner {owner} cannot also be a collaborator")
+        if n.notebook is not None:
+            nb = notebooks.get(n.notebook)
+            if nb is None:
+                raise SpecError(f"{where}.notebook", f"notebook {n.notebook!r} does not exist; notebooks: "
+                                f"{', '.join(notebooks) or 'none'}")
+            if nb.owner != owner:  # type: ignore[attr-defined]
+                raise SpecError(f"{where}.notebook", f"notebook {n.notebook} belongs to {nb.owner}, "  # type: ignore[attr-defined]
+                                f"not to the note's owner {owner}")
+        notes[key] = n.evolve(owner=owner, created=n.created or config.now,
+                              updated=n.updated or n.created or config.now)
+
+
+SERVICE = Service("notes", {"notebooks": Notebook, "notes": Note}, title="Notes", prepare=_prepare)
+NOTEBOOKS, NOTES = SERVICE.table("notebooks"), SERVICE.table("notes")

@@ -9,19 +9,17 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, PermissionDenied, SpecError, Unavailable
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, PermissionDenied, Unavailable
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_addresses
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag as valid_tag, tag_list
 from .records import (
-    Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY, MAX_MESSAGE,
-    MAX_PARTICIPANTS, Notebook, Collaborator, Note
+    NOTEBOOKS, NOTES, Permission, Format, MAX_TITLE, MAX_TEXT, MAX_NAME, MAX_TAGS, MAX_COLLABORATORS, MAX_QUERY,
+    MAX_MESSAGE, MAX_PARTICIPANTS, Notebook, Collaborator, Note,
 )
-
 
 
 # --- validation helpers ---------------------------------------------------------------------------
@@ -37,43 +35,6 @@ def _participants(ctx: ToolContext, values: list[str], what: str) -> list[str]:
 def _tags(values: list[str], what: str) -> list[str]:
     """Tags with spaces collapsed, de-duplicated case-insensitively in order."""
     return as_argument(tag_list, values, what, True, MAX_TAGS)
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give owners and times their defaults; check notebooks exist, belong to the note's owner and
-    have unique names, and that no owner is a collaborator of their own note."""
-    notebooks, notes = tables.get(NOTEBOOKS), tables.get(NOTES)
-    if notebooks is None or notes is None:
-        return
-    seen: dict[tuple[str, str], str] = {}
-    for key, nb in list(notebooks.items()):
-        assert isinstance(nb, Notebook)
-        nb = notebooks[key] = nb.evolve(owner=nb.owner or config.user, created=nb.created or config.now)
-        name = (nb.owner, fold(nb.name))
-        if name in seen:
-            raise SpecError(f"data.notes.notebooks[{key}].name",
-                            f"{nb.owner} already has a notebook named {nb.name!r} ({seen[name]})")
-        seen[name] = key
-    for key, n in list(notes.items()):
-        assert isinstance(n, Note)
-        where = f"data.notes.notes[{key}]"
-        owner = n.owner or config.user
-        if any(c.email == owner for c in n.collaborators):
-            raise SpecError(f"{where}.collaborators", f"the owner {owner} cannot also be a collaborator")
-        if n.notebook is not None:
-            nb = notebooks.get(n.notebook)
-            if nb is None:
-                raise SpecError(f"{where}.notebook", f"notebook {n.notebook!r} does not exist; notebooks: "
-                                f"{', '.join(notebooks) or 'none'}")
-            if nb.owner != owner:  # type: ignore[attr-defined]
-                raise SpecError(f"{where}.notebook", f"notebook {n.notebook} belongs to {nb.owner}, "  # type: ignore[attr-defined]
-                                f"not to the note's owner {owner}")
-        notes[key] = n.evolve(owner=owner, created=n.created or config.now,
-                              updated=n.updated or n.created or config.now)
-
-
-SERVICE = Service("notes", {"notebooks": Notebook, "notes": Note}, title="Notes", prepare=_prepare)
-NOTEBOOKS, NOTES = SERVICE.table("notebooks"), SERVICE.table("notes")
 
 
 # --- lookups --------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ offered, and the reason is in `Workspace.unavailable` and the log.
 
 from __future__ import annotations
 
-from .records import RunStatus, FileChanges, PythonRun
-from .tools import SERVICE, MAX_CODE, PythonWorkerFailure, run_python
+from .records import SERVICE, RunStatus, FileChanges, PythonRun
+from .tools import MAX_CODE, PythonWorkerFailure, run_python
 
 SERVICE.add_tools(
     run_python,

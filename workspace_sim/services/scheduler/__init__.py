@@ -10,9 +10,8 @@ unique (ignoring case); dependencies name existing jobs and never loop.
 
 from __future__ import annotations
 
-from .records import Job, Run
+from .records import JOBS, RUNS, SERVICE, Job, Run
 from .syntax import Cron, CronError, next_run, parse_cron
-from .tools import JOBS, RUNS, SERVICE
 from .tools import (
     list_jobs, get_job, get_job_history, preview_schedule, create_job, update_job, pause_job, resume_job,
     delete_job

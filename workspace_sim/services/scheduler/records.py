@@ -1,16 +1,23 @@
-"""The records of the scheduler: jobs on a cron schedule and the history of their runs."""
+"""The records of the scheduler: jobs on a cron schedule and the history of their runs.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`JOBS`, `RUNS`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from workspace_sim.core.errors import SpecError
+from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
-from workspace_sim.text.validation import record_id, short_name, tag_list
-from .syntax import CronError, parse_cron
+from workspace_sim.core.registry import Service
+from workspace_sim.text.validation import record_id, short_name, tag_list, zone
+from .syntax import CronError, next_run, parse_cron
 
 RunStatus = Literal["success", "failed", "timeout", "skipped", "running"]
 LastStatus = Literal["never", "success", "failed", "timeout", "skipped", "running"]
@@ -131,3 +138,60 @@ class Run(Record):
         if self.status in ("failed", "timeout") and not self.error.strip():
             raise ValueError(f"run {self.id} {self.status} without an error message")
         return self
+
+
+def dependency_problem(jobs: dict[str, Any], job_id: str, depends: list[str]) -> str | None:
+    """Why `job_id` cannot depend on `depends` (an unknown job, or a loop), or None."""
+    for d in depends:
+        if d not in jobs:
+            return f"job {d!r} does not exist"
+    seen, stack = set(), list(depends)
+    while stack:
+        d = stack.pop()
+        if d == job_id:
+            return f"depending on {', '.join(depends)} would make a loop back to {job_id}"
+        if d in seen:
+            continue
+        seen.add(d)
+        stack.extend(jobs[d].depends_on if d in jobs else [])
+    return None
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Check names are unique, dependencies exist without loops and runs belong to jobs; fill times, each job's
+    last status and run from its newest run (when not given), and its next run from the start time."""
+    jobs, history = tables.get(JOBS), tables.get(RUNS)
+    if jobs is None or history is None:
+        return
+    tz = zone(config.timezone)
+    names: dict[str, str] = {}
+    for key, j in jobs.items():
+        name = fold(j.name)  # type: ignore[attr-defined]
+        if name in names:
+            raise SpecError(f"data.scheduler.jobs[{key}].name", f"{j.name!r} is also the name of job {names[name]}")  # type: ignore[attr-defined]
+        names[name] = key
+        problem = dependency_problem(jobs, key, j.depends_on)  # type: ignore[attr-defined]
+        if problem:
+            raise SpecError(f"data.scheduler.jobs[{key}].depends_on", problem)
+    newest: dict[str, Run] = {}
+    for key, r in history.items():
+        assert isinstance(r, Run)
+        if r.job_id not in jobs:
+            raise SpecError(f"data.scheduler.runs[{key}].job_id", f"job {r.job_id!r} does not exist")
+        if r.started > config.now:
+            raise SpecError(f"data.scheduler.runs[{key}].started", f"{r.started.isoformat()} is after the start time")
+        if r.job_id not in newest or (r.started, r.id) > (newest[r.job_id].started, newest[r.job_id].id):
+            newest[r.job_id] = r
+    for key, j in list(jobs.items()):
+        assert isinstance(j, Job)
+        last = newest.get(key)
+        status, when = j.last_status, j.last_run
+        if last is not None and status == "never":
+            status, when = last.status, last.started
+        nxt = next_run(parse_cron(j.schedule), config.now, tz) if j.enabled else None
+        jobs[key] = j.evolve(last_status=status, last_run=when, next_run=nxt, created=j.created or config.now,
+                             updated=j.updated or j.created or config.now)
+
+
+SERVICE = Service("scheduler", {"jobs": Job, "runs": Run}, title="Scheduler", prepare=_prepare)
+JOBS, RUNS = SERVICE.table("jobs"), SERVICE.table("runs")

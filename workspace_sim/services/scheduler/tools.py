@@ -11,76 +11,20 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag_list, zone
-from .records import MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus
+from .records import (
+    JOBS, RUNS, MAX_ACTION, MAX_DEPENDS, MAX_NAME, MAX_TAGS, MAX_TEXT, Job, Run, RunStatus, dependency_problem,
+)
 from .syntax import Cron, CronError, describe, next_run, parse_cron, runs
 
 MAX_QUERY = 500
 JobStatus = Literal["all", "enabled", "paused", "failing", "succeeded", "never_run"]
-
-
-def _dependency_problem(jobs: dict[str, Any], job_id: str, depends: list[str]) -> str | None:
-    """Why `job_id` cannot depend on `depends` (an unknown job, or a loop), or None."""
-    for d in depends:
-        if d not in jobs:
-            return f"job {d!r} does not exist"
-    seen, stack = set(), list(depends)
-    while stack:
-        d = stack.pop()
-        if d == job_id:
-            return f"depending on {', '.join(depends)} would make a loop back to {job_id}"
-        if d in seen:
-            continue
-        seen.add(d)
-        stack.extend(jobs[d].depends_on if d in jobs else [])
-    return None
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Check names are unique, dependencies exist without loops and runs belong to jobs; fill times, each job's
-    last status and run from its newest run (when not given), and its next run from the start time."""
-    jobs, history = tables.get(JOBS), tables.get(RUNS)
-    if jobs is None or history is None:
-        return
-    tz = zone(config.timezone)
-    names: dict[str, str] = {}
-    for key, j in jobs.items():
-        name = fold(j.name)  # type: ignore[attr-defined]
-        if name in names:
-            raise SpecError(f"data.scheduler.jobs[{key}].name", f"{j.name!r} is also the name of job {names[name]}")  # type: ignore[attr-defined]
-        names[name] = key
-        problem = _dependency_problem(jobs, key, j.depends_on)  # type: ignore[attr-defined]
-        if problem:
-            raise SpecError(f"data.scheduler.jobs[{key}].depends_on", problem)
-    newest: dict[str, Run] = {}
-    for key, r in history.items():
-        assert isinstance(r, Run)
-        if r.job_id not in jobs:
-            raise SpecError(f"data.scheduler.runs[{key}].job_id", f"job {r.job_id!r} does not exist")
-        if r.started > config.now:
-            raise SpecError(f"data.scheduler.runs[{key}].started", f"{r.started.isoformat()} is after the start time")
-        if r.job_id not in newest or (r.started, r.id) > (newest[r.job_id].started, newest[r.job_id].id):
-            newest[r.job_id] = r
-    for key, j in list(jobs.items()):
-        assert isinstance(j, Job)
-        last = newest.get(key)
-        status, when = j.last_status, j.last_run
-        if last is not None and status == "never":
-            status, when = last.status, last.started
-        nxt = next_run(parse_cron(j.schedule), config.now, tz) if j.enabled else None
-        jobs[key] = j.evolve(last_status=status, last_run=when, next_run=nxt, created=j.created or config.now,
-                             updated=j.updated or j.created or config.now)
-
-
-SERVICE = Service("scheduler", {"jobs": Job, "runs": Run}, title="Scheduler", prepare=_prepare)
-JOBS, RUNS = SERVICE.table("jobs"), SERVICE.table("runs")
 
 
 # --- lookups and arguments ------------------------------------------------------------------------
@@ -126,7 +70,7 @@ def _depends(ctx: ToolContext, job_id: str, refs: list[str]) -> list[str]:
     if job_id in ids:
         raise InvalidArgument(f"job {job_id} cannot depend on itself")
     jobs = {j.id: j for j in ctx.values(JOBS)}
-    problem = _dependency_problem(jobs, job_id, ids)
+    problem = dependency_problem(jobs, job_id, ids)
     if problem:
         raise InvalidArgument(f"depends_on: {problem}")
     return ids

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .records import FileChanges, CommandResult
-from .tools import SERVICE, RESOURCE, MAX_COMMAND, SandboxFailure, run_command
+from .records import SERVICE, FileChanges, CommandResult
+from .tools import RESOURCE, MAX_COMMAND, SandboxFailure, run_command
 
 SERVICE.add_tools(
     run_command,

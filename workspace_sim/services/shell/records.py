@@ -1,8 +1,17 @@
-"""The typed results of the shell service (it keeps no tables: the files it changes are the files service's)."""
+"""The typed results of the shell service (it keeps no tables: the files it changes are the files service's).
+
+It also declares the service, `SERVICE`: the availability check (the files service, a reachable Docker
+engine) and the start-data check (a well-formed `sandbox` section).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from workspace_sim.core.registry import Service
+from workspace_sim.sandboxes.settings import sandbox_settings
 
 
 class FileChanges(BaseModel):
@@ -26,3 +35,20 @@ class CommandResult(BaseModel):
     stderr: str = Field(description="What the command wrote to standard error (long output shortened).")
     files: FileChanges = Field(description="The workspace files and folders the command changed (saved back).")
     notes: list[str] = Field(description="Remarks on the run: limits hit, paths not saved back.")
+
+
+def _available(config: Any) -> tuple[bool, str]:
+    if "files" not in config.services:
+        return False, "the shell service needs the files service (add 'files' to services)"
+    from workspace_sim.sandboxes.engine import engine_status
+
+    settings = sandbox_settings(config)
+    return engine_status(settings.docker_host, settings.image)
+
+
+def _prepare(tables: dict, config: Any) -> None:
+    sandbox_settings(config)  # a malformed `sandbox` section fails at creation, naming the field
+
+
+SERVICE = Service("shell", {}, title="Shell (Docker sandbox)", prepare=_prepare, availability=_available,
+                  blocking=True)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument, ToolError
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from .records import FileChanges, CommandResult
 from workspace_sim.sandboxes.settings import sandbox_settings
 from workspace_sim.sandboxes.tree import apply_delta, tree_from_context
@@ -18,23 +16,6 @@ MAX_COMMAND = 20000
 
 class SandboxFailure(ToolError):
     code = "sandbox_error"
-
-
-def _available(config: Any) -> tuple[bool, str]:
-    if "files" not in config.services:
-        return False, "the shell service needs the files service (add 'files' to services)"
-    from workspace_sim.sandboxes.engine import engine_status
-
-    settings = sandbox_settings(config)
-    return engine_status(settings.docker_host, settings.image)
-
-
-def _prepare(tables: dict, config: Any) -> None:
-    sandbox_settings(config)  # a malformed `sandbox` section fails at creation, naming the field
-
-
-SERVICE = Service("shell", {}, title="Shell (Docker sandbox)", prepare=_prepare, availability=_available,
-                  blocking=True)
 
 
 def _render(d: dict) -> str:

@@ -15,6 +15,11 @@ says how its new tickets are numbered; bare and hash keys carry their project in
 their numbers are counted across every project of that form (a help desk's one sequence). A ticket
 may name its customer: `account` is a CRM account id (checked against `crm.accounts` by table name
 when the CRM is present) and `customer` is an outside organisation as free text.
+
+The folder: `records.py` holds the records, the key forms and the priority scale, the start-data check (`prepare`)
+and `SERVICE` with its table handles. The tools are in two tool modules: `search.py` the search tool, `tools.py` the
+rest (get, create, update, transition, comment, assign, link). `lookups.py` holds the lookups and argument checks
+they share, `views.py` the JSON and text renderings, `syntax.py` the search query language.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ between these and "open" in filters means any of them. Labels are free text in a
 from __future__ import annotations
 
 from .records import (
-    INBOX, UTC, Priority, Status, ActiveStatus, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_LABELS, MAX_QUERY,
-    label_list, parse_due, TaskList, Task
+    SERVICE, LISTS, TASKS, INBOX, UTC, Priority, Status, ActiveStatus, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME,
+    MAX_LABELS, MAX_QUERY, label_list, parse_due, TaskList, Task,
 )
 from .tools import (
-    SERVICE, LISTS, TASKS, task_json, list_task_lists, create_task_list, sort_key, list_tasks, get_task,
+    task_json, list_task_lists, create_task_list, sort_key, list_tasks, get_task,
     create_task, update_task, complete_task, reopen_task, set_task_status, delete_task, move_task
 )
 

@@ -1,18 +1,24 @@
-"""The records of the to-do service: task lists and tasks (due dates, priorities, assignees, labels, subtasks)."""
+"""The records of the to-do service: task lists and tasks (due dates, priorities, assignees, labels, subtasks).
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`LISTS`, `TASKS`).
+"""
 
 from __future__ import annotations
 
 import re
 from datetime import date, datetime
 from datetime import timezone as dt_timezone
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator, model_validator
 
-from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.core.errors import InvalidArgument, SpecError
+from workspace_sim.text.folding import fold
 from workspace_sim.text.people import normalize_email
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import as_argument, parse_when, short_name, tag_list, zone
 
 
@@ -132,3 +138,53 @@ class Task(Record):
         if self.status == "completed" or self.due_date is None:
             return False
         return self.due_at < now if self.due_at is not None else self.due_date < now.astimezone(tz).date()
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Add the Inbox list, fill times and local due dates, and check lists, parents (same list, no
+    loops) and that no completed task has an open subtask."""
+    lists, tasks = tables.get(LISTS), tables.get(TASKS)
+    if lists is None or tasks is None:
+        return
+    tz = zone(config.timezone)
+    names: dict[str, str] = {}
+    for key, lst in lists.items():
+        name = fold(lst.name)  # type: ignore[attr-defined]
+        if name in names:
+            raise SpecError(f"data.todo.lists[{key}].name", f"{lst.name!r} is also the name of list {names[name]}")  # type: ignore[attr-defined]
+        names[name] = key
+        lists[key] = lst.evolve(created=lst.created or config.now)  # type: ignore[attr-defined]
+    if INBOX not in lists and "inbox" not in names:
+        lists[INBOX] = TaskList(id=INBOX, name="Inbox", created=config.now)
+    for key, t in list(tasks.items()):
+        assert isinstance(t, Task)
+        where = f"data.todo.tasks[{key}]"
+        if t.list_id not in lists:
+            raise SpecError(f"{where}.list_id", f"list {t.list_id!r} does not exist; lists: {', '.join(sorted(lists))}")
+        local = t.due_at.astimezone(tz).date() if t.due_at is not None else t.due_date
+        if t.due_at is not None and t.due_date is not None and t.due_date != local:
+            raise SpecError(f"{where}.due_date", f"{t.due_date} is not the local date of due_at ({local} in {tz.key})")
+        done_at = (t.completed_at or config.now) if t.status == "completed" else None
+        tasks[key] = t.evolve(due_date=local, completed_at=done_at, created=t.created or config.now,
+                              updated=t.updated or t.created or config.now)
+    for key, t in tasks.items():
+        where = f"data.todo.tasks[{key}].parent"
+        if t.parent is None:  # type: ignore[attr-defined]
+            continue
+        parent = tasks.get(t.parent)  # type: ignore[attr-defined]
+        if parent is None:
+            raise SpecError(where, f"task {t.parent!r} does not exist")  # type: ignore[attr-defined]
+        if parent.list_id != t.list_id:  # type: ignore[attr-defined]
+            raise SpecError(where, f"the parent {parent.id} is in list {parent.list_id}, not {t.list_id}")  # type: ignore[attr-defined]
+        if parent.status == "completed" and t.status != "completed":  # type: ignore[attr-defined]
+            raise SpecError(where, f"the parent {parent.id} is completed but this subtask is {t.status}")  # type: ignore[attr-defined]
+        seen, up = [key], t.parent  # type: ignore[attr-defined]
+        while up is not None:
+            if up in seen:
+                raise SpecError(where, f"parents loop: {' -> '.join([*seen, up])}")
+            seen.append(up)
+            up = tasks[up].parent  # type: ignore[attr-defined]
+
+
+SERVICE = Service("todo", {"lists": TaskList, "tasks": Task}, title="To-do", prepare=_prepare)
+LISTS, TASKS = SERVICE.table("lists"), SERVICE.table("tasks")

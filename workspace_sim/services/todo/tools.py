@@ -10,68 +10,17 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound, SpecError
+from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.text.folding import fold
 from workspace_sim.text.people import resolve_address
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, edit_tag_list, one_line, tag, zone
 from .records import (
-    INBOX, Priority, ActiveStatus, STATUS_WORDS, RANK, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME, MAX_QUERY,
-    label_list, parse_due, TaskList, Task
+    LISTS, TASKS, INBOX, Priority, ActiveStatus, STATUS_WORDS, RANK, MAX_TITLE, MAX_TEXT, MAX_SOURCE, MAX_NAME,
+    MAX_QUERY, label_list, parse_due, TaskList, Task,
 )
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Add the Inbox list, fill times and local due dates, and check lists, parents (same list, no
-    loops) and that no completed task has an open subtask."""
-    lists, tasks = tables.get(LISTS), tables.get(TASKS)
-    if lists is None or tasks is None:
-        return
-    tz = zone(config.timezone)
-    names: dict[str, str] = {}
-    for key, lst in lists.items():
-        name = fold(lst.name)  # type: ignore[attr-defined]
-        if name in names:
-            raise SpecError(f"data.todo.lists[{key}].name", f"{lst.name!r} is also the name of list {names[name]}")  # type: ignore[attr-defined]
-        names[name] = key
-        lists[key] = lst.evolve(created=lst.created or config.now)  # type: ignore[attr-defined]
-    if INBOX not in lists and "inbox" not in names:
-        lists[INBOX] = TaskList(id=INBOX, name="Inbox", created=config.now)
-    for key, t in list(tasks.items()):
-        assert isinstance(t, Task)
-        where = f"data.todo.tasks[{key}]"
-        if t.list_id not in lists:
-            raise SpecError(f"{where}.list_id", f"list {t.list_id!r} does not exist; lists: {', '.join(sorted(lists))}")
-        local = t.due_at.astimezone(tz).date() if t.due_at is not None else t.due_date
-        if t.due_at is not None and t.due_date is not None and t.due_date != local:
-            raise SpecError(f"{where}.due_date", f"{t.due_date} is not the local date of due_at ({local} in {tz.key})")
-        done_at = (t.completed_at or config.now) if t.status == "completed" else None
-        tasks[key] = t.evolve(due_date=local, completed_at=done_at, created=t.created or config.now,
-                              updated=t.updated or t.created or config.now)
-    for key, t in tasks.items():
-        where = f"data.todo.tasks[{key}].parent"
-        if t.parent is None:  # type: ignore[attr-defined]
-            continue
-        parent = tasks.get(t.parent)  # type: ignore[attr-defined]
-        if parent is None:
-            raise SpecError(where, f"task {t.parent!r} does not exist")  # type: ignore[attr-defined]
-        if parent.list_id != t.list_id:  # type: ignore[attr-defined]
-            raise SpecError(where, f"the parent {parent.id} is in list {parent.list_id}, not {t.list_id}")  # type: ignore[attr-defined]
-        if parent.status == "completed" and t.status != "completed":  # type: ignore[attr-defined]
-            raise SpecError(where, f"the parent {parent.id} is completed but this subtask is {t.status}")  # type: ignore[attr-defined]
-        seen, up = [key], t.parent  # type: ignore[attr-defined]
-        while up is not None:
-            if up in seen:
-                raise SpecError(where, f"parents loop: {' -> '.join([*seen, up])}")
-            seen.append(up)
-            up = tasks[up].parent  # type: ignore[attr-defined]
-
-
-SERVICE = Service("todo", {"lists": TaskList, "tasks": Task}, title="To-do", prepare=_prepare)
-LISTS, TASKS = SERVICE.table("lists"), SERVICE.table("tasks")
 
 
 # --- lookups --------------------------------------------------------------------------------------

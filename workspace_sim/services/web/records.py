@@ -1,15 +1,20 @@
-"""The records of the offline web: pages by URL, with dates and an authority."""
+"""The records of the offline web: pages by URL, with dates and an authority.
+
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
+its table handles (`PAGES`).
+"""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
 from workspace_sim.core.records import Record
+from workspace_sim.core.registry import Service
 from workspace_sim.text.validation import short_name
 
 Kind = Literal["docs", "regulation", "news", "forum", "price_list", "blog", "page"]
@@ -72,3 +77,18 @@ class Page(Record):
     def as_of(self) -> datetime | None:
         """When the page's content dates from: its update, else its publication."""
         return self.updated or self.published
+
+
+def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
+    """Give pages without a published date the workspace's now (their URLs are already canonical keys)."""
+    pages = tables.get(PAGES)
+    if pages is None:
+        return
+    for key, p in list(pages.items()):
+        assert isinstance(p, Page)
+        if p.published is None:
+            pages[key] = p.evolve(published=min(config.now, p.updated or config.now))
+
+
+SERVICE = Service("web", {"pages": Page}, title="Web (offline)", prepare=_prepare)
+PAGES = SERVICE.table("pages")

@@ -11,28 +11,12 @@ from pydantic import Field
 from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.text.folding import fold
-from workspace_sim.core.records import Record
-from workspace_sim.core.registry import Service, tool
+from workspace_sim.core.registry import tool
 from workspace_sim.text.validation import as_argument, parse_when, zone
-from .records import AUTHORITY_RANK, Authority, Kind, Page, normal_url
+from .records import PAGES, AUTHORITY_RANK, Authority, Kind, Page, normal_url
 from .search import TITLE_WEIGHT, bm25_rank, tokens
 
 MAX_QUERY, SNIPPET, PAGE_CHARS = 300, 240, 20_000
-
-
-def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
-    """Give pages without a published date the workspace's now (their URLs are already canonical keys)."""
-    pages = tables.get(PAGES)
-    if pages is None:
-        return
-    for key, p in list(pages.items()):
-        assert isinstance(p, Page)
-        if p.published is None:
-            pages[key] = p.evolve(published=min(config.now, p.updated or config.now))
-
-
-SERVICE = Service("web", {"pages": Page}, title="Web (offline)", prepare=_prepare)
-PAGES = SERVICE.table("pages")
 
 
 def _time(t: datetime | None) -> str | None:
