@@ -394,7 +394,8 @@ def _check_maintained(spec: EnvironmentSpec, solved: _Solved, driver: SpecDriver
             driver.resume(run.checkpoints[at])
             if m.patch:
                 try:
-                    driver.ws.apply_world_change(list(m.patch), note="validation: break a maintained predicate")
+                    driver.ws.apply_world_change(list(m.patch), note="validation: break a maintained predicate",
+                                                 agent=True)  # a careless agent's change, for the guards too
                 except SpecError:
                     continue
             else:

@@ -231,3 +231,53 @@ def changes_from_diff(diff: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
         else:
             out.append({"op": "put", "table": ch["table"], "record": ch["after"]})
     return out
+
+
+def without_world(diff: Diff, initial: State, final: State, world: Iterable[Diff]) -> Diff:
+    """`diff` (from `initial` to `final`) less the world's own changes: `world` holds the diffs of the changes from
+    outside the agent (world events), in the order they applied. `final` is compared with `initial` as the world
+    alone would have left it, so a record the world added, changed or removed counts only where it differs from
+    the world's version (the agent edited or deleted it); a record the world never touched counts as in `diff`.
+
+    A world change of a record is replayed field by field (a dict-valued field, e.g. a database row's values, key
+    by key), so an agent's edit of another field or key of that record before or after it still counts.
+    """
+    alone: dict[tuple[str, str], Record | None] = {}
+    for d in world:
+        for c in d:
+            k = (c.table, c.key)
+            current = alone[k] if k in alone else initial.table(c.table).get(c.key)
+            if c.kind == "added":
+                alone[k] = c.after
+            elif c.kind == "removed":
+                alone[k] = None
+            elif current is not None:  # a record of the agent's own the world then changed: nothing to replay
+                alone[k] = _replayed(current, c)
+    if not alone:
+        return diff
+    changes = [c for c in diff if (c.table, c.key) not in alone]
+    for (table, key), rec in alone.items():
+        ch = record_change(table, key, rec, final.table(table).get(key))
+        if ch is not None:
+            changes.append(ch)
+    changes.sort(key=lambda c: (c.table, c.key))
+    return Diff(tuple(changes))
+
+
+def _replayed(record: Record, change: RecordChange) -> Record:
+    """`record` with the fields `change` changed set as `change` set them (a dict's keys one by one)."""
+    update: dict[str, Any] = {}
+    for name, (old, new) in change.fields.items():
+        mine = record.__dict__.get(name)
+        if isinstance(old, dict) and isinstance(new, dict) and isinstance(mine, dict):
+            merged = dict(mine)
+            for k in old.keys() | new.keys():
+                if old.get(k, _LAZY) != new.get(k, _LAZY):
+                    if k in new:
+                        merged[k] = new[k]
+                    else:
+                        merged.pop(k, None)
+            update[name] = merged
+        else:
+            update[name] = new
+    return record.model_copy(update=update)

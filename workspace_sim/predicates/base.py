@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workspace_sim.core.diff import Diff, diff_states
+from workspace_sim.core.diff import Diff, diff_states, without_world
 from workspace_sim.core.events import Event
 from workspace_sim.core.state import State
 from workspace_sim.predicates.judge import KEY_FACTS, MAX_JUDGE_REQUESTS, Judge, Rule, Verdict, not_judged
@@ -49,6 +49,18 @@ class EvalContext:
     @cached_property
     def diff(self) -> Diff:
         return diff_states(self.initial, self.final)
+
+    @cached_property
+    def agent_diff(self) -> Diff:
+        """The diff less the world's own changes (the `world` events logged after the start, but for those marked
+        `agent`: new mail on day two, a corrected file): what the agent changed. A record the world added or changed counts only where
+        the agent then made it differ from the world's version (`core.diff.without_world`). The collateral-damage
+        guards (`unchanged`, `only_changed`) judge this, so the world's changes are never blamed on the agent and
+        an agent's tampering with them is still seen."""
+        start = self.initial.log_len
+        world = [e.diff for e in self.events if e.kind == "world" and e.index >= start and e.diff
+                 and not (isinstance(e.args, dict) and e.args.get("agent"))]
+        return without_world(self.diff, self.initial, self.final, world) if world else self.diff
 
     def added(self, table: str) -> list[Any]:
         """Records of `table` present in the final state but not the initial one."""

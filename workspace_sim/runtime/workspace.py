@@ -347,11 +347,14 @@ class Workspace:
                             LogNode(event, state.log), state.log_len + 1)
         return event
 
-    def apply_world_change(self, changes: list[Mapping[str, Any]], note: str = "") -> Event:
+    def apply_world_change(self, changes: list[Mapping[str, Any]], note: str = "", agent: bool = False) -> Event:
         """Apply changes from outside the agent (new mail, a moved meeting), logged as a 'world' event.
 
         Each change is `{"op": "put", "table": T, "record": {...}}`, `{"op": "patch", "table": T,
-        "key": K, "fields": {...}}` or `{"op": "delete", "table": T, "key": K}`.
+        "key": K, "fields": {...}}` or `{"op": "delete", "table": T, "key": K}`. The collateral-damage guards
+        (`unchanged`, `only_changed`) do not count a world event's changes as the agent's; `agent=True` marks
+        changes that stand in for the agent's own (validation breaking a maintained predicate directly, code run on
+        a fake file system): the event's `args` say `"agent": true` and the guards count them.
         """
         state = self._state
         models = {s.table_name(t): m for s in self.services.values() for t, m in s.tables.items()}
@@ -377,8 +380,8 @@ class Workspace:
             except ValidationError as e:
                 raise SpecError(where, pydantic_error_message(e)) from None
         diff = diff_from_writes(state, writes.items())
-        event = Event(index=state.log_len, kind="world", sim_time=state.now, tool=None, args={"note": note},
-                      ok=True, diff=diff)
+        event = Event(index=state.log_len, kind="world", sim_time=state.now, tool=None,
+                      args={"note": note, "agent": True} if agent else {"note": note}, ok=True, diff=diff)
         new = state.with_records({(c.table, c.key): c.after for c in diff}) if diff else state
         known = _known_chars(state.tables) if diff else None
         if known is not None:  # carried over incrementally: O(changed records)

@@ -2,7 +2,8 @@
 
 `mount_files` copies the files service's folders and files into a fake file system (the pytest
 `fs` fixture) under `root`; `read_back` reads that tree again and applies what changed since the
-mount to the workspace as one logged world change with a normal diff. This is for tests of code
+mount to the workspace as one logged world change with a normal diff, marked as the agent's (`agent=True`: the
+code under test made it, so the collateral-damage guards count it). This is for tests of code
 that works on files; agents' snippets run in the bubblewrap sandbox (`python_sandbox.py`), not here.
 """
 
@@ -128,4 +129,5 @@ def read_back(workspace: Any, fs: Any, root: str = "/") -> Any:
         for t, k, rec in writes
     ]
     n = sum(1 for t, _, _ in writes if t == FILES)
-    return workspace.apply_world_change(ops, note=f"{n} file(s) changed in a fake file system under {root}")
+    return workspace.apply_world_change(ops, note=f"{n} file(s) changed in a fake file system under {root}",
+                                        agent=True)  # the code under test made them: the guards count them
