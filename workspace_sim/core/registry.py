@@ -150,6 +150,12 @@ class Service:
     title: str = ""
     tools: dict[str, Tool] = field(default_factory=dict)
     prepare: Callable[[dict[str, dict[str, Record]], Any], None] | None = None
+    # how a world event writes one of its records, for a service whose records need more than the record model's
+    # checks (a database row's values against its database's schema): `(table, old, op, given, get, now)` ->
+    # the record to store, or ValueError saying what is wrong. `table` is the qualified name; `op` "put" (`old`
+    # None or the record replaced, `given` the validated record) or "patch" (`given` the fields); `get(table,
+    # key)` reads a record as the event has left it so far. None: a put stores the record, a patch sets the fields.
+    world_write: Callable[[str, Record | None, str, Any, Callable[[str, str], Record | None], Any], Record] | None = None
     blocking: bool = False  # tools that may take seconds (sandboxes): servers run them off the event loop
     availability: Callable[[Any], tuple[bool, str]] | None = None
 

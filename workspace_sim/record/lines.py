@@ -120,7 +120,8 @@ class EventLine(_Strict):
         description="A tool call, a conversation message, a change from outside, or the close of a working day.")
     sim_time: str = Field(description="Simulated time of the event (ISO).")
     tool: str | None = Field(None, description="The tool called (calls only).")
-    args: Any = Field(None, description="The call's arguments; a stage event's {stage: ID}; a world event's {note}.")
+    args: Any = Field(None, description="The call's arguments; a stage event's {stage: ID}; a world event's {note}, "
+                                        "with agent: true when its changes stand in for the agent's.")
     ok: bool = Field(True, description="Whether the call succeeded.")
     result: Any = Field(None, description="The call's structured data (when ok).")
     error: ErrorLine | None = Field(None, description="Why the call failed (when not ok).")

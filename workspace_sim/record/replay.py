@@ -90,7 +90,7 @@ def replay_event(ws: Workspace, ev: EventLine, report: ReplayReport, strict: boo
         note = str(ev.args.get("note", "")) if isinstance(ev.args, Mapping) else ""
         try:
             agent = isinstance(ev.args, Mapping) and ev.args.get("agent") is True
-            ws.apply_world_change(changes_from_diff(ev.diff), note=note, agent=agent)
+            ws.apply_world_change(changes_from_diff(ev.diff), note=note, agent=agent, recorded=True)
         except (SpecError, KeyError, TypeError) as e:
             _fail(report, f"{where}: the recorded world change does not apply: {e}", strict)
     report.events_replayed += 1

@@ -347,7 +347,8 @@ class Workspace:
                             LogNode(event, state.log), state.log_len + 1)
         return event
 
-    def apply_world_change(self, changes: list[Mapping[str, Any]], note: str = "", agent: bool = False) -> Event:
+    def apply_world_change(self, changes: list[Mapping[str, Any]], note: str = "", agent: bool = False,
+                           recorded: bool = False) -> Event:
         """Apply changes from outside the agent (new mail, a moved meeting), logged as a 'world' event.
 
         Each change is `{"op": "put", "table": T, "record": {...}}`, `{"op": "patch", "table": T,
@@ -355,30 +356,53 @@ class Workspace:
         (`unchanged`, `only_changed`) do not count a world event's changes as the agent's; `agent=True` marks
         changes that stand in for the agent's own (validation breaking a maintained predicate directly, code run on
         a fake file system): the event's `args` say `"agent": true` and the guards count them.
+
+        A service may check and shape its records' writes (`Service.world_write`): a database row's patch merges
+        the given `values` into the row's and checks each against the schema, so other columns (an agent's
+        edits among them) stay. `recorded=True` (replays redoing a recorded diff) skips that: the fields are
+        set exactly as recorded.
         """
         state = self._state
-        models = {s.table_name(t): m for s in self.services.values() for t, m in s.tables.items()}
+        models = {s.table_name(t): (m, s) for s in self.services.values() for t, m in s.tables.items()}
         writes: dict[tuple[str, str], Record | None] = {}
+
+        def get(table: str, key: str) -> Record | None:
+            return writes[(table, key)] if (table, key) in writes else state.table(table).get(key)
+
         for i, ch in enumerate(changes):
             where = f"changes[{i}]"
             table = ch.get("table")
             if table not in models:
                 raise SpecError(f"{where}.table", f"unknown table {table!r}")
+            model, service = models[table]
+            hook = None if recorded else service.world_write
             op = ch.get("op")
             try:
                 if op == "put":
-                    rec = models[table].model_validate(ch.get("record"))
+                    rec = model.model_validate(ch.get("record"))
+                    if hook is not None:
+                        rec = hook(table, get(table, rec.record_key()), "put", rec, get, state.now)
                     writes[(table, rec.record_key())] = rec
                 elif op in ("patch", "delete"):
                     key = ch.get("key")
-                    old = writes.get((table, key)) or state.table(table).get(key)
+                    old = get(table, key) if isinstance(key, str) else None
                     if old is None:
                         raise SpecError(f"{where}.key", f"no record {key!r} in {table}")
-                    writes[(table, key)] = old.evolve(**ch.get("fields", {})) if op == "patch" else None
+                    fields = ch.get("fields", {})
+                    if op == "delete":
+                        writes[(table, key)] = None
+                    elif hook is not None:
+                        writes[(table, key)] = hook(table, old, "patch", fields, get, state.now)
+                    else:
+                        writes[(table, key)] = old.evolve(**fields)
                 else:
                     raise SpecError(f"{where}.op", f"must be put, patch or delete, got {op!r}")
+            except SpecError:
+                raise
             except ValidationError as e:
                 raise SpecError(where, pydantic_error_message(e)) from None
+            except (ValueError, TypeError) as e:  # a service's check of the write (world_write)
+                raise SpecError(where, str(e)) from None
         diff = diff_from_writes(state, writes.items())
         event = Event(index=state.log_len, kind="world", sim_time=state.now, tool=None,
                       args={"note": note, "agent": True} if agent else {"note": note}, ok=True, diff=diff)

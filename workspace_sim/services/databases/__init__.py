@@ -1,6 +1,8 @@
 """Databases: Notion-style typed databases, each a property schema (title, text, number, select, multi_select,
 date, person, checkbox, relation) and rows (pages) whose values are checked against it; rows are queried with
-filters and sorts, created and updated. Predicates reach rows through the generic record predicates, e.g.
+filters and sorts, created and updated. A world event's row `patch` merges the given values into the row's, checked
+against the schema like `update_row`'s (`records._world_write`). Predicates reach rows through the generic record
+predicates, e.g.
 `record_exists` on `databases.rows` with `where: {database: expenses, values.Amount: 12.5}`.
 """
 

@@ -6,14 +6,16 @@ multi_select a list of them (matched in any case, stored as the option is spelle
 address, checkbox true/false, relation a list of row ids of the related database. Stored values are plain JSON,
 so the generic record predicates reach them as `values.<Property>`.
 
-The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`) and
-its table handles (`DATABASES`, `ROWS`).
+The service is declared here too: `SERVICE`, the start-data check it runs on load (`_prepare`), the check of a
+world event's row writes (`_world_write`: a patch merges the given values) and its table handles (`DATABASES`,
+`ROWS`).
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any, Callable, Literal
 
@@ -220,5 +222,38 @@ def _prepare(tables: dict[str, dict[str, Record]], config: Any) -> None:
         rows[key] = r.evolve(values=values, created=r.created or config.now, modified=r.modified or r.created or config.now)
 
 
-SERVICE = Service("databases", {"databases": Database, "rows": Row}, title="Databases", prepare=_prepare)
+def _world_write(table: str, old: Record | None, op: str, given: Any, get: Any, now: Any) -> Record:
+    """A world event's write of a record: a row's values are checked against its database's schema, and a patch
+    of `values` merges the given properties into the row's (null clears one, as update_row does), so the
+    others, an agent's edits among them, stay."""
+    if table != ROWS:
+        return given if op == "put" else old.evolve(**given)  # type: ignore[union-attr]
+    if op == "put":
+        row, given_values, base = given, given.values, {}
+    else:
+        assert isinstance(old, Row)
+        if not isinstance(given, Mapping):
+            raise ValueError(f"fields must be an object of the row's fields, got {type(given).__name__}")
+        fields = dict(given)
+        given_values = fields.pop("values", {})
+        if not isinstance(given_values, Mapping):
+            raise ValueError("fields.values must be an object of property: value (the properties to change)")
+        row = old.evolve(**fields) if fields else old
+        base = old.values if row.database == old.database else {}  # moved to another database: its schema anew
+    db = get(DATABASES, row.database)
+    if not isinstance(db, Database):
+        raise ValueError(f"row {row.id!r}: database {row.database!r} does not exist")
+
+    def exists(database: str, rid: str) -> bool:
+        r = get(ROWS, rid)
+        return r is not None and r.database == database
+
+    values = row_values(db, dict(given_values), base, "fields.values" if op == "patch" else "record.values",
+                        static_person, exists)
+    stamp = row.modified if op == "put" and row.modified is not None else now
+    return row.evolve(values=values, created=row.created or now, modified=stamp)
+
+
+SERVICE = Service("databases", {"databases": Database, "rows": Row}, title="Databases", prepare=_prepare,
+                  world_write=_world_write)
 DATABASES, ROWS = SERVICE.table("databases"), SERVICE.table("rows")

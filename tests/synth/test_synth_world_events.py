@@ -1,6 +1,8 @@
-"""The collateral-damage guards judge what the agent changed, not the world: a two-day spec whose day-2 event
-delivers a mail passes its `only_changed` / `unchanged` guards on the reference, and an agent that edits, moves
-or deletes that world-added mail (or the file the world corrected) fails them."""
+"""World events between days, through specs: the collateral-damage guards judge what the agent changed, not the
+world (a two-day spec whose day-2 event delivers a mail passes its `only_changed` / `unchanged` guards on the
+reference, and an agent that edits, moves or deletes that world-added mail, or the file the world corrected,
+fails them); a database row patched between days keeps the agent's day-one update, and a bad value in the patch
+is refused naming the event and the column."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from synth import validate_spec
+from workspace_sim.core.errors import SpecError
 from synth.spec import CallStep, SpecDriver, parse_spec, run_reference, run_steps
 
 ME, LEE = "sam.ortiz@brightline.example", "lee.park@brightline.example"
@@ -100,3 +103,53 @@ def test_an_edit_of_a_file_the_world_corrected_still_counts() -> None:
     assert _evaluate(doc, []).results[ONLY].passed
     ev = _evaluate(doc, [CallStep(tool="write_file", args={"path": "/data/spend.csv", "content": "vendor,spend\n"})])
     assert not ev.results[ONLY].passed and "changed files.files:/data/spend.csv" in ev.results[ONLY].observed
+
+
+# --- a database row patched between days keeps the agent's edits --------------------------------------------------
+
+DB_SPEC: dict[str, Any] = {
+    **{k: SPEC[k] for k in ("version", "world", "now", "timezone", "user")},
+    "id": "world-row-patch", "title": "Mark the taxi paid, then log the hotel", "capabilities": ["back_office"],
+    "expected_horizon": 2, "services": ["databases"],
+    "initial": {"databases": {
+        "databases": [{"id": "expenses", "title": "Expenses", "properties": [
+            {"name": "Name", "type": "title"}, {"name": "Amount", "type": "number"}, {"name": "Paid", "type": "checkbox"}]}],
+        "rows": [{"id": "e1", "database": "expenses", "values": {"Name": "Taxi", "Amount": 30, "Paid": False}}]}},
+    "request": "Mark the taxi expense paid.",
+    "stages": [{"id": "mon", "title": "Monday"},
+               {"id": "tue", "title": "Tuesday", "opens_at": "2026-03-03T09:00:00+01:00",
+                "instructions": "Add the hotel, 120, to the expenses."}],
+    "events": [{"id": "amount-corrected", "at_stage": "tue", "announce": "Finance corrected the taxi's amount.",
+                "changes": [{"op": "patch", "table": "databases.rows", "key": "e1", "fields": {"values": {"Amount": "45"}}}]}],
+    "predicates": [
+        {"stage": "mon", "kind": "record_exists", "table": "databases.rows", "where": {"id": "e1", "values.Paid": True}},
+        {"kind": "record_exists", "table": "databases.rows",
+         "where": {"id": "e1", "values.Name": "Taxi", "values.Amount": 45, "values.Paid": True}},
+        {"kind": "record_exists", "table": "databases.rows", "where": {"values.Name": "Hotel", "values.Amount": 120}},
+    ],
+    "reference": {"steps": [
+        {"kind": "call", "tool": "update_row", "args": {"row_id": "e1", "values": [{"property": "Paid", "value": True}]}},
+        {"kind": "end_stage", "text": "The taxi is marked paid."},
+        {"kind": "call", "tool": "create_row", "args": {"database": "expenses", "values": [
+            {"property": "Name", "value": "Hotel"}, {"property": "Amount", "value": 120}]}},
+    ], "final_answer": "The hotel is in the expenses."},
+}
+
+
+def test_a_row_patch_between_days_merges_and_keeps_the_agents_update() -> None:
+    spec = parse_spec(copy.deepcopy(DB_SPEC))
+    run = run_reference(spec)
+    row = run.workspace.state.table("databases.rows")["e1"]
+    assert row.values == {"Name": "Taxi", "Amount": 45, "Paid": True}
+    ev = spec.evaluate(run.workspace, run.final_answer)
+    assert ev.strict, [r.observed for r in ev.results if not r.passed]
+
+
+def test_a_bad_row_patch_is_refused_naming_the_event_and_the_column() -> None:
+    doc = copy.deepcopy(DB_SPEC)
+    doc["events"][0]["changes"][0]["fields"]["values"] = {"Amount": "forty-five"}
+    with pytest.raises(SpecError, match=r"events\[0\]\.changes\[0\]: fields\.values\.Amount is a number; "
+                                        r"'forty-five' is not one"):
+        run_reference(parse_spec(doc))
+    report = validate_spec(doc)
+    assert not report.ok and "fields.values.Amount is a number" in report.text(), report.text()
