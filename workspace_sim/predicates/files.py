@@ -1,5 +1,6 @@
-"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts, an xlsx cell, a docx or
-pptx document's text, by path or glob."""
+"""Predicates on file contents: text conditions, a JSON field, CSV cells and row counts (of a CSV file or an xlsx
+sheet), an xlsx cell, a docx or pptx document's text, by path or glob. A check reads every format its file can
+have, or fails saying it cannot (a text condition on a binary file), never quietly seeing nothing."""
 
 from __future__ import annotations
 
@@ -71,7 +72,10 @@ class FileContent(PredicateBase):
     csv_cell: CsvCell | None = None
     csv_rows: CsvRows | Condition | None = Field(None, description=(
         "Condition on the number of data rows, or {where: {column: condition}, count: condition} counting "
-        "the rows that meet `where`."))
+        "the rows that meet `where`; of a CSV file or an xlsx workbook's sheet (`sheet`)."))
+    sheet: str | None = Field(None, description=(
+        "The sheet of an xlsx workbook that csv_cell and csv_rows read (its first row the header); the first sheet "
+        "when not given. A CSV file is one sheet."))
     sheet_cell: SheetCell | None = Field(None, description="A cell of an xlsx workbook (or CSV) and its condition.")
     document_text: Condition | None = Field(None, description="Condition on a docx or pptx document's text.")
 
@@ -146,7 +150,11 @@ class FileContent(PredicateBase):
         media = _media_checks(self, f, expected)
         if media is not None:
             return media
-        text = f.content if f.encoding == "utf-8" else ""
+        text = f.content if f.encoding == "utf-8" else None
+        if text is None and (self.content is not None or self.json_field is not None):
+            return self.result(False, expected, f"cannot be read as text: {path} is {f.mime_type} (binary); content "
+                                                "and json_field read text files (document_text, sheet_cell or "
+                                                "csv_rows read documents and workbooks)")
         if self.content is not None and not self.content.check(text):
             return self.result(False, expected, f"content {short(text)}")
         if self.json_field is not None:
@@ -158,7 +166,9 @@ class FileContent(PredicateBase):
             if not self.json_field.value.check(v):
                 return self.result(False, expected, f"{self.json_field.path} = {short(v)}")
         if self.csv_cell is not None or self.csv_rows is not None:
-            rows = _csv_rows(text)
+            rows = _csv_rows(text) if text is not None else _sheet_rows(f, self.sheet)
+            if isinstance(rows, str):
+                return self.result(False, expected, f"cannot be read as rows: {rows}")
             if isinstance(self.csv_rows, CsvRows):
                 hits = [r for r in rows if all(c.check(r.get(k)) for k, c in self.csv_rows.where.items())]
                 if not self.csv_rows.count.check(len(hits)):
@@ -191,6 +201,38 @@ def glob_match(pattern: str, path: str) -> bool:
 def _csv_rows(text: str) -> list[dict[str, Any]]:
     reader = csv.DictReader(io.StringIO(text))
     return [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
+
+
+def _sheet_rows(f: Any, sheet: str | None) -> list[dict[str, Any]] | str:
+    """The data rows of an xlsx workbook's sheet (the first row its header), each cell as text as a CSV file
+    holds it (an empty cell ""), read by the reader read_sheet uses; or why they cannot be read."""
+    import base64
+
+    from workspace_sim.media import MediaError
+    from workspace_sim.media.limits import XLSX
+    from workspace_sim.media.sheets import read_xlsx
+
+    if f.mime_type != XLSX:
+        return (f"{f.path} is {f.mime_type} (binary); csv_rows and csv_cell read CSV files and xlsx workbooks")
+    try:
+        table = read_xlsx(base64.b64decode(f.content), f.path, sheet)["rows"]
+    except MediaError as e:
+        return str(e)
+    if not table:
+        return []
+    header = [_cell_text(v) for v in table[0]]
+    return [dict(zip(header, map(_cell_text, row))) for row in table[1:] if any(v is not None for v in row)]
+
+
+def _cell_text(v: Any) -> str:
+    """A workbook cell as a CSV file would hold it: numbers without a needless '.0', booleans TRUE/FALSE."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v).strip()
 
 
 def _media_checks(p: FileContent, f: Any, expected: str) -> PredicateResult | None:
