@@ -75,8 +75,9 @@ def test_money_is_loaded_exactly(ws: Workspace) -> None:
 def test_list_transactions_filters_and_totals(ws: Workspace) -> None:
     assert ids(ws.call("list_transactions", {})) == ["t7", "t1", "t2", "t3", "t4", "t5", "t6", "t8"]
     r = ws.call("list_transactions", {"start_date": "2026-03-02", "end_date": "2026-03-04", "spent_by": "me"})
-    assert ids(r) == ["t1", "t2", "t3", "t4"] and r.data["totals"] == {"EUR": "627.30", "USD": "64.20"}
-    assert "Totals of all matches: 627.30 EUR, 64.20 USD" in r.text
+    assert ids(r) == ["t1", "t2", "t3", "t4"] and r.data["totals"] == {"EUR": "576.30", "USD": "64.20"}  # t3 a refund
+    assert r.data["totals_by_type"] == {"expense": {"EUR": "601.80", "USD": "64.20"}, "refund": {"EUR": "25.50"}}
+    assert "expenses less refunds, as a report of them states it): 576.30 EUR, 64.20 USD" in r.text
     assert ids(ws.call("list_transactions", {"category": "lodging", "type": "expense"})) == ["t2"]
     assert ids(ws.call("list_transactions", {"merchant": "hotel"})) == ["t2", "t3"]
     assert ids(ws.call("list_transactions", {"counterparty": "amazon"})) == ["t5"]
@@ -87,6 +88,30 @@ def test_list_transactions_filters_and_totals(ws: Workspace) -> None:
     assert "not a date" in err(ws, "list_transactions", {"start_date": "March 1"})
     assert "not a supported ISO 4217 code" in err(ws, "list_transactions", {"currency": "EURO"})
     assert "spent_by 'reyes' matches 2 people" in err(ws, "list_transactions", {"spent_by": "reyes"})
+
+
+def test_the_listed_total_is_the_net_a_report_of_the_same_transactions_needs() -> None:
+    ws = make([{"id": "x1", "date": "2026-03-02", "amount": "100.00", "currency": "EUR", "merchant": "Cafe",
+                "spent_by": ME},
+               {"id": "x2", "date": "2026-03-03", "amount": "30.00", "currency": "EUR", "merchant": "Cafe",
+                "type": "refund", "spent_by": ME},
+               {"id": "x3", "date": "2026-03-03", "amount": "500", "currency": "EUR", "type": "income",
+                "customer": "Globex"},
+               {"id": "x4", "date": "2026-03-04", "amount": "9", "currency": "EUR", "status": "void", "spent_by": ME}],
+              invoices=[])
+    listed = ws.call("list_transactions", {"merchant": "cafe"}).data
+    assert listed["totals"] == {"EUR": "70.00"}, listed["totals"]
+    assert listed["totals_by_type"] == {"expense": {"EUR": "100.00"}, "refund": {"EUR": "30.00"}}
+    assert "off by 60.00" in err(ws, "submit_expense_report", {"title": "Cafe", "transaction_ids": ["x1", "x2"],
+                                                                  "total": "130.00"})
+    assert ws.call("submit_expense_report", {"title": "Cafe", "transaction_ids": ["x1", "x2"],
+                                             "total": listed["totals"]["EUR"]}).ok
+    assert ws.call("submit_expense_claim", {"title": "Cafe", "transaction_ids": ["x1", "x2"], "approver": DANA,
+                                            "total": listed["totals"]["EUR"]}).ok
+    everything = ws.call("list_transactions", {}).data  # income is no spending, a void expense counts nowhere
+    assert everything["totals"] == {"EUR": "70.00"} and ids(ws.call("list_transactions", {})) == ["x1", "x2", "x3", "x4"]
+    assert everything["totals_by_type"] == {"expense": {"EUR": "100.00"}, "income": {"EUR": "500.00"},
+                                            "refund": {"EUR": "30.00"}}
 
 
 def test_get_transaction(ws: Workspace) -> None:

@@ -19,8 +19,8 @@ from workspace_sim.text.render import render_list
 from workspace_sim.text.search_terms import matches_all, query_terms
 from workspace_sim.text.validation import as_argument, clean_text, iso_date, one_line
 from .records import (
-    INVOICES, REPORTS, TRANSACTIONS, MAX_NAME, MAX_TEXT, Invoice, InvoiceKind, InvoiceStatus, Report, ReportKind,
-    Transaction, TxStatus, TxType, total_problem,
+    INVOICES, REPORTS, TRANSACTIONS, MAX_NAME, MAX_TEXT, TX_TYPES, Invoice, InvoiceKind, InvoiceStatus, Report,
+    ReportKind, SPENDING, Transaction, TxStatus, TxType, signed, total_problem,
 )
 
 MAX_QUERY, MAX_IDS = 500, 500
@@ -132,7 +132,11 @@ def _report_line(d: dict[str, Any]) -> str:
 def _render_transactions(data: dict) -> str:
     text = render_list("transactions", _tx_line, "No transactions match.")(data)
     if data["transactions"]:
-        text += "\nTotals of all matches: " + ", ".join(f"{v} {c}" for c, v in data["totals"].items())
+        if data["totals"]:
+            text += ("\nNet spending of all matches (expenses less refunds, as a report of them states it): "
+                     + ", ".join(f"{v} {c}" for c, v in data["totals"].items()))
+        text += "\nBy type: " + "; ".join(f"{t} " + ", ".join(f"{v} {c}" for c, v in by.items())
+                                          for t, by in data["totals_by_type"].items())
     return text
 
 
@@ -147,8 +151,11 @@ def list_transactions(
     min_amount: AmountInput | None = None, max_amount: AmountInput | None = None, unclaimed: bool = False,
     query: str = "", limit: Annotated[int, Field(ge=1, le=200)] = 50, offset: Annotated[int, Field(ge=0)] = 0,
 ) -> dict:
-    """List ledger transactions in date order (oldest first) with filters, and the total of all matches per currency
-    (expenses and income as recorded; amounts in different currencies are never added together).
+    """List ledger transactions in date order (oldest first) with filters, and totals of all matches per currency:
+    `totals` is the net spending (expenses less refunds), the total an expense report or claim of exactly those
+    transactions must state; `totals_by_type` gives each type's sum (income and transfers are not spending). Void
+    transactions are listed but counted in no total.
+    Amounts in different currencies are never added together.
 
     Args:
         start_date: Only transactions on or after this date (YYYY-MM-DD).
@@ -196,11 +203,19 @@ def list_transactions(
         if matches_all(terms, t.merchant, t.description, t.category, t.reference, t.customer, t.supplier):
             hits.append(t)
     hits.sort(key=lambda t: (t.date, t.id))
-    totals: dict[str, int] = {}
+    net: dict[str, int] = {}
+    by_type: dict[str, dict[str, int]] = {}
     for t in hits:
-        totals[t.currency] = totals.get(t.currency, 0) + t.amount_minor
+        if t.status == "void":  # cancelled: listed, counted in no total (a report refuses it)
+            continue
+        if t.type in SPENDING:  # as a report counts them: expenses add, refunds subtract
+            net[t.currency] = net.get(t.currency, 0) + signed(t)
+        of = by_type.setdefault(t.type, {})
+        of[t.currency] = of.get(t.currency, 0) + t.amount_minor
     return {"total": len(hits), "offset": offset, "limit": limit,
-            "totals": {c: format_minor(v, c) for c, v in sorted(totals.items())},
+            "totals": {c: format_minor(v, c) for c, v in sorted(net.items())},
+            "totals_by_type": {k: {c: format_minor(v, c) for c, v in sorted(by_type[k].items())}
+                               for k in TX_TYPES if k in by_type},
             "transactions": [transaction_json(t) for t in hits[offset:offset + limit]]}
 
 
