@@ -248,6 +248,7 @@ def _check_predicate_targets(spec: EnvironmentSpec, report: ValidationReport) ->
                     if isinstance(addr, str) and addr.lower() not in emails:
                         report.add("predicates", f"{path}.{name}[{j}]", f"{addr!r} is nobody in the world",
                                    "use the address of someone in world.people")
-    if not any(not spec.is_guard(i) for i in range(len(spec.predicates))):
-        report.add("predicates", "predicates", "there is no success predicate, only guards",
-                   f"add predicates that check the requested outcome ({caps})")
+    parsed = spec.parsed_predicates()
+    if not any(not spec.is_guard(i) and parsed[i].weight > 0 for i in range(len(spec.predicates))):
+        report.add("predicates", "predicates", "there is no weighted success predicate, only guards (and "
+                   "informational checks of weight 0)", f"add predicates that check the requested outcome ({caps})")

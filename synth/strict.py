@@ -34,6 +34,7 @@ class StrictJudge:
         self.stage_ids = spec.stage_ids() if spec.stages else []
 
         def first_success(idx: list[int]) -> list[int]:  # success predicates fail most often: try them first
+            idx = [i for i in idx if self.preds[i].weight > 0]  # an informational check (weight 0) counts nowhere
             return [i for i in idx if not spec.is_guard(i)] + [i for i in idx if spec.is_guard(i)]
 
         # the predicates of each stage (judged on its checkpoint once it closed) and those checked at the end

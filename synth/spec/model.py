@@ -120,6 +120,10 @@ class EnvironmentSpec(_Model):
             object.__setattr__(self, "_parsed", parse_predicates(self.predicates))
         except SpecError as e:
             raise _located(e.path, e.problem) from None
+        if all(p.weight == 0 for p in self._parsed):  # type: ignore[union-attr]
+            raise _located("predicates", "every predicate has weight 0, so nothing is graded (a check of weight 0 "
+                           "is informational: reported, counted in no score); give the checks the task is judged "
+                           "by a positive weight")
         self._check_stages()
         return self
 
@@ -219,14 +223,15 @@ class EnvironmentSpec(_Model):
         return credit_guards(ev, [self.is_guard(i) for i in range(len(ev.results))], groups)
 
     def passes_all(self, workspace: Workspace, final_answer: str | None = None) -> bool:
-        """Whether every predicate passes: strict success (`evaluate(...).strict`, which is `passed` when the spec
-        sets no pass_threshold), stopping at the first failure; success predicates are tried first since they
-        fail most often."""
+        """Whether every predicate passes (but for informational ones, of weight 0): strict success
+        (`evaluate(...).strict`, which is `passed` when the spec sets no pass_threshold), stopping at the first
+        failure; success predicates are tried first since they fail most often."""
         if self.stages:
             return self.evaluate(workspace, final_answer).strict
         ctx = EvalContext(workspace.initial, workspace.state, workspace.events(), final_answer, workspace.config.user)
         preds = self.parsed_predicates()
-        order = [i for i in range(len(preds)) if not self.is_guard(i)] + [i for i in range(len(preds)) if self.is_guard(i)]
+        counted = [i for i in range(len(preds)) if preds[i].weight > 0]  # an informational check (weight 0) is not
+        order = [i for i in counted if not self.is_guard(i)] + [i for i in counted if self.is_guard(i)]
         return all(preds[i].evaluate(ctx).passed for i in order)
 
     def content_hash(self) -> str:

@@ -127,7 +127,7 @@ def test_logic_and_weights(ws: Workspace) -> None:
 
 @pytest.mark.parametrize("doc,path", [
     ({"kind": "file"}, "predicates[0]"),  # neither path nor path_glob
-    ({"kind": "file", "path": "/x", "weight": 0}, "predicates[0].weight"),
+    ({"kind": "file", "path": "/x", "weight": -1}, "predicates[0].weight"),  # 0 is informational
     ({"kind": "only_changed", "scopes": ["bad scope"]}, "predicates[0].scopes"),
     ({"kind": "all", "predicates": [{"kind": "answer"}]}, "predicates[0].predicates[0].condition"),
     ({"kind": "mystery"}, "predicates[0].kind"),

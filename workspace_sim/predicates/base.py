@@ -98,7 +98,9 @@ class PredicateBase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     description: str = Field("", description="The requirement in plain English.")
-    weight: float = Field(1.0, gt=0, description="Weight in the partial-credit score.")
+    weight: float = Field(1.0, ge=0, description=(
+        "Weight in the partial-credit score. 0 makes the check informational: judged and reported, but counted in "
+        "no score, not in strict success, and not as a day's progress that credits its guards."))
     maintain: bool = Field(False, description="Must stay true: it holds at the start and the task must not break it "
                                               "(a guard, credited only once a success predicate passes).")
     stage: str | None = Field(None, description="Id of the stage (working day) whose end this predicate checks: it "

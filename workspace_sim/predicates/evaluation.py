@@ -30,7 +30,7 @@ class StageScore:
 
 
 def weighted_score(results: list[PredicateResult]) -> float:
-    """Weighted fraction of `results` passed (1.0 when there are none)."""
+    """Weighted fraction of `results` passed (1.0 when there are none, or only informational ones of weight 0)."""
     total = sum(r.weight for r in results)
     return 1.0 if total == 0 else sum(r.weight for r in results if r.passed) / total
 
@@ -52,8 +52,8 @@ class Evaluation:
 
     @property
     def strict(self) -> bool:
-        """True when every predicate passes (strict success)."""
-        return all(r.passed for r in self.results)
+        """True when every predicate passes (strict success); an informational one (weight 0) is not counted."""
+        return all(r.passed for r in self.results if r.weight > 0)
 
     @property
     def passed(self) -> bool:
@@ -89,7 +89,7 @@ class Evaluation:
         out = []
         for sid, members in self.stage_members().items():
             rs = [self.results[i] for i in members]
-            strict, score = all(r.passed for r in rs), weighted_score(rs)
+            strict, score = all(r.passed for r in rs if r.weight > 0), weighted_score(rs)
             ok = strict if self.threshold is None else reaches(score, self.threshold)
             out.append(StageScore(sid, members, ok, score, sid in self.reached, strict))
         return out

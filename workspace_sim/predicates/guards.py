@@ -4,8 +4,8 @@ A guard is a collateral-damage check (`unchanged`, `only_changed`, `tool_not_cal
 `secret_not_leaked`) or any predicate marked `maintain: true`. A do-nothing agent passes every
 guard, so crediting them alone would pay it for doing nothing; `credit_guards` withdraws a
 guard's pass in a group (a day of a scenario, or the whole episode) where no success predicate
-passed, so a do-nothing episode scores exactly zero (docs/spec.md). Spec and Python environments
-grade the same way.
+passed, so a do-nothing episode scores exactly zero (docs/spec.md). An informational success predicate (weight 0)
+is no progress: it credits no guard. Spec and Python environments grade the same way.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ def is_guard(document: Mapping[str, Any]) -> bool:
 def credit_guards(ev: "Evaluation", guards: Sequence[bool],
                   groups: Sequence[Sequence[int]] | None = None) -> "Evaluation":
     """`ev` with each guard's pass withdrawn (in place) in every group of predicate indexes (default: one
-    group of all) where no success predicate passed; the result says why (`observed`). Returns `ev`."""
+    group of all) where no weighted success predicate passed; the result says why (`observed`). Returns `ev`."""
     for members in groups if groups is not None else [range(len(ev.results))]:
         members = list(members)
-        progressed = any(ev.results[i].passed for i in members if not guards[i])
+        progressed = any(ev.results[i].passed for i in members if not guards[i] and ev.results[i].weight > 0)
         if progressed:
             continue
         for i in members:
