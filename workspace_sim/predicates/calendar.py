@@ -57,10 +57,11 @@ class EventExists(PredicateBase):
             miss.append(f"duration={minutes:g} min")
         if self.location is not None and not self.location.check(ev.location):
             miss.append(f"location={ev.location!r}")
-        if self.no_overlap:
+        if self.no_overlap and ev.end > ev.start:  # a moment (a deadline, start == end) clashes with nothing
             people = _busy_people(ev)
             for other in ctx.final.table(EVENTS).values():
-                if other.id != ev.id and other.start < ev.end and ev.start < other.end and people & _busy_people(other):
+                if other.id != ev.id and other.start < ev.end and ev.start < other.end and other.end > other.start \
+                        and people & _busy_people(other):
                     miss.append(f"overlaps {other.id} '{other.title}'")
                     break
         return miss

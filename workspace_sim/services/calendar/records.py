@@ -79,7 +79,8 @@ class Event(Record):
     id: str = Field(description="The event's id, unique in the calendar service.")
     title: str = Field(description="The event's title.")
     start: datetime = Field(description="When it starts (aware; stored in the event's own time zone).")
-    end: datetime = Field(description="When it ends (aware; after the start).")
+    end: datetime = Field(description="When it ends (aware; not before the start: equal for a deadline, a moment that "
+                                      "keeps no one busy).")
     timezone: TimeZoneName = Field("UTC", description="The IANA time zone the event is kept in.")
     organizer: str = Field("",
         description="The organizer's e-mail address; empty in initial data means the workspace user.")
@@ -100,8 +101,8 @@ class Event(Record):
     def _check(self) -> "Event":
         if self.start.tzinfo is None or self.end.tzinfo is None:
             raise ValueError("start and end must include a time zone offset")
-        if self.end <= self.start:
-            raise ValueError(f"end ({self.end.isoformat()}) must be after start ({self.start.isoformat()})")
+        if self.end < self.start:
+            raise ValueError(f"end ({self.end.isoformat()}) must not be before start ({self.start.isoformat()})")
         emails = [a.email for a in self.attendees]
         if len(set(emails)) != len(emails):
             raise ValueError("an attendee is listed twice")
@@ -118,8 +119,19 @@ class Event(Record):
         """Whether the event is on `email`'s calendar (organised or invited, declined or not)."""
         return self.organizer == email or self.attendee(email) is not None
 
+    @property
+    def instant(self) -> bool:
+        """Whether the event is a moment (a deadline: end == start), which keeps no one's time busy."""
+        return self.end == self.start
+
+    def overlaps(self, lo: datetime, hi: datetime) -> bool:
+        """Whether the event falls in [lo, hi): it overlaps the range, or, a moment, lies in it."""
+        return self.start < hi and (self.end > lo or self.instant and self.start >= lo)
+
     def busy_for(self, email: str) -> bool:
-        """Whether the event blocks `email`'s time (on their calendar and not declined)."""
+        """Whether the event blocks `email`'s time (on their calendar and not declined; a moment blocks nothing)."""
+        if self.instant:
+            return False
         a = self.attendee(email)
         if a is not None:
             return a.response != "declined"

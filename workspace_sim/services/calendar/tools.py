@@ -116,8 +116,11 @@ def _need_organizer(ctx: ToolContext, ev: Event, action: str, instead: str) -> N
 
 
 def _conflicts(ctx: ToolContext, emails: list[str], start: datetime, end: datetime, skip: str | None) -> list[dict]:
-    """Events (other than `skip`) that already keep any of `emails` busy during [start, end)."""
-    out = []
+    """Events (other than `skip`) that already keep any of `emails` busy during [start, end); a moment (a deadline,
+    start == end) clashes with nothing."""
+    out: list[dict] = []
+    if end <= start:
+        return out
     for ev in ctx.values(EVENTS):
         if ev.id == skip or ev.end <= start or ev.start >= end:
             continue
@@ -135,8 +138,8 @@ def list_events(
     ctx: ToolContext, calendar: str | None = None, start: str | None = None, end: str | None = None,
     query: str = "", timezone: str | None = None, max_results: int = 100,
 ) -> dict:
-    """List the events on a person's calendar (those they organise or are invited to) that overlap a time range,
-    earliest first.
+    """List the events on a person's calendar (those they organise or are invited to) that overlap a time range (a
+    deadline, whose end is its start: that falls in it), earliest first.
 
     Args:
         calendar: The calendar's owner: an e-mail address or a name from the directory; your own calendar by default.
@@ -159,7 +162,7 @@ def list_events(
     words = clean_text(query, "query", 500).lower().split()
     hits = []
     for ev in ctx.values(EVENTS):
-        if not ev.involves(owner) or ev.end <= lo or ev.start >= hi:
+        if not ev.involves(owner) or not ev.overlaps(lo, hi):
             continue
         hay = " ".join([ev.title, ev.description, ev.location, *(a.email for a in ev.attendees)]).lower()
         if all(w in hay for w in words):
@@ -195,7 +198,7 @@ def create_event(
         title: Title of the event.
         start: Start, ISO 8601 such as 2026-03-02T14:00:00+01:00; a time without an offset is read in `timezone`, else
             your time zone.
-        end: End, same format; must be after start.
+        end: End, same format; not before start (equal to it for a deadline, a moment that keeps no one busy).
         attendees: People to invite: e-mail addresses or names from the directory such as "Dana Reyes" (a name that fits
             several people is refused with the candidates listed); you are added as organizer automatically.
         optional_attendees: People invited as optional (addresses or directory names).
@@ -206,8 +209,8 @@ def create_event(
     tz = _arg_zone(ctx, timezone)
     t = clean_text(title, "title", MAX_TITLE, required=True)
     s, e = parse_when(start, "start", tz), parse_when(end, "end", tz)
-    if e <= s:
-        raise InvalidArgument(f"end ({e.isoformat()}) must be after start ({s.isoformat()})")
+    if e < s:
+        raise InvalidArgument(f"end ({e.isoformat()}) must not be before start ({s.isoformat()})")
     required = [x for x in _emails(ctx, attendees, "attendees") if x != ctx.user]
     optional = [x for x in _emails(ctx, optional_attendees, "optional_attendees")
                 if x != ctx.user and x not in required]
@@ -261,8 +264,8 @@ def update_event(
     read = _arg_zone(ctx, timezone)
     s = parse_when(start, "start", read) if start is not None else ev.start
     e = parse_when(end, "end", read) if end is not None else (s + (ev.end - ev.start) if start is not None else ev.end)
-    if e <= s:
-        raise InvalidArgument(f"end ({e.isoformat()}) must be after start ({s.isoformat()})")
+    if e < s:
+        raise InvalidArgument(f"end ({e.isoformat()}) must not be before start ({s.isoformat()})")
     moved = s != ev.start or e != ev.end
     if moved:
         changes["start"], changes["end"] = s, e
