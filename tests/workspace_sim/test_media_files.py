@@ -97,8 +97,25 @@ def test_sheets_are_written_and_read_by_sheet_and_range(ws: Workspace) -> None:
     assert ws.call("read_sheet", {"path": "/sheets/q1.csv", "range": "B2:B3"}).data["rows"] == [["10"], ["5"]]
     assert "no sheet 'Nope'" in call_error(ws, "read_sheet", {"path": "/sheets/out.xlsx", "sheet": "Nope"})
     assert "A1 notation" in call_error(ws, "read_sheet", {"path": "/sheets/out.xlsx", "range": "nowhere"})
-    assert "for CSV use write_file" in call_error(ws, "write_sheet", {"path": "/sheets/x.csv", "rows": [[1]]})
+    assert "for other text use write_file" in call_error(ws, "write_sheet", {"path": "/sheets/x.md", "rows": [[1]]})
     assert f"at most {LIMITS.sheet_cells_per_read:,}" in call_error(ws, "read_sheet", {"path": "/sheets/out.xlsx", "range": "A1:Z9999"})
+
+
+def test_write_sheet_writes_a_csv_file_as_one_sheet(ws: Workspace) -> None:
+    w = ws.call("write_sheet", {"path": "/sheets/q1.csv", "rows": [["total", 15.0, True]], "start": "A4"})
+    assert w.ok and w.data["sheet"] == "q1.csv" and w.data["created"] is False
+    f = ws.table("files.files")["/sheets/q1.csv"]
+    assert f.is_text and f.mime_type == "text/csv"
+    assert f.content == "region,amount,\nnorth,10,\nsouth,5,\ntotal,15,TRUE\n"  # other cells kept, padded
+    assert ws.call("read_sheet", {"path": "/sheets/q1.csv", "range": "A4:C4"}).data["rows"] == [["total", "15", "TRUE"]]
+    assert ws.call("write_sheet", {"path": "/sheets/q1.csv", "rows": [[None], ["7"]], "start": "B2"}).ok
+    assert ws.table("files.files")["/sheets/q1.csv"].content.splitlines()[1:3] == ["north,,", "south,7,"]
+    new = ws.call("write_sheet", {"path": "/sheets/new.csv", "rows": [["a", "b, c"], [1, 2.5]], "sheet": "new.csv"})
+    assert new.ok and new.data["created"] and ws.table("files.files")["/sheets/new.csv"].content == 'a,"b, c"\n1,2.5\n'
+    assert "one sheet ('q1.csv')" in call_error(ws, "write_sheet", {"path": "/sheets/q1.csv", "rows": [[1]],
+                                                                     "sheet": "Totals"})
+    assert "not a cell in A1 notation" in call_error(ws, "write_sheet", {"path": "/sheets/q1.csv", "rows": [[1]],
+                                                                          "start": "nowhere"})
 
 
 def _sheet_bytes() -> bytes:

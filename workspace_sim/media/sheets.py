@@ -1,4 +1,5 @@
-"""Spreadsheets: xlsx read and written with openpyxl (checked against zip bombs first), CSV read as one sheet.
+"""Spreadsheets: xlsx read and written with openpyxl (checked against zip bombs first), CSV read and written as one
+sheet.
 
 Ranges are A1 notation ('B2:D10', 'A:C', '3:5', a single cell 'C7'). Values come back as JSON values: numbers,
 text, booleans, dates as ISO text, a formula as its text ('=SUM(B2:B9)', not computed). Writing keeps the other
@@ -146,6 +147,53 @@ def read_csv(text: str, path: str, rng: str | None = None, limits: Limits = LIMI
     return {"sheets": [name], "sheet": name, "range": _a1(c1, r1, c2, r2), "rows": rows}
 
 
+def write_csv(text: str | None, path: str, start: str, rows: list[list[Cell]], limits: Limits = LIMITS) -> str:
+    """The CSV text `text` (a new file when None) with `rows` written from cell `start`, as one sheet: other cells
+    are kept, the table grows to fit and every row is padded to the widest; a cell is written as text (null
+    empties it, true/false as TRUE/FALSE, a whole float without '.0'). Lines end as the file's did (\n if new)."""
+    cells = sum(len(r) for r in rows)
+    if cells > limits.sheet_cells_per_write:
+        raise MediaError(f"{cells:,} cells to write; at most {limits.sheet_cells_per_write:,} per write")
+    col0, row0 = _start_cell(start)
+    table = list(csv.reader(io.StringIO(text))) if text else []
+    for i, row in enumerate(rows):
+        while len(table) < row0 + i:
+            table.append([])
+        line = table[row0 + i - 1]
+        for j, v in enumerate(row):
+            while len(line) < col0 + j:
+                line.append("")
+            line[col0 + j - 1] = csv_cell_text(v)
+    width = max((len(r) for r in table), default=0)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n" if text and "\r\n" in text else "\n").writerows(
+        r + [""] * (width - len(r)) for r in table)
+    return buf.getvalue()
+
+
+def csv_cell_text(v: Cell) -> str:
+    """A cell value as a CSV file holds it: "" for null, TRUE/FALSE, a whole float without '.0', else its text."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _start_cell(start: str) -> tuple[int, int]:
+    """The (column, row) of a cell in A1 notation, from 1."""
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+    from openpyxl.utils.exceptions import CellCoordinatesException
+
+    try:
+        col_letter, row0 = coordinate_from_string(start.strip().upper())
+        return column_index_from_string(col_letter), row0
+    except (ValueError, TypeError, AttributeError, CellCoordinatesException):
+        raise MediaError(f"start {start!r} is not a cell in A1 notation (e.g. B2)") from None
+
+
 def _a1(c1: int, r1: int, c2: int, r2: int) -> str:
     from openpyxl.utils.cell import get_column_letter
 
@@ -167,18 +215,13 @@ def write_xlsx(raw: bytes | None, path: str, sheet: str, start: str, rows: list[
 
 def _write(raw: bytes | None, path: str, sheet: str, start: str, rows: list[list[Cell]], limits: Limits) -> bytes:
     import openpyxl
-    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
 
     cells = sum(len(r) for r in rows)
     if cells > limits.sheet_cells_per_write:
         raise MediaError(f"{cells:,} cells to write; at most {limits.sheet_cells_per_write:,} per write")
     if not sheet or len(sheet) > 31 or any(ch in sheet for ch in "[]:*?/\\"):
         raise MediaError(f"sheet name {sheet!r} must be 1-31 characters without any of [ ] : * ? / \\")
-    try:
-        col_letter, row0 = coordinate_from_string(start.strip().upper())
-        col0 = column_index_from_string(col_letter)
-    except (ValueError, TypeError):
-        raise MediaError(f"start {start!r} is not a cell in A1 notation (e.g. B2)") from None
+    col0, row0 = _start_cell(start)
     if raw is None:
         wb = openpyxl.Workbook()
         wb.active.title = sheet

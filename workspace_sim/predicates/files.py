@@ -210,7 +210,7 @@ def _sheet_rows(f: Any, sheet: str | None) -> list[dict[str, Any]] | str:
 
     from workspace_sim.media import MediaError
     from workspace_sim.media.limits import XLSX
-    from workspace_sim.media.sheets import read_xlsx
+    from workspace_sim.media.sheets import csv_cell_text, read_xlsx
 
     if f.mime_type != XLSX:
         return (f"{f.path} is {f.mime_type} (binary); csv_rows and csv_cell read CSV files and xlsx workbooks")
@@ -220,19 +220,8 @@ def _sheet_rows(f: Any, sheet: str | None) -> list[dict[str, Any]] | str:
         return str(e)
     if not table:
         return []
-    header = [_cell_text(v) for v in table[0]]
-    return [dict(zip(header, map(_cell_text, row))) for row in table[1:] if any(v is not None for v in row)]
-
-
-def _cell_text(v: Any) -> str:
-    """A workbook cell as a CSV file would hold it: numbers without a needless '.0', booleans TRUE/FALSE."""
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v).strip()
+    text = [[csv_cell_text(v).strip() for v in row] for row in table]  # as write_sheet writes a CSV cell
+    return [dict(zip(text[0], row)) for row, raw in zip(text[1:], table[1:]) if any(v is not None for v in raw)]
 
 
 def _media_checks(p: FileContent, f: Any, expected: str) -> PredicateResult | None:

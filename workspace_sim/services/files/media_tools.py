@@ -15,7 +15,7 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.media import MediaError, media_part, media_parts, placeholder
 from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
-from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # Cell types write_sheet's schema
+from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_csv, write_xlsx  # Cell: write_sheet's schema
 from workspace_sim.text.paths import parent, resolve
 from workspace_sim.core.registry import tool
 from .records import FILES, File
@@ -143,21 +143,24 @@ def read_sheet(ctx: ToolContext, path: str, sheet: str | None = None, range: str
 
 @tool()
 def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str = "Sheet1", start: str = "A1") -> dict:
-    """Write rows of cells into an xlsx workbook from a start cell, creating the workbook or the sheet when missing; other cells are kept.
+    """Write rows of cells into an xlsx workbook (or a csv file, one sheet) from a start cell, creating the file or the sheet when missing; other cells are kept.
 
     Args:
-        path: Path of the .xlsx file; its folder must exist.
+        path: Path of the .xlsx or .csv file; its folder must exist.
         rows: Rows of cell values (text, numbers, true/false, or null for an empty cell).
-        sheet: Sheet to write in.
+        sheet: Sheet to write in (a csv file is one sheet: leave it out).
         start: Top-left cell of the rows, e.g. A1 or B3.
     """
     p = resolve(path)
-    if not p.lower().endswith(".xlsx"):
-        raise InvalidArgument(f"{p}: write_sheet writes .xlsx workbooks; for CSV use write_file")
+    if not p.lower().endswith((".xlsx", ".csv")):
+        raise InvalidArgument(f"{p}: write_sheet writes .xlsx workbooks and .csv files (one sheet); for other text "
+                              "use write_file")
     if is_dir(ctx, p):
         raise InvalidArgument(f"{p} is a folder; give a file path")
     need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
+    if p.lower().endswith(".csv"):
+        return _write_csv_sheet(ctx, p, rows, sheet, start, old)
     if old is not None and (old.mime_type != XLSX or old.is_text):
         raise _wrong_kind(old, "an xlsx workbook")
     try:
@@ -166,6 +169,27 @@ def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str 
         raise InvalidArgument(str(e)) from None
     rec = _binary(ctx, p, raw, XLSX, old)
     return {"path": p, "sheet": sheet, "start": start.upper(), "cells": sum(len(r) for r in rows),
+            "size": rec.size, "created": old is None}
+
+
+def _write_csv_sheet(ctx: ToolContext, p: str, rows: list[list[Cell]], sheet: str, start: str,
+                     old: File | None) -> dict:
+    """write_sheet on a CSV file: its one sheet (named after the file, as read_sheet names it)."""
+    name = p.rsplit("/", 1)[-1]
+    if sheet not in ("Sheet1", name):
+        raise InvalidArgument(f"{p} is a CSV file, one sheet ({name!r}); leave sheet out, or write an .xlsx workbook "
+                              f"for sheet {sheet!r}")
+    if old is not None and (not old.is_text or old.mime_type != "text/csv"):
+        raise _wrong_kind(old, "a CSV file")
+    try:
+        text = write_csv(old.content if old else None, p, start, rows)
+        rec = File(path=p, content=text, created=old.created if old else ctx.now, modified=ctx.now)
+    except MediaError as e:
+        raise InvalidArgument(str(e)) from None
+    except ValueError as e:
+        raise InvalidArgument(str(e).splitlines()[-1]) from None
+    ctx.put(FILES, rec)
+    return {"path": p, "sheet": name, "start": start.strip().upper(), "cells": sum(len(r) for r in rows),
             "size": rec.size, "created": old is None}
 
 
