@@ -11,6 +11,7 @@ moves from one service to another (a figure read in files and written into mail)
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from collections.abc import Callable
@@ -163,7 +164,15 @@ class FindDocument(Step):
         self.folder = path.rsplit("/", 1)[0]
 
     def act(self, s: Story) -> None:
-        s.b.call("search_files", pattern=f"*{s.facts['ref'].split('-')[-1]}*", path=s.d.profession.folder)
+        if not named(s, s.facts["doc_path"]):  # a request that spells out the path needs no search
+            s.b.call("search_files", pattern=f"*{s.facts['ref'].split('-')[-1]}*", path=s.d.profession.folder)
+
+
+def named(s: Story, text: str) -> bool:
+    """Whether the user's request spells `text` out (a path, a ticket key): then the reference goes to it directly,
+    and only a request that describes the record makes it search first."""
+    whole = re.compile(rf"(?<![\w/-]){re.escape(text)}(?![\w/-])")  # not a part of a longer key or path
+    return any(whole.search(r) for r in s.b.requests)
 
 
 class ReadEvidence(Step):
@@ -327,7 +336,8 @@ class FindTicket(Step):
         s.produce("ticket", self.key, "tickets")
 
     def act(self, s: Story) -> None:
-        s.b.call("search_tickets", query=s.facts["ref"])
+        if not named(s, s.facts["ticket"]):  # the request names the ticket's key: nothing to search for
+            s.b.call("search_tickets", query=s.facts["ref"])
 
 
 class CommentTicket(Step):
