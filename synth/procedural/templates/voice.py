@@ -14,7 +14,7 @@ from .. import render, screens, speech
 from ..builder import Act, SpecBuilder, TemplateError
 from ..evidence_files import attach
 from . import template
-from .common import local
+from .common import add_event, local
 
 CAP = "media_evidence"
 _log = logging.getLogger("coworkenv.synth")
@@ -44,8 +44,11 @@ def _message(b: SpecBuilder, path_stem: str, script: str, slip: list[str], facts
 def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
     """A supplier left a voicemail moving an order's delivery: a to-do to call them back goes into the Inbox, due
     on the new delivery date, with the order number and the callback number in its notes, all only in the audio;
-    a colleague's voicemail names another date."""
+    a colleague's voicemail names another date. The request points at the folder (both messages heard) or names the
+    supplier's file; the delivery may also be on the calendar at its old date (moved too), or a colleague who
+    receives it may need the new date by mail."""
     b.use("files", "todo", "contacts")
+    way, then = b.rng.choice(("folder", "file")), b.rng.choice(("none", "calendar", "mail"))
     companies = [c for c in b.rng.sample(b.maker.pools.companies, 8) if c.isascii()]
     if not companies:
         raise TemplateError("no plain company name")
@@ -82,16 +85,31 @@ def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
     b.table("todo", "tasks").append({"id": b.next_id("todo"), "list_id": "list-inbox", "title": "Renew parking permit",
                                      "due_date": local(b, 12, 9).date().isoformat()})
     heard = "voicemail" if paths["supplier"][1] == "audio" else "phone message"
-    b.ask(f"{company} left me a {heard}; it is in /messages with another one. Please add a to-do to my Inbox titled "
-          f"'Call back {company}', due on the new delivery date they give, with the order number and their callback "
-          f"number in the notes.", f"Voicemail from {company}", CAP, "voicemail_to_task")
+    old_day = local(b, b.rng.randint(1, 3), 9)
+    while old_day.weekday() >= 5 or old_day.date() in (delivery.date(), other_day.date()):
+        old_day += timedelta(days=1)
+    receiver = b.world.colleagues()[-1]
+    if then == "calendar":
+        b.use("calendar")
+        add_event(b, f"Delivery: {company} order {order}", old_day, 60, b.world.user.email, [b.world.user.email])
+    if then == "mail":
+        b.use("mail")
+    where = (f"it is in /messages with another one" if way == "folder" else f"it is {paths['supplier'][0]}")
+    more = {"none": "", "calendar": " The delivery is on my calendar at the old date; move it to the new one.",
+            "mail": f" {receiver.name} ({receiver.department}) takes the delivery in, so email them the new date."}[then]
+    b.ask(f"{company} left me a {heard}; {where}. Please add a to-do to my Inbox titled 'Call back {company}', due on "
+          f"the new delivery date they give, with the order number and their callback number in the notes.{more}",
+          f"Voicemail from {company}", CAP, "voicemail_to_task")
     digits = "".join(phone.split())
     phone_re = "(^|\\D)" + "[\\s.()-]*".join(digits) + "(\\D|$)"
 
     def act() -> None:
-        b.call("list_directory", path="/messages")
-        for who in ("supplier", "colleague") if first else ("colleague", "supplier"):
-            b.call("read_media_file", path=paths[who][0])
+        if way == "folder":  # which message is the supplier's is only heard, so both are played
+            b.call("list_directory", path="/messages")
+            for who in ("supplier", "colleague") if first else ("colleague", "supplier"):
+                b.call("read_media_file", path=paths[who][0])
+        else:
+            b.call("read_media_file", path=paths["supplier"][0])
         b.call("create_task", title=f"Call back {company}", task_list="Inbox", due=delivery.date().isoformat(),
                notes=f"Order {order}; call {phone}.")
         b.check({"kind": "record_exists", "table": "todo.tasks", "new_only": True, "where": {
@@ -104,7 +122,32 @@ def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
         b.check({"kind": "record_exists", "table": "todo.tasks", "new_only": True, "where": {}, "count": {"equals": 1},
                  "description": "exactly one new to-do"})
         b.allow("todo.tasks:task-*")
+        if then == "calendar":
+            _move_delivery(b, company, order, old_day, delivery)
+        elif then == "mail":
+            b.call("send_email", _free=("subject",), to=[receiver.email], subject=f"{company} delivery moved",
+                   body=f"Hi {receiver.name.split()[0]}, the {company} delivery (order {order}) now arrives on {when}.")
+            b.check({"kind": "mail_sent", "to": [receiver.email], "only_recipients": True,
+                     "body": {"contains_any": [when, delivery.date().isoformat(), f"{delivery:%B} {delivery.day}"]},
+                     "description": f"{receiver.name} was told the new delivery date, {delivery.date()}"})
+            b.allow("mail.messages:msg-*")
         b.answer(f"Added 'Call back {company}' to your Inbox, due {delivery.date()} (the new delivery date), with "
-                 f"order {order} and their number {phone}. The other message is about the team lunch.")
+                 f"order {order} and their number {phone}."
+                 + (" The other message is about the team lunch." if way == "folder" else "")
+                 + {"none": "", "calendar": " I moved the delivery on your calendar to that day.",
+                    "mail": f" {receiver.name} has the new date."}[then])
 
     return act
+
+
+def _move_delivery(b: SpecBuilder, company: str, order: str, old_day, delivery) -> None:  # type: ignore[no-untyped-def]
+    """The delivery's calendar entry, still at the old date, moved to the day the voicemail gives (same hour)."""
+    found = b.call("list_events", query=company, start=b.now.isoformat(), end=(b.now + timedelta(days=14)).isoformat())
+    eid = next(e["id"] for e in found["events"] if order in e["title"])
+    new = delivery.replace(hour=old_day.hour, minute=0)
+    b.call("update_event", _free=("end",), id=eid, start=new.isoformat(), end=(new + timedelta(hours=1)).isoformat())
+    day = delivery.replace(hour=0, minute=0)
+    b.check({"kind": "event_exists", "title": {"contains": order}, "new_only": False, "starts_after": day.isoformat(),
+             "ends_before": (day + timedelta(days=1)).isoformat(),
+             "description": f"the delivery's calendar entry is on {delivery.date()} now"})
+    b.allow(f"calendar.events:{eid}")
