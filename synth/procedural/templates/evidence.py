@@ -172,34 +172,57 @@ def policy_articles(b: SpecBuilder) -> dict:
 
 @template("evidence_report", "kb_answer_with_citations")
 def kb_answer_with_citations(b: SpecBuilder, size: int = 1) -> Act:
-    """Answer a colleague's policy question from the knowledge base, in thread, citing article ids; a stale
-    version of the policy sits next to the current one, and the approver is in a second article."""
+    """Answer a colleague's policy question from the knowledge base citing article ids, in their mail's thread or,
+    when they asked in person, by a new mail; a stale version of the policy sits next to the current one, the
+    approver is in a second article, and when the colleague also wants to reach the approver their phone comes from
+    the directory."""
     b.use("mail", "contacts", "kb")
+    asked, reach = b.rng.choice(("mail", "in_person")), b.rng.random() < 0.5
     background_mail(b, 3)
     kb = policy_articles(b)
     asker = b.world.colleagues()[-1]
     twin = next((p for p in b.world.colleagues() if p is not asker and p.name.split()[0] == asker.name.split()[0]),
                 b.world.colleagues()[-2])
     add_mail(b, twin, f"{kb['topic'].capitalize()} question", f"Do you know where the {kb['topic']} forms are?", 1.2)
-    mid = add_mail(b, asker, f"{kb['title']}: what is the limit?",
-                   f"Hi {b.world.user.name.split()[0]},\n\nwhat is the {kb['measure']} under our current "
-                   f"{kb['topic']} policy, and who approves exceptions?\n\nThanks,\n{asker.name.split()[0]}", 0.3,
-                   read=False)
-    b.ask(f"{asker.name} mailed me a question about the {kb['topic']} policy. Please answer them in that thread from "
-          f"the knowledge base (the current policy, not an old one), citing the ids of the articles you used.",
-          f"Answer {asker.name} from the knowledge base", "evidence_report", "kb_answer_with_citations")
+    approver = kb["approver"]
+    phone = next(r["phone"] for r in b.table("contacts", "people") if r["email"] == approver.email)
+    mid = None
+    if asked == "mail":
+        mid = add_mail(b, asker, f"{kb['title']}: what is the limit?",
+                       f"Hi {b.world.user.name.split()[0]},\n\nwhat is the {kb['measure']} under our current "
+                       f"{kb['topic']} policy, and who approves exceptions?"
+                       + (" What's their phone number, in case I need to call them?" if reach else "")
+                       + f"\n\nThanks,\n{asker.name.split()[0]}", 0.3,
+                       read=False)
+        b.ask(f"{asker.name} mailed me a question about the {kb['topic']} policy. Please answer them in that thread "
+              "from the knowledge base (the current policy, not an old one), citing the ids of the articles you used.",
+              f"Answer {asker.name} from the knowledge base", "evidence_report", "kb_answer_with_citations")
+    else:
+        b.ask(f"{asker.name} ({asker.department}) asked me in the corridor what the "
+              f"{kb['measure']} is under our current {kb['topic']} policy and who approves exceptions"
+              + (", and how to reach that person by phone" if reach else "") + ". Please email them the answer "
+              "from the knowledge base (the current policy, not an old one), citing the ids of the articles you used.",
+              f"Answer {asker.name} from the knowledge base", "evidence_report", "kb_answer_with_citations")
 
     def act() -> None:
-        approver, unit = kb["approver"], kb["unit"]
-        b.call("search_emails", query=f"from:{asker.email} is:unread")
-        b.call("read_email", id=mid)
+        unit = kb["unit"]
+        if mid is not None:
+            b.call("search_emails", query=f"from:{asker.email} is:unread")
+            b.call("read_email", id=mid)
         b.call("search_articles", query=f"{kb['topic']} policy")
         b.call("get_article", article_id=kb["cur_id"])
         b.call("get_article", article_id=kb["exc_id"])
-        b.call("reply_email", id=mid, body=(
-            f"Hi {asker.name.split()[0]}, the {kb['measure']} is {unit} {kb['current']} (see {kb['cur_id']}). "
-            f"Exceptions are approved by {approver.name} (see {kb['exc_id']})."))
-        b.check({"kind": "judged", "target": {"mail": {"to": [asker.email], "in_reply_to": mid}},
+        if reach:
+            b.call("get_contact", email=approver.email)
+        body = (f"Hi {asker.name.split()[0]}, the {kb['measure']} is {unit} {kb['current']} (see {kb['cur_id']}). "
+                f"Exceptions are approved by {approver.name} (see {kb['exc_id']})"
+                + (f"; you can reach them on {phone}." if reach else "."))
+        if mid is not None:
+            b.call("reply_email", id=mid, body=body)
+        else:
+            b.call("send_email", _free=("subject",), to=[asker.email], subject=f"{kb['title']}: the limit", body=body)
+        target = {"to": [asker.email], "in_reply_to": mid} if mid is not None else {"to": [asker.email]}
+        b.check({"kind": "judged", "target": {"mail": target},
                  "documents": "together", "criteria": [  # every reply judged as one: one per candidate fails
             {"requirement": f"States the current {kb['measure']}", "key_facts": [str(kb["current"])]},
             {"requirement": "Says who approves exceptions", "key_facts": [[approver.name, approver.email]]},
@@ -208,11 +231,12 @@ def kb_answer_with_citations(b: SpecBuilder, size: int = 1) -> Act:
             {"requirement": "Cites the exceptions article by its id", "key_facts": [kb["exc_id"]]},
             {"requirement": "Gives the outdated limit of the old policy as the answer", "negative": True,
              "key_facts": [str(kb["old"])]},
+            *([{"requirement": "Gives the approver's phone number", "key_facts": [phone]}] if reach else []),
         ], "description": "the reply answers from the current article and cites both"})
         b.check({"kind": "records_read", "table": "kb.articles", "keys": [kb["cur_id"], kb["exc_id"]],
                  "description": "both articles the answer rests on were read"})
         b.allow("mail.messages:msg-*")
-        b.answer(f"I replied to {asker.name}: {unit} {kb['current']} ({kb['cur_id']}), exceptions approved by "
-                 f"{approver.name} ({kb['exc_id']}).")
+        b.answer(f"I {'replied to' if mid else 'emailed'} {asker.name}: {unit} {kb['current']} ({kb['cur_id']}), "
+                 f"exceptions approved by {approver.name} ({kb['exc_id']})" + (f", on {phone}." if reach else "."))
 
     return act
