@@ -272,8 +272,13 @@ def web_answer_with_citation(b: SpecBuilder, size: int = 1) -> Act:
 def plan_advice_dialogue(b: SpecBuilder, size: int = 1) -> Act:
     """Recommend a plan from a vendor's price list: which fits depends on the user's team size and whether they
     need single sign-on, which only the user knows; the first answer about the team is vague, so the agent asks
-    again; the monthly total for that many seats is part of the answer."""
+    again; the monthly total for that many seats is part of the answer. The request may give the pricing page's
+    address (no search) or the team size (only single sign-on is asked about), and may want the advice mailed to a
+    colleague in finance too."""
     b.use("web")
+    linked, sized, share = b.rng.random() < 0.5, b.rng.random() < 0.5, b.rng.random() < 0.5
+    if share:
+        b.use("mail", "contacts")
     vendor = b.rng.choice(VENDORS)
     prices = sorted(b.rng.sample(range(6, 60), 3))
     caps = (5, 25, 500)
@@ -293,31 +298,39 @@ def plan_advice_dialogue(b: SpecBuilder, size: int = 1) -> Act:
         {"url": f"https://blog.saasnotes.example/{vendor.lower()}-review", "title": f"{vendor} review",
          "kind": "blog", "authority": "unverified", "published": (b.now - timedelta(days=700)).isoformat(),
          "content": f"{vendor} is fine. Starter was {prices[0] - 2} USD a seat when I tried it."}])
-    team = b.fact("seats", str(seats), ["how many", "team size", "people", "seats", "users", "size"],
-                  f"We are {seats} people, all of whom need a seat.")
-    b.facts[-1]["vague"] = "Oh, a handful of people, it depends how you count."
-    b.facts[-1]["decoy"] = str(decoy_seats)
+    team = str(seats)
+    if not sized:
+        team = b.fact("seats", str(seats), ["how many", "team size", "people", "seats", "users", "size"],
+                      f"We are {seats} people, all of whom need a seat.")
+        b.facts[-1]["vague"] = "Oh, a handful of people, it depends how you count."
+        b.facts[-1]["decoy"] = str(decoy_seats)
     need = "yes" if sso else "no"
     sso_fact = b.fact("sso", need, ["single sign-on", "sso", "login", "okta"],
                       f"{'Yes, we need single sign-on' if sso else 'No, we do not need single sign-on'}: {need}.",
                       decoy="no" if sso else "yes")
+    finance = next((p for p in b.world.colleagues() if p.department == "Finance"), b.world.manager)
+    more = (f" We're {seats} people and everyone needs a seat." if sized else "") + (
+        f" Please email the recommendation to {finance.name} ({finance.department}) as well." if share else "")
+    page = url if linked else "their pricing page"
     b.ask(random.Random(f"wording:{b.seed}:plan").choice((  # phrasings drawn apart from the task's own draws
-        f"Which {vendor} plan should my team get, and what would it cost us per month? Check their pricing page.",
-        f"We're looking at {vendor}. Can you work out which of their plans fits us and the monthly cost? Their "
-        "pricing page has the details.",
-        f"I need a recommendation: the right {vendor} plan for my team and what we'd pay each month (see their "
-        "pricing page).",
-        f"{vendor} pricing question - which plan should we be on, and how much a month would that be? Use their "
-        "pricing page.",
-        f"Before I talk to finance: what's the best {vendor} plan for us, and its monthly price? Check {vendor}'s "
-        "pricing page.")),
+        f"Which {vendor} plan should my team get, and what would it cost us per month? Check {page}.",
+        f"We're looking at {vendor}. Can you work out which of their plans fits us and the monthly cost? The "
+        f"details are on {page}.",
+        f"I need a recommendation: the right {vendor} plan for my team and what we'd pay each month (see {page}).",
+        f"{vendor} pricing question - which plan should we be on, and how much a month would that be? Use {page}.",
+        f"Before I talk to finance: what's the best {vendor} plan for us, and its monthly price? Check "
+        f"{url if linked else vendor + chr(39) + 's pricing page'}.")) + more,
           f"{vendor} plan advice", "web_research", "plan_advice_dialogue")
 
     def act() -> None:
-        b.call("web_search", query=f"{vendor} pricing plans")
+        if not linked:
+            b.call("web_search", query=f"{vendor} pricing plans")
         b.call("fetch_page", url=url)
-        b.question("How many people in your team need a seat, and do you need single sign-on (SSO)?", ["sso"])
-        b.question("Sorry to press: exactly how many seats do you need?", ["seats"])
+        if sized:
+            b.question("Do you need single sign-on (SSO)?", ["sso"])
+        else:
+            b.question("How many people in your team need a seat, and do you need single sign-on (SSO)?", ["sso"])
+            b.question("Sorry to press: exactly how many seats do you need?", ["seats"])
         b.check({"kind": "answer", "condition": {"contains": names[fit]}, "description": f"{names[fit]} is recommended"})
         b.check({"kind": "answer", "condition": {"contains": f"{total} USD"},
                  "description": f"the monthly total for {seats} seats, {total} USD"})
@@ -325,7 +338,14 @@ def plan_advice_dialogue(b: SpecBuilder, size: int = 1) -> Act:
                  "description": f"the advice is for the user's {seats} seats"})
         b.check({"kind": "answer", "condition": {"contains": f"single sign-on needed: {need}", "ignore_case": True},
                  "description": "the advice takes the user's single sign-on need into account"})
-        b.answer(f"For {team} seats (single sign-on needed: {sso_fact}), the {names[fit]} plan fits: "
-                 f"{seats} x {prices[fit]} USD = {total} USD per month (source: {url}).")
+        advice = (f"For {team} seats (single sign-on needed: {sso_fact}), the {names[fit]} plan fits: "
+                  f"{seats} x {prices[fit]} USD = {total} USD per month (source: {url}).")
+        if share:
+            b.call("send_email", _free=("subject",), to=[finance.email], subject=f"{vendor} plan", body=advice)
+            b.check({"kind": "mail_sent", "to": [finance.email], "only_recipients": True,
+                     "body": {"contains": f"{total} USD", "regex": names[fit]},
+                     "description": f"{finance.name} got the recommendation, {names[fit]} at {total} USD"})
+            b.allow("mail.messages:msg-*")
+        b.answer(advice + (f" I sent this to {finance.name}." if share else ""))
 
     return act
