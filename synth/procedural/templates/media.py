@@ -76,10 +76,15 @@ def receipt_png(b: SpecBuilder, merchant: str, when: str, total: int, level: str
 def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
     """Photos of the user's trip receipts go into the Expenses database with the merchant, date and total as each
     receipt shows them, the ledger transaction it belongs to, and whether the ledger's amount matches; one
-    receipt's total differs from its ledger entry, and the receipts' facts are only in their pixels."""
+    receipt's total differs from its ledger entry, and the receipts' facts are only in their pixels. How many
+    receipts there are varies, and the request may also want the mismatch reported to the colleague who keeps the
+    ledger."""
     b.use("files", "finance", "databases", "contacts")
     me, colleague = b.world.user.email, b.world.colleagues()[0].email
-    k = 3 + min(size, 2) - 1
+    k = 2 + min(size, 2) - 1 + b.rng.randint(0, 2)
+    keeper = b.world.colleagues()[-1] if b.rng.random() < 0.5 else None
+    if keeper is not None:
+        b.use("mail")
     merchants = b.rng.sample(MERCHANTS, k + 2)
     bad = b.rng.randrange(k)
     txs = b.table("finance", "transactions")
@@ -125,7 +130,9 @@ def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
         "Ledger set to Matches if the ledger amount is the same, Mismatch if not.",
         "Could you log my receipts (photos in /receipts, from last week) in the Expenses database? One row each: "
         "Name is the merchant, then the date and total printed on it, my matching ledger transaction's id, and "
-        "Ledger = Matches or Mismatch depending on whether the ledger amount agrees.")), "Receipts into Expenses", CAP, "receipts_into_expenses")
+        "Ledger = Matches or Mismatch depending on whether the ledger amount agrees."))
+          + (f" {keeper.name} keeps the ledger: email them any receipt that doesn't match it, with the transaction id."
+             if keeper is not None else ""), "Receipts into Expenses", CAP, "receipts_into_expenses")
 
     def act() -> None:
         b.call("list_directory", path="/receipts")
@@ -149,6 +156,16 @@ def receipts_into_expenses(b: SpecBuilder, size: int = 1) -> Act:
             "id": "row-old1", "values.Amount": 42.5}, "description": "the older expense row is left as it was"})
         b.allow("databases.rows:*")
         wrong = receipts[bad]
+        if keeper is not None:
+            b.call("send_email", _free=("subject",), to=[keeper.email], subject="Receipt not matching the ledger",
+                   body=f"Hi {keeper.name.split()[0]}, the {wrong[1]} receipt of {wrong[2]} says {_money(wrong[3])}, "
+                        f"but ledger transaction {wrong[4]} has a different amount.")
+            b.check({"kind": "mail_sent", "to": [keeper.email], "only_recipients": True,
+                     "body": {"contains": wrong[4]}, "description": f"{keeper.name} was told about {wrong[4]}"})
+            for t in (r[4] for r in receipts if r[5]):
+                b.guard({"kind": "tool_not_called", "tool": "send_email", "args": {"body": {"contains": t}},
+                         "description": f"only the mismatch was reported ({t} matches the ledger)"})
+            b.allow("mail.messages:msg-*")
         b.answer(f"Added {k} receipts to Expenses. {wrong[1]}'s receipt says {_money(wrong[3])} but the ledger "
                  f"({wrong[4]}) has a different amount, so it is marked Mismatch; the others match.")
 
@@ -315,10 +332,15 @@ def invoice_pdf(vendor: str, number: str, issued: str, due: str, items: list[tup
 
 @template(CAP, "invoice_to_budget_over_days", weight=2)
 def invoice_to_budget_over_days(b: SpecBuilder, size: int = 1) -> Act:
-    """Two days with the budget workbook: day one enters a supplier invoice's total (from the PDF's text layer)
-    in its row, under a standing rule to keep it in step with the invoices; overnight a corrected invoice replaces
-    it silently, and day two enters a second supplier's invoice and, by the rule, the corrected total."""
+    """Two or three days with the budget workbook: day one enters a supplier invoice's total (from the PDF's text
+    layer) in its row, under a standing rule to keep it in step with the invoices; overnight a corrected invoice
+    replaces it silently, and day two enters a second supplier's invoice and, by the rule, the corrected total. Day
+    one's invoice may be named by its path or only by its folder; day two may also ask what is left of the first
+    supplier's budget to be mailed to a colleague (the corrected figure); a third day may bring a third invoice."""
     b.use("files", "contacts")
+    named, tell, third = b.rng.random() < 0.5, b.rng.random() < 0.5, b.rng.random() < 0.5
+    if tell:
+        b.use("mail")
     vendors = _ascii(list(b.rng.sample(b.maker.pools.companies, 10)))[:4]
     if len(vendors) < 4:
         raise TemplateError("too few plain company names")
@@ -329,64 +351,115 @@ def invoice_to_budget_over_days(b: SpecBuilder, size: int = 1) -> Act:
     rows += [[v, budgets[i], None, f"=B{i + 2}-C{i + 2}"] for i, v in enumerate(vendors)]
     book = f"/finance/budget-{b.now.year}.xlsx"
     _file(b, book, write_xlsx(None, book, "Costs", "A1", rows))
-    first, second = b.rng.sample(range(len(vendors)), 2)
+    first, second, last = b.rng.sample(range(len(vendors)), 3)
 
     def items() -> list[tuple[str, int]]:
         return [(f"{b.maker.word().capitalize()} services", b.rng.randint(1500, 9000) * 100 + b.rng.choice((0, 50))),
                 ("Expenses", b.rng.randint(50, 900) * 100)]
-    inv1, inv2 = items(), items()
+    inv1, inv2, inv3 = items(), items(), items()
     fix = list(inv1)
     fix[0] = (fix[0][0], fix[0][1] - b.rng.randint(3, 40) * 100)
-    num1, num2 = f"INV-{b.rng.randint(1000, 4999)}", f"INV-{b.rng.randint(5000, 9999)}"
+    num1, num2, num3 = (f"INV-{b.rng.randint(1000, 4999)}", f"INV-{b.rng.randint(5000, 9999)}",
+                        f"INV-{b.rng.randint(10000, 19999)}")
     num_fix = f"{num1}-C"
     issued = (b.now - timedelta(days=3)).date().isoformat()
     due = (b.now + timedelta(days=27)).date().isoformat()
     slug = lambda v: "".join(c for c in v.lower() if c.isalnum())[:16]  # noqa: E731
-    p1 = f"/invoices/{slug(vendors[first])}-{num1}.pdf"
-    p2 = f"/invoices/{slug(vendors[second])}-{num2}.pdf"
+    p1, p2, p3 = (f"/invoices/{slug(vendors[i])}-{n}.pdf" for i, n in ((first, num1), (second, num2), (last, num3)))
     pfix = f"/invoices/{slug(vendors[first])}-{num_fix}.pdf"
     _file(b, p1, invoice_pdf(vendors[first], num1, issued, due, inv1), "pdf", (_money(sum(p for _, p in inv1)),))
     _file(b, p2, invoice_pdf(vendors[second], num2, issued, due, inv2), "pdf", (_money(sum(p for _, p in inv2)),))
+    if third:
+        _file(b, p3, invoice_pdf(vendors[last], num3, issued, due, inv3), "pdf", (_money(sum(p for _, p in inv3)),))
     declare(b, pfix, "pdf", (_money(sum(p for _, p in fix)),))  # arrives overnight
-    t1, t2, tfix = (sum(p for _, p in x) / 100 for x in (inv1, inv2, fix))
-    c1, c2 = f"C{first + 2}", f"C{second + 2}"
+    t1, t2, t3, tfix = (sum(p for _, p in x) / 100 for x in (inv1, inv2, inv3, fix))
     background_files(b, 2)
-    b.ask(f"Please enter the total of {vendors[first]}'s invoice (it is in /invoices) in the Invoiced column of its "
+    where = f"it is {p1}" if named else "it is in /invoices"
+    b.ask(f"Please enter the total of {vendors[first]}'s invoice ({where}) in the Invoiced column of its "
           f"row on the Costs sheet of {book}. From now on, keep that cell in step with their invoices: if they send "
           f"a corrected one, the corrected total is what counts.", "Invoices into the budget", CAP,
           "invoice_to_budget_over_days")
-    tomorrow = local(b, 1, 9)
-    if tomorrow.weekday() >= 5:
-        tomorrow = local(b, 7 - tomorrow.weekday() + 1, 9)
+    days = [local(b, 1, 9)]
+    while len(days) < (3 if third else 2):
+        while days[-1].weekday() >= 5:
+            days[-1] += timedelta(days=1)
+        days.append(days[-1] + timedelta(days=1))
+    while days[-1].weekday() >= 5:
+        days[-1] += timedelta(days=1)
+    plan = _Budget(b, book, vendors, budgets, b.world.colleagues()[0])
 
     def act() -> None:
         b.open_stage("day-1", f"{b.now:%A %d %B}")
         b.call("read_sheet", path=book, sheet="Costs")
-        b.call("list_directory", path="/invoices")
-        b.call("read_pdf", path=p1)
-        b.call("write_sheet", path=book, sheet="Costs", start=c1, rows=[[t1]])
-        b.check({"kind": "file", "path": book, "sheet_cell": {"sheet": "Costs", "cell": c1, "value": {"equals": t1}},
-                 "description": f"{vendors[first]}'s invoice {num1} ({t1:,.2f}) in {c1}"}, weight=2)
-        b.end_stage(f"Entered {vendors[first]}'s invoice {num1}, {t1:,.2f} USD, in {c1} of the Costs sheet.")
-        b.open_stage("day-2", f"{tomorrow:%A %d %B}", tomorrow,
-                     f"Good morning. Today please enter {vendors[second]}'s invoice in the budget the same way.")
-        fix_raw = invoice_pdf(vendors[first], num_fix, tomorrow.date().isoformat(), due, fix, corrects=num1)
+        if not named:
+            b.call("list_directory", path="/invoices")
+        plan.enter(first, p1, num1, t1, "day one")
+        b.end_stage(f"Entered {vendors[first]}'s invoice {num1}, {t1:,.2f} USD, in {plan.cell(first)} of the Costs "
+                    "sheet.")
+        ask = f" Then email {plan.mate.name} how much of {vendors[first]}'s budget is left." if tell else ""
+        b.open_stage("day-2", f"{days[0]:%A %d %B}", days[0],
+                     f"Good morning. Today please enter {vendors[second]}'s invoice in the budget the same way.{ask}")
+        fix_raw = invoice_pdf(vendors[first], num_fix, days[0].date().isoformat(), due, fix, corrects=num1)
         b.stage_change([{"op": "put", "table": "files.files", "record": {
             "path": pfix, "content": base64.b64encode(fix_raw).decode(), "encoding": "base64"}}],
             note=f"{vendors[first]} sent a corrected invoice")
         b.call("list_directory", path="/invoices")
-        b.call("read_pdf", path=p2)
-        b.call("write_sheet", path=book, sheet="Costs", start=c2, rows=[[t2]])
-        b.check({"kind": "file", "path": book, "sheet_cell": {"sheet": "Costs", "cell": c2, "value": {"equals": t2}},
-                 "description": f"{vendors[second]}'s invoice {num2} ({t2:,.2f}) in {c2}"}, weight=2)
+        plan.enter(second, p2, num2, t2, "day two")
         b.call("read_pdf", path=pfix, _recalls=True)
-        b.call("write_sheet", _recalls=True, _stale={"path": book, "sheet": "Costs", "start": c1, "rows": [[t1]]},
-               path=book, sheet="Costs", start=c1, rows=[[tfix]])
-        b.check({"kind": "file", "path": book, "sheet_cell": {"sheet": "Costs", "cell": c1, "value": {"equals": tfix}},
-                 "description": f"the standing rule held: {c1} has the corrected total of {num_fix} ({tfix:,.2f})"},
-                weight=3)
+        b.call("write_sheet", _recalls=True, _stale={"path": book, "sheet": "Costs", "start": plan.cell(first),
+                                                    "rows": [[t1]]},
+               path=book, sheet="Costs", start=plan.cell(first), rows=[[tfix]])
+        b.check({"kind": "file", "path": book, "sheet_cell": {"sheet": "Costs", "cell": plan.cell(first),
+                                                              "value": {"equals": tfix}},
+                 "description": f"the standing rule held: {plan.cell(first)} has the corrected total of {num_fix} "
+                                f"({tfix:,.2f})"}, weight=3)
+        said = (f"Entered {vendors[second]}'s invoice {num2}, {t2:,.2f} USD, in {plan.cell(second)}. "
+                f"{vendors[first]} sent a corrected invoice {num_fix} overnight, so {plan.cell(first)} now has its "
+                f"total, {tfix:,.2f} USD.")
+        if tell:
+            said += plan.tell_left(first, tfix, t1)
         b.allow(f"files:{book}")
-        b.answer(f"Entered {vendors[second]}'s invoice {num2}, {t2:,.2f} USD, in {c2}. {vendors[first]} sent a "
-                 f"corrected invoice {num_fix} overnight, so {c1} now has its total, {tfix:,.2f} USD.")
+        if third:
+            b.end_stage(said)
+            b.open_stage("day-3", f"{days[1]:%A %d %B}", days[1],
+                         f"Morning! {vendors[last]}'s invoice is in as well; please enter it the same way.")
+            b.call("list_directory", path="/invoices")
+            plan.enter(last, p3, num3, t3, "day three")
+            said = f"Entered {vendors[last]}'s invoice {num3}, {t3:,.2f} USD, in {plan.cell(last)}."
+        b.answer(said)
 
     return act
+
+
+class _Budget:
+    """The budget workbook's rows and the colleague who follows them: entering an invoice, telling what is left."""
+
+    def __init__(self, b: SpecBuilder, book: str, vendors: list[str], budgets: list[int], mate: Any) -> None:
+        self.b, self.book, self.vendors, self.budgets, self.mate = b, book, vendors, budgets, mate
+
+    def cell(self, i: int) -> str:
+        return f"C{i + 2}"
+
+    def enter(self, i: int, path: str, number: str, total: float, day: str) -> None:
+        """Read the invoice and write its total into the supplier's Invoiced cell (checked on that day)."""
+        self.b.call("read_pdf", path=path)
+        self.b.call("write_sheet", path=self.book, sheet="Costs", start=self.cell(i), rows=[[total]])
+        self.b.check({"kind": "file", "path": self.book, "sheet_cell": {
+            "sheet": "Costs", "cell": self.cell(i), "value": {"equals": total}},
+            "description": f"{self.vendors[i]}'s invoice {number} ({total:,.2f}) in {self.cell(i)} on {day}"},
+            weight=2)
+
+    def tell_left(self, i: int, total: float, stale: float) -> str:
+        """Mail the colleague what is left of supplier i's budget after `total` (`stale`: before the correction)."""
+        left, old = self.budgets[i] - total, self.budgets[i] - stale
+        vendor, mate = self.vendors[i], self.mate
+        body = lambda x: f"Hi {mate.name.split()[0]}, {x:,.2f} USD of the {vendor} budget is left."  # noqa: E731
+        self.b.call("send_email", _free=("subject",), _stale={"to": [mate.email], "subject": f"{vendor} budget",
+                                                             "body": body(old)},
+                    to=[mate.email], subject=f"{vendor} budget", body=body(left))
+        self.b.check({"kind": "mail_sent", "to": [mate.email], "only_recipients": True,
+                      "body": {"contains_any": [f"{left:,.2f}", f"{left:.2f}"]},
+                      "description": f"{mate.name} was told what is left of {vendor}'s budget after the correction "
+                                     f"({left:,.2f})"}, weight=2)
+        self.b.allow("mail.messages:msg-*")
+        return f" {mate.name} knows {left:,.2f} USD of the {vendor} budget is left."
