@@ -259,8 +259,13 @@ METRICS = (("New customers", "customers"), ("Support tickets closed", "tickets")
 def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
     """Answer which region led a metric in a month, and with how many, from the chart of the quarterly report PDF
     (a page that is only the chart image); last quarter's report, whose text layer has its own figures, is a
-    distractor."""
+    distractor. The request names the report's file or only its folder, and wants the answer itself or mailed to
+    the colleague who asked."""
     b.use("files")
+    named, asker = b.rng.random() < 0.5, None
+    if b.rng.random() < 0.5:
+        b.use("mail", "contacts")
+        asker = b.world.colleagues()[-1]
     metric, unit = b.rng.choice(METRICS)
     regions = b.rng.sample(REGIONS, 3 + min(size, 2) - 1)
     q = (b.now.month - 1) // 3  # the quarter before this one
@@ -290,19 +295,30 @@ def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
     month = months[m]
     if old[old_top] == figure:
         raise TemplateError("last quarter's figure equals the answer")
-    b.ask(random.Random(f"wording:{b.seed}:chart").choice((
-        f"In the Q{q} {year} operations review in /reports, which region had the most {metric.lower()} in {month}, "
+    where = path if named else "in /reports"
+    ask = random.Random(f"wording:{b.seed}:chart").choice((
+        f"In the Q{q} {year} operations review ({where}), which region had the most {metric.lower()} in {month}, "
         f"and how many?",
         f"Which region topped {metric.lower()} in {month}, and with how many? It's in the Q{q} {year} operations "
-        "review in /reports.",
-        f"Quick question from the Q{q} {year} operations review (it's in /reports): for {month}, which region had the "
-        f"highest {metric.lower()}, and what was the number?")), f"Read the Q{q} chart", CAP, "chart_answer_from_report")
+        f"review ({where}).",
+        f"Quick question from the Q{q} {year} operations review ({where}): for {month}, which region had the "
+        f"highest {metric.lower()}, and what was the number?"))
+    if asker is not None:
+        ask = (f"{asker.name} ({asker.department}) asked me this; please email them the answer. " + ask)
+    b.ask(ask, f"Read the Q{q} chart", CAP, "chart_answer_from_report")
 
     def act() -> None:
-        b.call("list_directory", path="/reports")
+        if not named:
+            b.call("list_directory", path="/reports")
         b.call("read_pdf", path=path)
         others = [r for r in regions if r != top]
-        b.check({"kind": "judged", "target": "answer", "criteria": [
+        said = f"{top} had the most {metric.lower()} in {month}: {figure}."
+        if asker is not None:
+            b.call("send_email", _free=("subject",), to=[asker.email], subject=f"{metric} in {month}",
+                   body=f"Hi {asker.name.split()[0]}, {said}")
+            b.allow("mail.messages:msg-*")
+        b.check({"kind": "judged", "target": "answer" if asker is None else {"mail": {"to": [asker.email]}},
+                 "criteria": [
             {"requirement": f"Names the region with the most {metric.lower()} in {month}",
              "key_facts": [{"entity": LEADS, "value": top}],
              "excludes": [{"entity": LEADS, "value": r} for r in others]},
@@ -310,7 +326,7 @@ def chart_answer_from_report(b: SpecBuilder, size: int = 1) -> Act:
             {"requirement": "Gives last quarter's figure as the answer", "negative": True,
              "key_facts": [str(old[old_top])]},
         ], "description": f"{top} led {month} with {figure} {unit}"})
-        b.answer(f"{top} had the most {metric.lower()} in {month}: {figure}.")
+        b.answer(said if asker is None else f"I emailed {asker.name}: {said}")
 
     return act
 
