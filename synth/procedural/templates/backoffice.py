@@ -21,14 +21,26 @@ TRIP_SPEND = (("Travel", ("Lufthansa", "Uber", "Rail Europe", "Airport Express")
 def expense_claim_from_trip(b: SpecBuilder, size: int = 1) -> Act:
     """Claim the user's own spending during last week's trip (dates from the calendar) for the manager's approval,
     with the exact total; spending before the trip, a colleague's spending on the trip and an already-claimed
-    transaction stay out."""
-    b.use("finance", "calendar", "contacts")
+    transaction stay out. The trip's dates are on the calendar or in the travel agency's booking confirmation; the
+    approver is named, or is 'my manager' (found in the user's directory entry)."""
+    dates, named = b.rng.choice(("calendar", "booking")), b.rng.random() < 0.5
+    b.use("finance", "contacts", "calendar" if dates == "calendar" else "mail")
     me, boss = b.world.user, b.world.manager
     city = b.rng.choice(CITIES)
     nights = 1 + min(size, 3)
     start = local(b, -8, 7)
-    add_event(b, f"Trip to {city}", start, 60 * 24 * nights + 600, me.email, [me.email])
-    add_event(b, f"{city} client workshop", start + timedelta(days=1, hours=2), 120, me.email, [me.email])
+    if dates == "calendar":
+        add_event(b, f"Trip to {city}", start, 60 * 24 * nights + 600, me.email, [me.email])
+        add_event(b, f"{city} client workshop", start + timedelta(days=1, hours=2), 120, me.email, [me.email])
+    else:
+        agency = f"bookings@{b.rng.choice(('travelwise', 'tripdesk', 'corporatetravel'))}.example"
+        back = start + timedelta(days=nights)
+        earlier = b.rng.choice([c for c in CITIES if c != city])
+        add_mail(b, agency, f"Booking confirmed: {earlier}", f"Your trip to {earlier} is booked: outbound "
+                 f"{(start - timedelta(days=40)).date().isoformat()}, return "
+                 f"{(start - timedelta(days=38)).date().isoformat()}.", 45)
+        add_mail(b, agency, f"Booking confirmed: {city}", f"Your trip to {city} is booked: outbound "
+                 f"{start.date().isoformat()}, return {back.date().isoformat()}. Have a good trip!", 14)
     currency = b.rng.choice(("EUR", "USD", "GBP"))
     txs = b.table("finance", "transactions")
     claim_ids, total = [], 0
@@ -56,21 +68,28 @@ def expense_claim_from_trip(b: SpecBuilder, size: int = 1) -> Act:
     b.table("finance", "reports").append({"id": "claim-old", "kind": "claim", "title": "Airport transfer",
                                           "transaction_ids": [claimed], "total_minor": 2500, "currency": currency,
                                           "status": "pending_approval", "approver": boss.email})
+    who = boss.name if named else "my manager"
+    cal = "my calendar" if dates == "calendar" else "the travel agency's booking confirmation"
     b.ask(random.Random(f"wording:{b.seed}:claim").choice((  # phrasings drawn apart from the task's own draws
-        f"Please submit an expense claim for what I spent on my {city} trip last week (the dates are on my calendar) "
-        f"to {boss.name} for approval, with the correct total. Only my own spending during the trip, and nothing "
+        f"Please submit an expense claim for what I spent on my {city} trip last week (the dates are in {cal}) "
+        f"to {who} for approval, with the correct total. Only my own spending during the trip, and nothing "
         "I've already claimed.",
-        f"Can you claim my {city} trip expenses from last week? Send the claim to {boss.name} for approval with the "
-        "right total: only what I spent during the trip (my calendar has the dates), nothing already claimed.",
-        f"I still haven't claimed last week's {city} trip. Put in a claim to {boss.name} covering my own spending "
-        "on the trip days (see my calendar) - skip anything I've claimed before - with the correct total.",
-        f"Expenses from the {city} trip last week need claiming: just my spending between the trip dates in my "
-        f"calendar, minus anything already claimed, sent to {boss.name} for approval.")),
+        f"Can you claim my {city} trip expenses from last week? Send the claim to {who} for approval with the "
+        f"right total: only what I spent during the trip ({cal} has the dates), nothing already claimed.",
+        f"I still haven't claimed last week's {city} trip. Put in a claim to {who} covering my own spending "
+        f"on the trip days (see {cal}) - skip anything I've claimed before - with the correct total.",
+        f"Expenses from the {city} trip last week need claiming: just my spending between the trip dates in "
+        f"{cal}, minus anything already claimed, sent to {who} for approval.")),
           f"Claim the {city} trip", "back_office", "expense_claim_from_trip")
 
     def act() -> None:
         end = start + timedelta(days=nights + 1)
-        b.call("list_events", start=(start - timedelta(days=2)).isoformat(), end=end.isoformat(), query=city)
+        if dates == "calendar":
+            b.call("list_events", start=(start - timedelta(days=2)).isoformat(), end=end.isoformat(), query=city)
+        else:
+            b.call("search_emails", query=f"booking {city}")
+        if not named:
+            b.call("get_contact", email=me.email)
         b.call("list_transactions", start_date=start.date().isoformat(),
                end_date=(start + timedelta(days=nights)).date().isoformat(), spent_by="me", unclaimed=True)
         text = format_minor(total, currency)
