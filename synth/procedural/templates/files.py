@@ -11,7 +11,8 @@ from .common import TOPICS, background_files, money, unique_names
 
 @template("file_management", "archive_by_year")
 def archive_by_year(b: SpecBuilder, size: int = 1) -> Act:
-    """Move one year's reports into an archive folder; other years (look-alike names) stay."""
+    """Move one year's reports into an archive folder; other years (look-alike names) stay. How many documents the
+    year has varies, and the archive may already exist (an earlier year archived there), so it is not created."""
     b.use("files")
     background_files(b, 3)
     kind = b.rng.choice(("invoices", "receipts", "minutes", "statements"))
@@ -19,7 +20,8 @@ def archive_by_year(b: SpecBuilder, size: int = 1) -> Act:
     if any(r["path"].startswith(base + "/") for r in b.table("files", "files")):
         base += f"-{b.rng.randint(2, 99)}"
     year = b.rng.choice((2023, 2024, 2025))
-    parties = unique_names(b, 3 + 2 * size, lambda: b.rng.choice(b.maker.pools.companies).split()[0].lower().strip(",."))
+    n = 2 * size + b.rng.randint(2, 4)
+    parties = unique_names(b, n, lambda: b.rng.choice(b.maker.pools.companies).split()[0].lower().strip(",."))
     moving, staying = [], []
     for i, party in enumerate(parties):
         y = year if i % 2 == 0 else b.rng.choice((year - 1, year + 1))
@@ -29,17 +31,28 @@ def archive_by_year(b: SpecBuilder, size: int = 1) -> Act:
         b.table("files", "files").append({"path": path, "content": f"{kind[:-1].capitalize()} {party} {y}-{month:02d}\nTotal: {amount}\n"})
         (moving if y == year else staying).append((path, amount))
     dest = f"{base}/archive/{year}"
-    b.ask(f"Please move all {year} {kind} in {base} into a new folder {dest}. Leave the other years where they are.",
-          f"Archive {year} {kind}", "file_management", "archive_by_year")
+    existing = b.rng.random() < 0.4
+    if existing:  # last year's clean-up made the folder; it holds one older document of that year already
+        b.table("files", "files").append({"path": f"{dest}/{year}-01-opening-balance.txt",
+                                          "content": f"Opening balance {year}\n"})
+        ask = f"Please move all {year} {kind} in {base} into {dest}, the archive folder we started for {year}."
+    else:
+        ask = f"Please move all {year} {kind} in {base} into a new folder {dest}."
+    b.ask(ask + " Leave the other years where they are.", f"Archive {year} {kind}", "file_management",
+          "archive_by_year")
 
     def act() -> None:
         b.call("list_directory", path=base)
-        b.call("create_directory", path=dest)
+        if not existing:
+            b.call("create_directory", path=dest)
         for path, amount in moving:
             name = path.rsplit("/", 1)[1]
             b.call("move_file", source=path, destination=f"{dest}/{name}")
             b.check({"kind": "file", "path": f"{dest}/{name}", "content": {"contains": f"Total: {amount}"}})
             b.check({"kind": "file", "path": path, "exists": False})
+        if existing:
+            b.guard({"kind": "file", "path": f"{dest}/{year}-01-opening-balance.txt", "maintain": True,
+                     "content": {"contains": "Opening balance"}, "description": "what was archived before stays"})
         b.allow(f"files:{dest}*", f"files:{base}/archive", *[f"files:{p}" for p, _ in moving])
         b.answer(f"Moved {len(moving)} {year} {kind} to {dest}.")
 
@@ -56,7 +69,7 @@ def rename_term(b: SpecBuilder, size: int = 1) -> Act:
     while new == old:
         new = b.maker.brand()
     folder = f"/docs/{b.rng.choice(TOPICS)}-{b.rng.randint(1, 99)}"
-    words = unique_names(b, 3 + 2 * size, b.maker.word)
+    words = unique_names(b, 2 + 2 * size + b.rng.randint(0, 2), b.maker.word)  # how many mention it varies
     edits = []
     for i, w in enumerate(words):
         path = f"{folder}/{w}.md"
