@@ -44,7 +44,7 @@ def crm_account_review(b: SpecBuilder, size: int = 1) -> Act:
     the one not contacted for 60+ days (set to at risk); read most of the accounts' histories first."""
     b.use("crm", "contacts")
     me, colleague = b.world.user.email, b.world.colleagues()[0].email
-    n = 5 + min(size, 3)
+    n = 4 + min(size, 3) + b.rng.randint(0, 2)  # how many of the user's accounts are due varies
     names = unique_names(b, n + 3, lambda: b.rng.choice(b.maker.pools.companies))
     revenues = b.rng.sample(range(40, 990), n + 3)
     stale_i = b.rng.randrange(n)

@@ -98,7 +98,8 @@ def archive_and_label(b: SpecBuilder, size: int = 1) -> Act:
 
 @template("information_retrieval", "assignee_phone")
 def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
-    """Find who owns a ticket and look up their phone number in the directory (look-alikes included)."""
+    """Find who owns a ticket and look up their phone number in the directory (look-alikes included); the ticket is
+    named by its title (searched) or its key (read at once)."""
     b.use("tickets", "contacts")
     project = b.rng.choice(("OPS", "WEB", "DATA", "INFRA"))
     add_project(b, project, f"{project.capitalize()} team")
@@ -117,15 +118,23 @@ def assignee_phone(b: SpecBuilder, size: int = 1) -> Act:
     phone = row["phone"]
     others = sorted({r["phone"] for r in rows if r.get("phone") and r["phone"] != phone})
     names = sorted({p.name for p in b.world.people if p.name and p.email not in (owner.email, b.world.user.email)})
-    b.ask(random.Random(f"wording:{b.seed}:owner").choice((
+    by_key = b.rng.random() < 0.5
+    if by_key:  # a link or a key pasted from a chat: no search needed
+        ask = random.Random(f"wording:{b.seed}:owner").choice((
+            f"Who is working on {key}, and what is their phone number?",
+            f"I need to call whoever has {key} ('{subject}'). Who is it, and what's their number?",
+            f"{key} - who's assigned to it? Give me their phone number too."))
+    else:
+        ask = random.Random(f"wording:{b.seed}:owner").choice((
         f"Who is working on the ticket '{subject}' in {project}, and what is their phone number?",
         f"I need to call whoever has the {project} ticket '{subject}'. Who is it, and what's their number?",
         f"The ticket '{subject}' in {project} - who's assigned to it? Give me their phone number too.",
-        f"Can you find out who owns '{subject}' in {project} and how I can reach them by phone?")),
-          f"Find the owner of {subject}", "information_retrieval", "assignee_phone")
+        f"Can you find out who owns '{subject}' in {project} and how I can reach them by phone?"))
+    b.ask(ask, f"Find the owner of {subject}", "information_retrieval", "assignee_phone")
 
     def act() -> None:
-        b.call("search_tickets", query=subject, project=project)
+        if not by_key:
+            b.call("search_tickets", query=subject, project=project)
         b.call("get_ticket", key=key)
         b.call("get_contact", email=owner.email)
         # the other numbers of the directory as excludes: an answer listing every phone it saw fails
