@@ -74,6 +74,12 @@ def plan(cap: str, rng: random.Random) -> tuple[list[st.Step], bool]:
     make = {"report": st.WriteReport, "notify": st.Notify, "reply": st.ReplyToParty, "ticket": st.CommentTicket,
             "meet": st.Schedule, "answer": st.AnswerFigure}
     steps += [make[k]() for k in sinks]
+    if sinks == ["answer"]:  # what else the question needs: the party's previous document, or the tracking ticket
+        extra = rng.choice(("plain", "ticket") if paid else ("plain", "compare", "ticket"))
+        if extra == "compare":
+            steps[-1] = st.AnswerFigure(compare=True)
+        elif extra == "ticket":
+            steps[-1:] = [st.FindTicket(), st.AnswerFigure(ticket=True)]
     if cap == "policy_compliance":
         steps.append(st.HoldOutside())
     redo = {"report", "notify", "ticket"} & set(sinks)

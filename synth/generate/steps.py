@@ -160,6 +160,7 @@ class FindDocument(Step):
         s.produce("ref", facts["ref"], "files")
         s.produce("total", total_of(facts), "files")
         s.produce("doc_facts", facts, "files")
+        s.facts["earlier"] = (docs[1][0], total_of(docs[1][1]), docs[1][1]["ref"])  # the party's previous one
         s.facts.setdefault("figures", []).append({"document": path, "total": total_of(facts)})
         self.folder = path.rsplit("/", 1)[0]
 
@@ -416,19 +417,46 @@ class AskCode(Step):
 
 
 class AnswerFigure(Step):
-    """Tell the user the figure in the final answer (nothing changes)."""
+    """Tell the user the figure in the final answer (nothing changes); with `compare`, also how far it is from the
+    party's previous document's total, which has to be found and read as well."""
 
     service, consumes = "answer", ("total",)
 
+    def __init__(self, compare: bool = False, ticket: bool = False) -> None:
+        self.compare, self.ticket = compare, ticket
+
     def setup(self, s: Story) -> None:
-        s.goal("answer", ref=s.facts["ref"])
+        kind = "answer_compare" if self.compare else "answer_ticket" if self.ticket else "answer"
+        s.goal(kind, ref=s.facts["ref"], word=s.d.profession.doc_word[s.lang])
 
     def act(self, s: Story) -> None:
         from .wording import mail_texts
         x = _figure(s, "answer")
         s.b.check({"kind": "answer", "condition": {"contains_any": figures(x)},
                    "description": f"the answer gives {x:.2f}"})
-        s.b.answer(mail_texts.answer(s, x))
+        said = mail_texts.answer(s, x)
+        if self.compare:
+            path, before, ref = s.facts["earlier"]
+            if not named(s, path):  # the previous one carries another number: found by the party's name
+                s.b.call("search_files", pattern=f"*{path.rsplit('/', 1)[1].rsplit('-', 1)[0]}*",
+                         path=s.d.profession.folder)
+            s.b.call("read_text_file", path=path)
+            gap = round(x - before, 2)
+            if abs(gap) < 0.005:
+                raise TemplateError("the previous document has the same total")
+            s.b.check({"kind": "answer", "condition": {"contains_any": figures(abs(gap))},
+                       "description": f"the answer gives the difference from {ref} ({before:.2f}): {abs(gap):.2f}"})
+            said += mail_texts.compared(s, ref, before, gap)
+        if self.ticket:  # which of the queue's tickets tracks it (found by FindTicket); naming them all fails
+            key = s.facts["ticket"]
+            whole = lambda k: f"(^|[^\\w-]){re.escape(k)}([^\\w-]|$)"  # noqa: E731
+            others = [r["key"] for r in s.b.data["tickets"]["tickets"] if r["key"] != key]
+            s.b.check({"kind": "all", "predicates": [
+                {"kind": "answer", "condition": {"regex": whole(key)}},
+                *({"kind": "not", "predicate": {"kind": "answer", "condition": {"regex": whole(k)}}} for k in others)],
+                "description": f"the answer names {key}, the ticket tracking it, and no other ticket"})
+            said += mail_texts.tracked(s, key)
+        s.b.answer(said)
 
 
 class HoldOutside(Step):

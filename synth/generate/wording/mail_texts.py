@@ -111,6 +111,18 @@ def answer(s: Any, x: float) -> str:
     return f"The {fig} on {s.facts['ref']} ({s.facts['party']}) is {x:,.2f}."
 
 
+def compared(s: Any, ref: str, before: float, gap: float) -> str:
+    """How the figure compares with the party's previous document (a sentence after `answer`)."""
+    if s.lang == "zh":
+        return f"比上一张（{ref}，{before:,.2f}）{'多' if gap > 0 else '少'} {abs(gap):,.2f}。"
+    return f" That is {abs(gap):,.2f} {'more' if gap > 0 else 'less'} than their previous one, {ref} ({before:,.2f})."
+
+
+def tracked(s: Any, key: str) -> str:
+    """Which ticket tracks the document (a sentence after `answer`)."""
+    return f"对应的工单是 {key}。" if s.lang == "zh" else f" It is tracked on ticket {key}."
+
+
 def question(s: Any, asker: Person) -> tuple[str, str]:
     """A colleague's overnight question about the figure."""
     ref, fig = s.facts["ref"], s.d.profession.figure[s.lang]

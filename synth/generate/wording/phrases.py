@@ -37,6 +37,14 @@ GOALS: dict[str, dict[str, tuple[str, ...]]] = {
                      "people may ask about it over the next few days; reply to them with the latest figure"),
         "answer": ("what's the {fig} on {doc}?", "tell me the {fig} for {doc}",
                    "I just need to know the {fig} on {doc}", "can you find out the {fig} for {doc}?"),
+        "answer_compare": ("what's the {fig} on {doc}, and how much more or less is that than their previous {word}?",
+                           "tell me the {fig} for {doc} and how far it is from the {word} they sent before",
+                           "I need the {fig} on {doc}, and the difference from their previous {word}",
+                           "can you find out the {fig} for {doc} and how it compares with their last {word}?"),
+        "answer_ticket": ("what's the {fig} on {doc}, and which of our tickets is tracking it?",
+                          "tell me the {fig} for {doc} and the ticket we're handling it on",
+                          "I need the {fig} on {doc} - and which ticket in our queue is it on?",
+                          "can you find out the {fig} for {doc}, and the key of the ticket that tracks it?"),
     },
     "zh": {
         "report": ("把{doc}的{fig}整理成一份简短说明，存为 {path}", "在 {path} 里留一份{doc}{fig}的记录",
@@ -52,6 +60,10 @@ GOALS: dict[str, dict[str, tuple[str, ...]]] = {
         "outside": ("也抄送给{party}的{contact}，他们一直在问", "顺便也发给{party}的{contact}"),
         "standing": ("这周如果有人问起，按最新数字回复", "接下来几天有人问到这件事的话，直接回最新的金额"),
         "answer": ("{doc}的{fig}是多少？", "帮我查一下{doc}的{fig}", "告诉我{doc}的{fig}就行"),
+        "answer_compare": ("{doc}的{fig}是多少？和他们上一张{word}相比差多少？", "帮我查一下{doc}的{fig}，以及和上一张{word}的差额",
+                           "告诉我{doc}的{fig}，再对比一下他们上一张{word}"),
+        "answer_ticket": ("{doc}的{fig}是多少？是哪个工单在跟进？", "帮我查一下{doc}的{fig}，以及对应的工单号",
+                          "告诉我{doc}的{fig}和跟进它的工单"),
     },
 }
 

@@ -86,7 +86,7 @@ def _join(parts: list[str], lang: str, rng: random.Random, bullets: bool = True)
 def _body(s: Any, rng: random.Random, stage: int, bullets: bool = True) -> str:
     goals = [g for g in s.goals if g.stage == stage]
     # after the mail they qualify; a question reads best last
-    order = {"code": 1, "outside": 1, "standing": 2, "answer": 3}
+    order = {"code": 1, "outside": 1, "standing": 2, "answer": 3, "answer_compare": 3, "answer_ticket": 3}
     firsts = [g for g in goals if g.kind not in order]
     rng.shuffle(firsts)
     texts = [goal_text(s, g, rng) for g in firsts]
