@@ -195,7 +195,8 @@ class PaidByMail(Step):
         b, rng = s.b, s.rng
         b.use("mail")
         party, contact = s.party
-        paid = round(s.facts["total"] * rng.choice((0.2, 0.25, 0.3, 0.4, 0.5)), 2)
+        # never a half: what was paid would equal what is due, and an answer naming every figure seen would pass
+        paid = round(s.facts["total"] * rng.choice((0.2, 0.25, 0.3, 0.4, 0.6)), 2)
         subject, body = mail_texts.paid_note(s, contact, paid)
         from ..procedural.templates.common import add_mail
         other_party, other_contact = s.other
