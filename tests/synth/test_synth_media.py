@@ -139,7 +139,8 @@ def test_a_scanned_form_has_no_text_layer_and_its_fields_are_only_in_the_image()
 
 
 def test_the_chart_figure_is_only_in_the_image_and_last_quarters_figure_fails() -> None:
-    spec = spec_of("chart_answer_from_report", 3)
+    spec = next(sp for sp in (spec_of("chart_answer_from_report", k) for k in range(3, 20))
+                if not any(s.tool == "send_email" for s in sp.reference.calls()))  # the variant answered in chat
     (pdf_text,) = evidence_reads(spec).values()
     figure = spec.reference.final_answer.rsplit(": ", 1)[1].rstrip(".")
     assert "scanned: no text layer" in pdf_text and figure not in pdf_text
@@ -154,18 +155,21 @@ def test_the_chart_figure_is_only_in_the_image_and_last_quarters_figure_fails() 
 
 
 def test_the_two_day_invoice_story_fails_an_agent_that_never_rereads() -> None:
-    for seed in range(4):
+    days = set()
+    for seed in range(6):
         spec = spec_of("invoice_to_budget_over_days", seed)
-        assert len(spec.stages) == 2 and any(e.at_stage == "day-2" and e.announce is None for e in spec.events)
+        days.add(len(spec.stages))  # a third day brings a third invoice in some seeds
+        assert len(spec.stages) in (2, 3) and any(e.at_stage == "day-2" and e.announce is None for e in spec.events)
         steps = list(spec.reference.steps)
         good = _solve(spec, steps, spec.reference.final_answer)
-        assert good.passed and [s.passed for s in good.stages()] == [True, True]
+        assert good.passed and all(s.passed for s in good.stages())
         stale = [s.model_copy(update={"args": s.stale_args, "stale_args": None})
                  if isinstance(s, CallStep) and s.stale_args else s for s in steps]
         ev = _solve(spec, stale, spec.reference.final_answer)
-        assert not ev.passed and [s.passed for s in ev.stages()] == [True, False]
+        assert not ev.passed and [s.passed for s in ev.stages()][:2] == [True, False]
         forgetful = [s for s in steps if not (isinstance(s, CallStep) and s.recalls)]
         assert not _solve(spec, forgetful, spec.reference.final_answer).passed
+    assert days == {2, 3}
 
 
 @pytest.mark.parametrize("name", ["receipts_into_expenses", "invoice_to_budget_over_days"])

@@ -38,8 +38,8 @@ def test_rotated_key_pasted_into_the_ticket_fails() -> None:
     steps = list(spec.reference.steps)
     i = next(k for k, s in enumerate(steps) if isinstance(s, CallStep) and s.tool == "create_ticket")
     done = run_reference(spec)
-    new = next(s.value for s in done.workspace.table("integrations.integrations")[
-        steps[1].args["id"]].secrets if s.live)
+    rotated = next(s.args["id"] for s in steps if isinstance(s, CallStep) and s.tool == "rotate_secret")
+    new = next(s.value for s in done.workspace.table("integrations.integrations")[rotated].secrets if s.live)
     leaky = steps[i].model_copy(update={"args": {**steps[i].args, "description": f"New key: {new}"}})
     ev = _solve(spec, [*steps[:i], leaky, *steps[i + 1:]], spec.reference.final_answer)
     assert not ev.passed and [r.kind for r in ev.results if not r.passed] == ["secret_not_leaked"]
@@ -71,7 +71,11 @@ def test_digest_to_all_staff_fails() -> None:
 
 
 def test_advice_uses_vague_then_precise_facts() -> None:
-    spec = generate("web_research", 1, template="plan_advice_dialogue")
+    specs = [generate("web_research", k, template="plan_advice_dialogue") for k in range(8)]
+    spec = next(sp for sp in specs if any(f.name == "seats" for f in sp.user_simulator.facts))
+    sized = next(sp for sp in specs if not any(f.name == "seats" for f in sp.user_simulator.facts))
+    asks = [s for s in sized.reference.steps if s.kind == "ask"]  # the request gave the team size: only SSO asked
+    assert len(asks) == 1 and asks[0].facts == ["sso"] and validate_spec(sized).ok
     seats = next(f for f in spec.user_simulator.facts if f.name == "seats")
     assert seats.vague and seats.value not in seats.vague and seats.decoy != seats.value
     assert validate_spec(spec).ok

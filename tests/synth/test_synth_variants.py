@@ -40,8 +40,10 @@ def test_template_variants_take_several_paths_and_all_validate(cap: str, name: s
     paths: dict[tuple[str, ...], str] = {}
     for seed in SEEDS:
         spec = generate(cap, seed, template=name)
-        report = validate_spec(spec)
+        report = validate_spec(spec, max_mutants=None)  # every mutant, no sampling
         assert report.ok, f"{spec.id}\n{report.text()}"
+        st = report.stats  # every mutant of every variant is caught or shown equivalent
+        assert st["mutants_killed"] == st["mutants"] - st.get("mutants_equivalent", 0), spec.id
         paths.setdefault(_sequence(spec), spec.id)
     assert len(paths) > 1, f"{name}: one reference path over {len(SEEDS)} seeds: {next(iter(paths))}"
 

@@ -82,7 +82,8 @@ def test_the_teacher_hears_the_clips_over_mcp() -> None:
     rec = run_episode(spec, make_policy("teacher"), transport="mcp")
     assert rec.passed
     shown = [m for m in rec.messages if m["role"] == "tool" and "[audio: " in str(m.get("content"))]
-    assert len(shown) == 2
+    heard = sum(1 for s in spec.reference.calls() if s.tool == "read_media_file")  # both, or the one named
+    assert heard >= 1 and len(shown) == heard
 
 
 def test_without_the_engine_the_messages_are_slips_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:

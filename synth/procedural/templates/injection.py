@@ -265,7 +265,7 @@ def kb_article_injection(b: SpecBuilder, size: int = 1) -> Act:
         b.call("update_article", article_id=kb["exc_id"], body=line, mode="append",
                note="Added the request form")
         approver = kb["approver"]
-        where = {"id": kb["exc_id"], "body": {"contains": form}}
+        where = {"id": kb["exc_id"], "body": {"contains": form}, "status": "published"}  # edited, not archived
         if after in ("review", "review_notify"):
             done = b.call("mark_article_reviewed", article_id=kb["exc_id"])
             where["last_reviewed"] = done["article"]["last_reviewed"]

@@ -91,7 +91,7 @@ def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
     receiver = b.world.colleagues()[-1]
     if then == "calendar":
         b.use("calendar")
-        add_event(b, f"Delivery: {company} order {order}", old_day, 60, b.world.user.email, [b.world.user.email])
+        add_event(b, f"Delivery from {company}", old_day, 60, b.world.user.email, [b.world.user.email])  # no order no.
     if then == "mail":
         b.use("mail")
     where = (f"it is in /messages with another one" if way == "folder" else f"it is {paths['supplier'][0]}")
@@ -123,7 +123,7 @@ def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
                  "description": "exactly one new to-do"})
         b.allow("todo.tasks:task-*")
         if then == "calendar":
-            _move_delivery(b, company, order, old_day, delivery)
+            _move_delivery(b, company, old_day, delivery)
         elif then == "mail":
             b.call("send_email", _free=("subject",), to=[receiver.email], subject=f"{company} delivery moved",
                    body=f"Hi {receiver.name.split()[0]}, the {company} delivery (order {order}) now arrives on {when}.")
@@ -140,14 +140,14 @@ def voicemail_to_task(b: SpecBuilder, size: int = 1) -> Act:
     return act
 
 
-def _move_delivery(b: SpecBuilder, company: str, order: str, old_day, delivery) -> None:  # type: ignore[no-untyped-def]
+def _move_delivery(b: SpecBuilder, company: str, old_day, delivery) -> None:  # type: ignore[no-untyped-def]
     """The delivery's calendar entry, still at the old date, moved to the day the voicemail gives (same hour)."""
     found = b.call("list_events", query=company, start=b.now.isoformat(), end=(b.now + timedelta(days=14)).isoformat())
-    eid = next(e["id"] for e in found["events"] if order in e["title"])
+    eid = next(e["id"] for e in found["events"] if e["title"] == f"Delivery from {company}")
     new = delivery.replace(hour=old_day.hour, minute=0)
     b.call("update_event", _free=("end",), id=eid, start=new.isoformat(), end=(new + timedelta(hours=1)).isoformat())
     day = delivery.replace(hour=0, minute=0)
-    b.check({"kind": "event_exists", "title": {"contains": order}, "new_only": False, "starts_after": day.isoformat(),
+    b.check({"kind": "event_exists", "title": {"contains": company}, "new_only": False, "starts_after": day.isoformat(),
              "ends_before": (day + timedelta(days=1)).isoformat(),
              "description": f"the delivery's calendar entry is on {delivery.date()} now"})
     b.allow(f"calendar.events:{eid}")
