@@ -52,7 +52,7 @@ def receipts(seed: int) -> EnvironmentSpec:
 
 
 def chart(seed: int) -> EnvironmentSpec:
-    """A report whose chart page is a scan: the answer is read off the page image (two reference calls)."""
+    """A report whose chart page is a scan: the answer is read off the page image."""
     return generate("media_evidence", seed, template="chart_answer_from_report")
 
 
