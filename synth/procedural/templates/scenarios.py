@@ -5,7 +5,9 @@ Day one opens with the request (the day's tasks and the week's standing rules); 
 the clock moved to that morning, the changes of the night applied (some announced, most silent) and the
 day's instructions. The threads that run through the days:
 
-- ledger: a CSV whose total the user tracks. Day one totals it into a report and mails it to someone the
+- tracked figures: a CSV of money entries whose total the user tracks, one of several kinds (`TRACKED`: a
+  vendor payments ledger, a petty cash book, a refunds log, a course fees register...). Day one totals it
+  into a report and mails it to someone the
   user names only vaguely (a hidden fact with a vague first answer; a look-alike shares the first name).
   Overnight the CSV is corrected silently (or appended, announced): the report and the daily log line
   (standing rules, `recalls`) must be redone; an agent that never re-reads sends the day-one total
@@ -85,6 +87,35 @@ LAST_DAY = ("last day of this stretch, so ", "final day for this one, so ", "wra
 
 
 @dataclass(frozen=True)
+class Tracked:
+    """A CSV of money entries whose total the user tracks: what people call it ("the {topic} total"), the
+    document's name, its folder, its money column, the id prefix of its entries and who adds late ones."""
+
+    topic: str
+    noun: str
+    folder: str
+    column: str
+    prefix: str
+    keeper: str
+
+    @property
+    def slug(self) -> str:
+        return self.topic.replace(" ", "-")
+
+
+TRACKED = (
+    Tracked("payments", "vendor payments ledger", "/finance/payables", "amount", "PAY", "Accounts payable"),
+    Tracked("petty cash", "petty cash book", "/finance/cash", "amount", "PC", "The office manager"),
+    Tracked("travel spend", "travel spend log", "/travel", "amount", "TRV", "The travel desk"),
+    Tracked("refunds", "customer refunds log", "/support/refunds", "refund", "RF", "Support"),
+    Tracked("purchase order", "purchase order register", "/procurement", "value", "PO", "Procurement"),
+    Tracked("course fee", "course fees register", "/admin/fees", "fee", "FEE", "The admissions office"),
+    Tracked("grant spend", "grant spend tracker", "/research/grants", "spent", "GR", "The grants office"),
+    Tracked("sponsorship", "sponsorship income sheet", "/events", "amount", "SP", "The events team"),
+)
+
+
+@dataclass(frozen=True)
 class Shape:
     """How big a story is: days (inclusive range), chores per day, chore size, and which threads run."""
 
@@ -134,7 +165,7 @@ class _Plot:
     report: str
     log: str
     totals: list[str]
-    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None]]
+    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None, str]]
     recipient: Any
     twin: Any
     rcpt: str
@@ -152,16 +183,16 @@ class _Plot:
         return self.recipient.name.split()[0]
 
 
-def _ledger(b: SpecBuilder, rng: random.Random, ndays: int) -> tuple[str, int, list[tuple[str, float]],
+def _ledger(b: SpecBuilder, rng: random.Random, ndays: int) -> tuple[Tracked, int, list[tuple[str, float]],
                                                                     dict[int, Any], list[str]]:
-    """The tracked CSV: its topic and tag, day one's rows, the nights' corrections and each day's total."""
-    topic = rng.choice(TOPICS)
+    """The tracked CSV: its kind and tag, day one's rows, the nights' corrections and each day's total."""
+    kind = rng.choice(TRACKED)
     tag = rng.randint(10, 999)
-    src = f"/data/{topic}-ledger-{tag}.csv"
-    rows = [(f"{topic[:3].upper()}-{100 + i}", round(rng.uniform(80, 4000), 2)) for i in range(5 + rng.randint(0, 4))]
-    b.table("files", "files").append({"path": src, "content": _csv(rows)})
+    src = f"{kind.folder}/{kind.slug}-{tag}.csv"
+    rows = [(f"{kind.prefix}-{100 + i}", round(rng.uniform(80, 4000), 2)) for i in range(5 + rng.randint(0, 4))]
+    b.table("files", "files").append({"path": src, "content": _csv(rows, kind.column)})
     versions: list[list[tuple[str, float]]] = [rows]  # the CSV as each day opens
-    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None]] = {}
+    ledger_events: dict[int, tuple[list[tuple[str, float]], str | None, str]] = {}
     for d in range(1, ndays):
         if d == 1 or rng.random() < 0.4:  # day two always brings a silent correction
             cur = list(versions[-1])
@@ -170,20 +201,21 @@ def _ledger(b: SpecBuilder, rng: random.Random, ndays: int) -> tuple[str, int, l
                 cur[i] = (cur[i][0], round(cur[i][1] + rng.choice((-1, 1)) * rng.uniform(50, 600), 2))
                 announce = None
             else:
-                cur += [(f"{topic[:3].upper()}-{200 + d * 10 + k}", round(rng.uniform(80, 4000), 2)) for k in range(2)]
-                announce = f"Finance added late entries to {src} overnight."
+                cur += [(f"{kind.prefix}-{200 + d * 10 + k}", round(rng.uniform(80, 4000), 2)) for k in range(2)]
+                announce = f"{kind.keeper} added late entries to {src} overnight."
             if abs(sum(a for _, a in cur) - sum(a for _, a in versions[-1])) < 0.005:
-                cur.append((f"{topic[:3].upper()}-{300 + d}", 99.0))
-            ledger_events[d] = (cur, announce)
+                cur.append((f"{kind.prefix}-{300 + d}", 99.0))
+            ledger_events[d] = (cur, announce, _csv(cur, kind.column))
             versions.append(cur)
         else:
             versions.append(versions[-1])
-    return topic, tag, rows, ledger_events, [money(sum(a for _, a in v)) for v in versions]
+    return kind, tag, rows, ledger_events, [money(sum(a for _, a in v)) for v in versions]
 
 
-def _first_day_items(p: _Plot, words: random.Random) -> list[str]:
-    """The week's first standing rule and day one's ledger item, worded by `words`."""
+def _first_day_items(p: _Plot, kind: Tracked, words: random.Random) -> list[str]:
+    """The week's first standing rule and day one's item about the tracked CSV, worded by `words`."""
     report, log, src, first = p.report, p.log, p.src, p.first
+    col, topic, noun = kind.column, kind.topic, kind.noun
     line = f"one line per day so far, '<day>: total N' ({', '.join(p.abbr)}), N being that day's total"
     rules = [words.choice((
         f"at the end of each day, make sure {report} holds the current total, and bring {log} up to date with {line}",
@@ -191,11 +223,14 @@ def _first_day_items(p: _Plot, words: random.Random) -> list[str]:
         f"keep {report} at the current total at the close of every day, and keep {log} going with {line}",
         f"before you stop each day, update {report} to the current total and give {log} {line}"))]
     p.days[0].items.append(words.choice((
-        f"Total the amount column of {src}, write it to {report} as 'Total: N', and email the total to {first}.",
-        f"Add up the amount column in {src}; put the result in {report} as 'Total: N' and mail it to {first}.",
-        f"Work out the total of the amounts in {src}, record it in {report} ('Total: N'), and send {first} the figure.",
-        f"{first} needs the total of the amount column in {src}: write it to {report} as 'Total: N' and email it over.",
-        f"Sum the amount column of {src} into {report} (as 'Total: N') and let {first} know the total by mail.")))
+        f"Total the {col} column of {src}, write it to {report} as 'Total: N', and email the total to {first}.",
+        f"Add up the {col} column in {src}; put the result in {report} as 'Total: N' and mail it to {first}.",
+        f"{first} is waiting on the {topic} total from the {noun} ({src}): put it in {report} as a line "
+        f"'Total: N' and email it over.",
+        f"I owe {first} the {topic} total. It's the sum of the {col} column in {src}; write it to {report} "
+        f"('Total: N') and send it to them.",
+        f"Can you get the {noun} total to {first}? The entries are in {src}; the figure also goes in {report} "
+        f"as 'Total: N'.")))
     return rules
 
 
@@ -233,7 +268,7 @@ def _threads(p: _Plot, rng: random.Random, threads: list[str], tag: int, cast: l
         add_project(b, project, f"{project.capitalize()} team")
         background_tickets(b, project, 3)
         ttitle = f"{topic.capitalize()} {b.maker.word()} import drops rows"
-        key = add_ticket(b, project, ttitle, "In Progress", "high", owner.email, [topic])
+        key = add_ticket(b, project, ttitle, "In Progress", "high", owner.email, [topic.replace(" ", "-")])
         due = rng.randint(2, ndays - 1)
         p.ticket = (key, ttitle, owner, taker, due)
     p.memo_day = rng.randint(1, ndays - 1) if "memo" in threads and ndays >= 2 else None
@@ -268,7 +303,8 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
     mornings = _mornings(b, ndays)
     days = [_Day(f"day-{i + 1}", m) for i, m in enumerate(mornings)]
     threads = [t for t in shape.threads if rng.random() < shape.thread_share]
-    topic, tag, _, ledger_events, totals = _ledger(b, rng, ndays)
+    kind, tag, _, ledger_events, totals = _ledger(b, rng, ndays)
+    topic = kind.topic
     recipient, twin = _asker_and_twin(b)
     first = recipient.name.split()[0]
     rcpt = b.fact("recipient", recipient.email, ["who", "which", "email address", "address"],
@@ -279,10 +315,10 @@ def story(b: SpecBuilder, capability: str, name: str, shape: Shape) -> Act:
     if len(cast) < 4:
         raise TemplateError("too few colleagues for the story's parts")
     asker, extra, owner, taker = cast[:4]  # distinct people, so that no thread's mail satisfies another's check
-    plot = _Plot(b, name, days, [f"{m:%a}" for m in mornings], topic, f"/data/{topic}-ledger-{tag}.csv",
-                 f"/reports/{topic}-total-{tag}.md", f"/reports/{topic}-log-{tag}.md", totals, ledger_events,
+    plot = _Plot(b, name, days, [f"{m:%a}" for m in mornings], topic, f"{kind.folder}/{kind.slug}-{tag}.csv",
+                 f"/reports/{kind.slug}-total-{tag}.md", f"/reports/{kind.slug}-log-{tag}.md", totals, ledger_events,
                  recipient, twin, rcpt, extra)
-    rules = _first_day_items(plot, random.Random(f"wording:{b.seed}:{name}"))  # words drawn apart from the story's
+    rules = _first_day_items(plot, kind, random.Random(f"wording:{b.seed}:{name}"))  # words drawn apart from the story's
     _threads(plot, rng, threads, tag, [asker, extra, owner, taker], mornings, ZoneInfo(b.world.user.timezone), rules)
     _chores(b, rng, shape, days)
     b.requests.append(random.Random(f"opening:{b.seed}:{name}").choice(WEEK_OPENINGS) + "\n"
@@ -441,8 +477,8 @@ def _log_step(p: _Plot, d: int, day: _Day, total: str, stale: str) -> None:
     day.report.append(f"The log is up to date ({abbr[d]}: total {total}).")
 
 
-def _csv(rows: list[tuple[str, float]]) -> str:
-    return "entry,amount\n" + "".join(f"{e},{a:.2f}\n" for e, a in rows)
+def _csv(rows: list[tuple[str, float]], column: str) -> str:
+    return f"entry,{column}\n" + "".join(f"{e},{a:.2f}\n" for e, a in rows)
 
 
 def _instructions(day: _Day, d: int, ndays: int, ticket: Any, move_day: int | None, report: str,
@@ -467,8 +503,8 @@ def _changes(b: SpecBuilder, d: int, src: str, ledger_events: dict[int, Any], me
              ticket: Any, memo_day: int | None, topic: str, mgr: Any, cc: list[str]) -> None:
     """The night's changes before day d opens: each its own event (announced or silent)."""
     if d in ledger_events:
-        rows, announce = ledger_events[d]
-        b.stage_change([{"op": "patch", "table": "files.files", "key": src, "fields": {"content": _csv(rows)}}],
+        _rows, announce, content = ledger_events[d]
+        b.stage_change([{"op": "patch", "table": "files.files", "key": src, "fields": {"content": content}}],
                        announce=announce, note=f"{src} was " + ("appended (announced)" if announce else "corrected (silent)"))
     if meeting is not None and meeting[5] == d:
         mtitle, start, moved, eid, _plan, _ = meeting
