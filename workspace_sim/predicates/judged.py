@@ -31,13 +31,17 @@ def _alternatives(v: Any, where: str) -> list[str]:
 
 class BoundFact(BaseModel):
     """A value bound to its subject: `entity` and `value` (each a string or alternatives) must be stated together,
-    in one clause or sentence, the value nearer this entity than any other the rubric binds."""
+    in one clause or sentence, the value nearer this entity than any other the rubric binds, or under the entity
+    where it leads (a list item, a heading line); with `question`, in the answer item numbered so."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     entity: list[str] = Field(description="The subject (a ticket, an account, a person): a string or alternatives.",
                               json_schema_extra=or_shorthand({"type": "string"}))
     value: list[str] = Field(description="Its value (a priority, a total, a date): a string or alternatives.",
                              json_schema_extra=or_shorthand({"type": "string"}))
+    question: int | None = Field(None, ge=1, le=999, description=(
+        "The number of the question (in the request) this fact answers: an answer item keyed by it (\"Q2: ...\", "
+        "\"2. ...\", \"问题2：...\") states the value for the entity without naming it."))
 
     @field_validator("entity", "value", mode="before")
     @classmethod
@@ -46,7 +50,7 @@ class BoundFact(BaseModel):
 
     def rule(self) -> Bound:
         """The fact as judges see it."""
-        return Bound(tuple(self.entity), tuple(self.value))
+        return Bound(tuple(self.entity), tuple(self.value), self.question)
 
 
 class Criterion(BaseModel):
