@@ -169,9 +169,13 @@ class _Text:
     """A text prepared once for every fact of a rubric: its layout (lines, sentences, clauses) and flat forms."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.flat = prepare(text)
-        self.flat_exact = prepare_exact(text)
         self.layout = Layout(text)
+
+    @functools.cached_property
+    def flat_exact(self) -> str:
+        return prepare_exact(self.text)
 
     def states(self, fact: "tuple[str, ...] | Bound", rivals: frozenset[str], exact: bool = False) -> str | None:
         """The alternative of `fact` the text states (for a bound fact, its words), or None. `exact`: words

@@ -71,6 +71,7 @@ def normalise(text: str) -> str:
     return _TRAILING_ZEROS.sub(_drop_zeros, t)
 
 
+@functools.lru_cache(maxsize=65536)  # pure; a text repeats its words
 def stem(word: str) -> str:
     """A light, deterministic stem of one Latin-script word: one inflectional or -ion/-ment suffix and a final
     "e" dropped when at least four letters stay ("escalated", "escalates", "escalation", "escalations" and
@@ -175,6 +176,8 @@ _CUT_WEIGHT = {_CLAUSE_CUT: 2, _LABEL_CUT: 1}
 
 
 def _protected(line: str) -> list[tuple[int, int]]:
+    if "://" not in line and "www." not in line and "@" not in line:
+        return []
     return [m.span() for m in _PROTECT.finditer(line)]
 
 
@@ -217,19 +220,31 @@ def marked(line: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Sentence:
     """One sentence of a line, prepared (normalised, stemmed) without its marks; `cuts`: offsets in `text` where
     a clause ends (`weights`: 1 after a label's colon, else 2); `exact`: the same sentence unstemmed (for wrong
-    candidates)."""
+    candidates, worked out when first asked)."""
 
     text: str
     cuts: tuple[int, ...]
-    exact: str
-    exact_cuts: tuple[int, ...]
+    marked: str
     line: int
     first: bool
     weights: tuple[int, ...] = ()
+
+    @functools.cached_property
+    def _exact(self) -> tuple[str, tuple[int, ...]]:
+        text, cuts, _ = _cut(prepare_exact(self.marked))
+        return text, cuts
+
+    @property
+    def exact(self) -> str:
+        return self._exact[0]
+
+    @property
+    def exact_cuts(self) -> tuple[int, ...]:
+        return self._exact[1]
 
     def clauses(self, exact: bool = False) -> list[str]:
         """The sentence's clauses, in order."""
@@ -242,17 +257,17 @@ class Sentence:
         return sum(w for c, w in zip(self.exact_cuts if exact else self.cuts, self.weights) if lo < c <= hi)
 
 
+_CUTS = re.compile(f"[{_CLAUSE_CUT}{_LABEL_CUT}]")
+
+
 def _cut(prepared: str) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
-    out, cuts, weights = [], [], []
-    n = 0
-    for ch in prepared:
-        if ch in _CUT_WEIGHT:
-            cuts.append(n)
-            weights.append(_CUT_WEIGHT[ch])
-        else:
-            out.append(ch)
-            n += 1
-    return "".join(out), tuple(cuts), tuple(weights)
+    """The text without its clause marks, where they were, and their weights."""
+    cuts, weights, removed = [], [], 0
+    for m in _CUTS.finditer(prepared):
+        cuts.append(m.start() - removed)
+        weights.append(_CUT_WEIGHT[m.group(0)])
+        removed += 1
+    return (_CUTS.sub("", prepared) if cuts else prepared), tuple(cuts), tuple(weights)
 
 
 @dataclass
@@ -299,11 +314,10 @@ class Layout:
             first = True
             for part in parts:
                 text, cuts, weights = _cut(prepare(part))
-                exact, exact_cuts, _ = _cut(prepare_exact(part))
                 if not text.strip():
                     continue
                 line.sentences.append(len(self.sentences))
-                self.sentences.append(Sentence(text, cuts, exact, exact_cuts, idx, first, weights))
+                self.sentences.append(Sentence(text, cuts, part, idx, first, weights))
                 first = False
             self.lines.append(line)
 
