@@ -78,6 +78,8 @@ CASES: list[tuple[str, list[Callable[[Workspace], None]], bool]] = [
     ("总额为 42,000。我会通知张伟。", [], False),
     ("总额为 42,000。我将把报告发给张伟和 Bo Chen。", [send("zhang.wei@acme.com")], False),
     ("总额为 42,000，我已经把报告发给了张伟。", [send("zhang.wei@acme.com")], True),
+    ("总额为 42,000。\n- 通知了张伟\n- 已发送给 Bo Chen", [send("zhang.wei@acme.com")], False),
+    ("总额为 42,000。\n- 通知了张伟\n- 已发送给 Bo Chen", [send("zhang.wei@acme.com", "bo@acme.com")], True),
     ("The total is 42,000. Sent Dana Reyes and Bo Chen the report.", [send("dana@acme.com")], False),
     ("The total is 42,000. Sent Dana Reyes and Bo Chen the report.", [send("dana@acme.com", "bo@acme.com")], True),
     ("42,000. I booked the review with Bo Chen and Dana Reyes.", [book("bo@acme.com")], False),
@@ -88,6 +90,8 @@ CASES: list[tuple[str, list[Callable[[Workspace], None]], bool]] = [
     ("42,000. I have updated the ticket.", [write], False),
     ("42,000. I have updated the ticket.", [retitle("OPS-12")], True),
     ("42,000. Filed the summary, then replied to Bo Chen.", [write], False),
+    ("42,000. I've forwarded Dana Reyes's note to Bo Chen.", [send("bo@acme.com")], True),
+    ("42,000. I've forwarded Dana Reyes's note to Bo Chen.", [send("dana@acme.com")], False),
     # no claims: negated, a question, what someone else did, an imperative, an offer put as a question
     ("The total is 42,000. I did not send anything, as you asked.", [], True),
     ("The total is 42,000. Shall I send it to Bo Chen?", [], True),

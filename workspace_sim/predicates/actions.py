@@ -40,6 +40,10 @@ _TEAM = re.compile(r"\b(?:the\s+)?(?P<dept>[A-Z][\w&\-]*(?:\s+[A-Z][\w&\-]*)?)\s
                    r"|(?P<cn>[\u4e00-\u9fff]{2,6}?)(?:团队|部门|组)")
 
 
+# a possessive: the name of an owner, not of a recipient ("forwarded Dana Reyes's request to Bo")
+_OWNER = re.compile(r"(?:[A-Z][\w\-]*\s+)*[A-Z][\w\-]*['\u2019]s\b|[\u4e00-\u9fff]{2,4}的")
+
+
 @dataclass
 class Action:
     """One record a successful call added, changed or removed, and the people it reached or named."""
@@ -157,7 +161,9 @@ def _world(ctx: EvalContext) -> _People:
 
 def _named_people(region: str, world: _People, user: str) -> list[set[str]]:
     """The people a claim names, each as the addresses it may mean: by address, full name (word for word: "Emma
-    Lawrence" is not "Emma Lawrenc"), or a capitalised first name that only one person has."""
+    Lawrence" is not "Emma Lawrenc"), or a capitalised first name that only one person has. A name only said as an
+    owner ("Dana's request", "张伟的报告") is no recipient."""
+    region = _OWNER.sub(" ", region)
     prepared = prepare_exact(region)
     firsts: dict[str, int] = {}
     for _, _, first in world.named:

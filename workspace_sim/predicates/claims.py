@@ -256,9 +256,13 @@ def _chinese(sentence: str) -> list[Claim]:
         tail = sentence[b:b + 2]
         if m is None:
             prev = re.search(r"(?:并|和|、|，|,|然后|并且|再)\s*$", head)
-            if last_done is None or prev is None:
+            opening = not sentence[:a].strip(" \t-*\u2022\u00b7>#0123456789.)、")
+            if opening and tail.startswith("了"):
+                done = True  # "通知了团队。"
+            elif last_done is None or prev is None:
                 continue
-            done = last_done
+            else:
+                done = last_done
         else:
             adv, obj = m.group("adv") or "", m.group("obj") or ""
             if _CJK_NEGATION.search(adv + obj) or _CJK_NEGATION.search(head[-2:]):
