@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from workspace_sim import ToolResult, Workspace, WorkspaceConfig
+from workspace_sim.predicates.claims import find_claims
 from workspace_sim.rules.faults import Fault
 
 from ..spec import EnvironmentSpec
@@ -288,6 +289,9 @@ class SpecBuilder:
             request = opening + "\n" + "\n".join(
                 f"{i}. {r}" for i, r in enumerate(self.requests, 1))
         answer = " ".join(self.answers) if self.answers else None
+        if answer and find_claims(answer) and not any(_reads_answer(p) for p in self.predicates):
+            # no answer check applies the claims check: a guard does ("Sent Dana the total" needs that mail)
+            guards.append({"kind": "claims", "description": "every action the final answer reports is in the record"})
         calls = sum(1 for s in self.steps if s["kind"] == "call" and not s.get("expect_error"))
         doc = {
             "id": env_id, "title": "; ".join(self.titles), "capabilities": self.capabilities,
@@ -307,3 +311,12 @@ class SpecBuilder:
                                             **({"evidence": self.evidence} if self.evidence else {})},
         }
         return EnvironmentSpec.model_validate(doc)
+
+
+def _reads_answer(p: dict[str, Any]) -> bool:
+    """Whether a predicate document checks the final answer (and so its claims of action), inside combinators too."""
+    if p.get("kind") in ("answer", "claims") or (p.get("kind") == "judged" and p.get("target", "answer") in (
+            "answer", "transcript", "messages", {"answer": True}, {"transcript": True}, {"messages": True})):
+        return True
+    kids = [*(p.get("predicates") or []), *([p["predicate"]] if isinstance(p.get("predicate"), dict) else [])]
+    return any(_reads_answer(k) for k in kids if isinstance(k, dict))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workspace_sim.predicates.base import EvalContext, JudgeBudget, PredicateBase, PredicateResult
+    from workspace_sim.predicates.actions import ClaimsHold, false_claims
     from workspace_sim.predicates.calendar import EventExists
     from workspace_sim.predicates.calls import Answer, ToolCalled, ToolNotCalled
     from workspace_sim.predicates.combinators import AllOf, AnyOf, AtLeast, NotOf, Predicate
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "EvalContext": "base", "JudgeBudget": "base", "PredicateBase": "base", "PredicateResult": "base",
-    "EventExists": "calendar", "Answer": "calls", "ToolCalled": "calls", "ToolNotCalled": "calls",
+    "ClaimsHold": "actions", "false_claims": "actions", "EventExists": "calendar", "Answer": "calls", "ToolCalled": "calls", "ToolNotCalled": "calls",
     "AllOf": "combinators", "AnyOf": "combinators", "AtLeast": "combinators", "NotOf": "combinators",
     "Predicate": "combinators", "Condition": "conditions",
     "Evaluation": "evaluation", "StageScore": "evaluation", "evaluate": "evaluation", "evaluate_states": "evaluation",

@@ -33,6 +33,7 @@ class EvalContext:
     user: str
     judge: Judge = KEY_FACTS  # who decides `judged` predicates (the deterministic key facts by default)
     budget: JudgeBudget = field(default_factory=JudgeBudget)
+    memo: dict[Any, Any] = field(default_factory=dict)  # what several predicates read once (the record's actions)
 
     def ask_judge(self, rules: list[Rule], text: str) -> Verdict:
         """The judge's verdict on `text`, counted against the evaluation's cap of model requests (a deterministic

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from workspace_sim.predicates.actions import CLAIMS_FIELD, ClaimsMode, claims_problems, with_claims
 from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, short
 from workspace_sim.predicates.conditions import Condition, field_value
 
@@ -64,13 +65,15 @@ class ToolNotCalled(PredicateBase):
 
 
 class Answer(PredicateBase):
-    """The agent's final answer to the user meets a condition."""
+    """The agent's final answer to the user meets a condition, and every action it says was done is in the record
+    of calls (`claims`, see workspace_sim.predicates.actions)."""
 
     kind: Literal["answer"] = "answer"
     condition: Condition
+    claims: ClaimsMode = CLAIMS_FIELD
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
         text = ctx.answer
         ok = text is not None and self.condition.check(text)
-        return self.result(ok, f"final answer {self.condition.describe()}",
-                           "no final answer" if text is None else short(text))
+        r = self.result(ok, f"final answer {self.condition.describe()}", "no final answer" if text is None else short(text))
+        return with_claims(r, claims_problems(ctx, "answer", self.claims))

@@ -10,6 +10,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, TypeAdapter, model_validator
 
+from workspace_sim.predicates.actions import ClaimsHold
 from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult
 from workspace_sim.predicates.calendar import EventExists
 from workspace_sim.predicates.calls import Answer, ToolCalled, ToolNotCalled
@@ -82,13 +83,16 @@ class NotOf(PredicateBase):
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
         kid = self.predicate.evaluate(ctx)
-        return self.result(not kid.passed, f"not ({kid.expected})", kid.observed, [kid])
+        false = kid.details.get("false_claims")  # a false claim fails both ways: not of it does not pass
+        return self.result(not kid.passed and not false, f"not ({kid.expected})", kid.observed, [kid],
+                           {"false_claims": false} if false else None)
 
 
 Predicate = Annotated[
     Union[
         RecordExists, RecordAbsent, FileContent, MailSent, EventExists, TicketState, Unchanged, OnlyChanged,
-        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, SecretNotLeaked, AllOf, AnyOf, AtLeast, NotOf,
+        ToolCalled, ToolNotCalled, Answer, Judged, RecordsRead, SecretNotLeaked, ClaimsHold, AllOf, AnyOf, AtLeast,
+        NotOf,
     ],
     Field(discriminator="kind"),
 ]

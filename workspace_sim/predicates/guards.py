@@ -1,7 +1,8 @@
 """Guards: predicates that hold when nothing happens, credited only once the work shows.
 
 A guard is a collateral-damage check (`unchanged`, `only_changed`, `tool_not_called`,
-`secret_not_leaked`) or any predicate marked `maintain: true`. A do-nothing agent passes every
+`secret_not_leaked`), the check that every action the answer claims was done (`claims`), or any predicate
+marked `maintain: true`. A do-nothing agent passes every
 guard, so crediting them alone would pay it for doing nothing; `credit_guards` withdraws a
 guard's pass in a group (a day of a scenario, or the whole episode) where no success predicate
 passed, so a do-nothing episode scores exactly zero (docs/spec.md). An informational success predicate (weight 0)
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .evaluation import Evaluation
 
-GUARD_KINDS = frozenset({"unchanged", "only_changed", "tool_not_called", "secret_not_leaked"})
+GUARD_KINDS = frozenset({"unchanged", "only_changed", "tool_not_called", "secret_not_leaked", "claims"})
 
 
 def is_guard(document: Mapping[str, Any]) -> bool:

@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-# v4: the answer must be the verdict object alone (nothing parsed by the older, forgeable parser is reused);
+from workspace_sim.predicates.segments import (Layout, Line, Sentence, normalise, prepare, prepare_exact, question_spans,
+                                               spans, stem, unspaced)
+
+# v5: a bound fact may name the question it answers; v4: the answer must be the verdict object alone (nothing parsed by the older, forgeable parser is reused);
 # v3: bound facts, NFKC fence, long documents judged in parts; v2: "excludes"
-PROMPT_VERSION = "judge-v4"
+PROMPT_VERSION = "judge-v5"
 
 SYSTEM_PROMPT = """\
 You are a strict grader. You receive a rubric (numbered criteria) and a document written by an AI \
@@ -44,7 +47,8 @@ the rubric alone.
 - A criterion with "excludes" lists wrong candidates (other names, other totals): it is not met when \
 the document states any of them as well, so a document listing every candidate does not meet it.
 - A key fact written {"entity": ..., "value": ...} binds a value to its subject: it is stated only when the \
-document gives that value for that entity (the right priority for the right ticket), not when both merely appear.
+document gives that value for that entity (the right priority for the right ticket), not when both merely appear; \
+with "question": N it is also stated when the document's answer to question N ("Q2:", "2.") gives that value.
 - A document may be one part of a longer one ("part 2 of 3"): judge that part alone, as it is.
 - If the document is empty or unrelated, every positive criterion is not met.
 
@@ -124,176 +128,130 @@ class Judge(Protocol):
 
 # --- the deterministic judge -------------------------------------------------------------------
 
-_THOUSANDS = re.compile(r"(?<!\d)\d{1,3}(?:[, '_]\d{3})+(?!\d)")
-_TRAILING_ZEROS = re.compile(r"(?<=\d)\.(\d*?)0+(?!\d)")
-# scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK ideographs, Hangul
-# syllables with their particles): a fact next to one of these characters needs no word boundary
-# (compiled on first use: ~2 ms at import, and most processes that import this never judge key facts)
-_UNSPACED_CLASS = ("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff\u3100-\u312f\u3400-\u4dbf"
-                   "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f]")
-_UNSPACED: re.Pattern[str] | None = None
-_WORD = re.compile(r"(?<![^\W\d_])([^\W\d_]+)(?:['\u2019]s)?(?![^\W\d_])")
-_SUFFIXES = ("ings", "ing", "ions", "ion", "ments", "ment", "ed", "ies", "es", "s")
-_CLAUSE = re.compile(r"[,\uff0c\u3001:\uff1a]|\s[-\u2013\u2014]\s|\s(?:and|but|while|whereas)\s")
-_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[\u3002\uff01\uff1f\uff1b]|\n")
-
-
-def _drop_zeros(m: re.Match[str]) -> str:
-    return "." + m.group(1) if m.group(1) else ""
-
-
-def normalise(text: str) -> str:
-    """Text as key facts compare it: NFKC, case-folded, thousands separators and trailing decimal zeros
-    dropped ("42,000.00" -> "42000"), whitespace runs collapsed to one space, ends trimmed."""
-    t = unicodedata.normalize("NFKC", text).casefold()
-    t = " ".join(t.split())
-    t = _THOUSANDS.sub(lambda m: re.sub(r"[, '_]", "", m.group(0)), t)
-    t = _TRAILING_ZEROS.sub(_drop_zeros, t)
-    return t
-
-
-def stem(word: str) -> str:
-    """A light, deterministic stem of one Latin-script word: one inflectional or -ion/-ment suffix and a final
-    "e" dropped when at least four letters stay ("escalated", "escalates", "escalation", "escalations" and
-    "escalating" are all "escalat"; "priorities" is "priority"). Words of other scripts are returned as given."""
-    if not word.isascii():
-        return word
-    w = word
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 4 and not (suf == "s" and w.endswith("ss")):
-            w = w[: -len(suf)] + ("y" if suf == "ies" else "")
-            break
-    if w.endswith("e") and len(w) >= 5:
-        w = w[:-1]
-    return w
-
-
-def _stemmed(t: str) -> str:
-    """Normalised text with each Latin word stemmed and possessives dropped ("Dana's" -> "dana")."""
-    return _WORD.sub(lambda m: stem(m.group(1)), t)
-
-
-@functools.lru_cache(maxsize=8192)  # pure; the same facts are prepared for every clause of every text judged
-def _prepare(text: str) -> str:
-    return _stemmed(normalise(text))
-
-
-def _unspaced(c: str) -> bool:
-    global _UNSPACED
-    if _UNSPACED is None:
-        _UNSPACED = re.compile(_UNSPACED_CLASS)
-    return _UNSPACED.match(c) is not None
-
-
-def _bounded(t: str, i: int, j: int, f: str) -> bool:
-    """Whether the match t[i:j] of fact f stands alone (not part of a longer word or number). Next to a
-    character of a script written without spaces (Chinese, Japanese, Thai, Korean particles) no boundary is
-    needed."""
-    if f[0].isalnum() and i > 0 and not _unspaced(f[0]):
-        c = t[i - 1]
-        if (c.isalnum() and not _unspaced(c)) or (f[0].isdigit() and c in ".," and i > 1 and t[i - 2].isdigit()):
-            return False
-    if f[-1].isalnum() and j < len(t) and not _unspaced(f[-1]):
-        c = t[j]
-        if (c.isalnum() and not _unspaced(c)) or (f[-1].isdigit() and c in ".," and j + 1 < len(t) and t[j + 1].isdigit()):
-            return False
-    if f[0].isdigit() and i > 0 and t[i - 1].isdigit():
-        return False  # a number never matches inside a longer one, whatever the script around it
-    if f[-1].isdigit() and j < len(t) and (t[j].isdigit() or (t[j] in ".," and j + 1 < len(t) and t[j + 1].isdigit())):
-        return False
-    return True
-
-
 def mentions(text: str, fact: str) -> bool:
     """Whether `text` states `fact` as a whole word or number, inflections allowed (see `normalise`, `stem`)."""
-    return _found(_prepare(text), fact)
-
-
-def _spans(t: str, fact: str) -> list[tuple[int, int]]:
-    f = _prepare(fact)
-    out: list[tuple[int, int]] = []
-    if not f:
-        return out
-    start = t.find(f)
-    while start >= 0:
-        if _bounded(t, start, start + len(f), f):
-            out.append((start, start + len(f)))
-        start = t.find(f, start + 1)
-    return out
-
-
-def _found(t: str, fact: str) -> bool:
-    return bool(_spans(t, fact))
+    return bool(spans(prepare(text), fact))
 
 
 @dataclass(frozen=True)
 class Bound:
     """A fact that binds an entity to its value ("OPS-12" and "high"): both must be stated in one clause or
     sentence, the value nearer this entity than any other entity the rubric binds, so the right value next
-    to the wrong ticket is not the fact. `entity` and `value` are tuples of alternatives."""
+    to the wrong ticket is not the fact; or the value under the entity where the entity leads (a list item, a
+    heading, a name on its own line with its details on the lines below). `entity` and `value` are tuples of
+    alternatives; `question`: the number of the question the fact answers, so an answer item keyed by it ("Q1:",
+    "1.", "问题1：") states the value for the entity."""
 
     entity: tuple[str, ...]
     value: tuple[str, ...]
+    question: int | None = None
 
-    def to_json(self) -> dict[str, list[str]]:
-        return {"entity": list(self.entity), "value": list(self.value)}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"entity": list(self.entity), "value": list(self.value)}
+        if self.question is not None:
+            out["question"] = self.question
+        return out
 
     def words(self) -> str:
-        return f"{' / '.join(repr(a) for a in self.entity)} with {' / '.join(repr(a) for a in self.value)}"
-
-
-def _pieces(t: str, splitter: re.Pattern[str]) -> list[tuple[int, int]]:
-    out, start = [], 0
-    for m in splitter.finditer(t):
-        out.append((start, m.start()))
-        start = m.end()
-    out.append((start, len(t)))
-    return [(a, b) for a, b in out if b > a]
-
-
-def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
-    return max(0, b[0] - a[1], a[0] - b[1])
-
-
-def _distance(seg: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """How far apart two spans are: clause boundaries between them first ("OPS-12 is low, OPS-13 is high":
-    "low" belongs to OPS-12), then characters."""
-    lo, hi = (a[1], b[0]) if a[1] <= b[0] else (b[1], a[0])
-    return (len(_CLAUSE.findall(seg[lo:hi])) if hi > lo else 0, _gap(a, b))
+        q = f" (answer {self.question})" if self.question is not None else ""
+        return f"{' / '.join(repr(a) for a in self.entity)} with {' / '.join(repr(a) for a in self.value)}{q}"
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(0, b[0] - a[1], a[0] - b[1])
+
+
 class _Text:
-    """A text prepared once for every fact of a rubric: stemmed normalised lines cut into sentences and clauses."""
+    """A text prepared once for every fact of a rubric: its layout (lines, sentences, clauses) and flat forms."""
 
     def __init__(self, text: str) -> None:
-        self.flat = _prepare(text)
-        lines = [_prepare(line) for line in unicodedata.normalize("NFKC", text).splitlines()]
-        self.sentences = [line[a:b] for line in lines for a, b in _pieces(line, _SENTENCE)]
-        self.clauses = [s[a:b] for s in self.sentences for a, b in _pieces(s, _CLAUSE)]
+        self.text = text
+        self.flat = prepare(text)
+        self.layout = Layout(text)
 
-    def states(self, fact: "tuple[str, ...] | Bound", rivals: frozenset[str]) -> str | None:
-        """The alternative of `fact` the text states (for a bound fact, its words), or None."""
+    @functools.cached_property
+    def flat_exact(self) -> str:
+        return prepare_exact(self.text)
+
+    def states(self, fact: "tuple[str, ...] | Bound", rivals: frozenset[str], exact: bool = False) -> str | None:
+        """The alternative of `fact` the text states (for a bound fact, its words), or None. `exact`: words
+        unstemmed (wrong candidates: "complete" does not state "completed")."""
         if not isinstance(fact, Bound):
-            return next((a for a in fact if _found(self.flat, a)), None)
-        others = [r for r in rivals if _prepare(r) not in {_prepare(e) for e in fact.entity}]
-        for seg in self.clauses + self.sentences:
-            ents = [s for e in fact.entity for s in _spans(seg, e)]
-            if not ents:
+            flat = self.flat_exact if exact else self.flat
+            return next((a for a in fact if spans(flat, a, exact)), None)
+        own = {prepare(e) for e in fact.entity}
+        others = [r for r in rivals if prepare(r) not in own]
+        return fact.words() if self._bound(fact, others, exact) else None
+
+    def _marks(self, s: Sentence, fact: Bound, others: list[str], exact: bool) -> tuple[list, list]:
+        t = s.exact if exact else s.text
+        ents = [x for e in fact.entity for x in spans(t, e, exact)]
+        rivals = [x for o in others for x in spans(t, o, exact)]
+        if fact.question is not None:
+            for a, b, n in question_spans(s, exact):
+                (ents if n == fact.question else rivals).append((a, b))
+        return ents, rivals
+
+    def _bound(self, fact: Bound, others: list[str], exact: bool) -> bool:
+        lay = self.layout
+        marks = [self._marks(s, fact, others, exact) for s in lay.sentences]
+        for s, (ents, rivals) in zip(lay.sentences, marks):
+            if ents and self._in_sentence(s, fact, ents, rivals, exact):
+                return True
+        for i, line in enumerate(lay.lines):  # a lead and the lines under it
+            if not line.sentences:
                 continue
-            for v in fact.value:
-                for vs in _spans(seg, v):
-                    apart = [_distance(seg, vs, e) for e in ents if not _overlap(vs, e)]
-                    if not apart:
-                        continue
-                    rival = min((_distance(seg, vs, r) for o in others for r in _spans(seg, o) if not _overlap(vs, r)),
-                                default=None)
-                    if rival is None or min(apart) < rival:
-                        return fact.words()
-        return None
+            first = line.sentences[0]
+            ents, rivals = marks[first]
+            keyed = fact.question is not None and line.question == fact.question
+            if not keyed and not (ents and not rivals and self._leads(lay.sentences[first], line, ents, exact)):
+                continue
+            for k in lay.block(i, by_question=keyed):
+                if marks[k][1]:
+                    break  # another entity takes over
+                t = lay.sentences[k].exact if exact else lay.sentences[k].text
+                if any(spans(t, v, exact) for v in fact.value):
+                    return True
+        return False
+
+    @staticmethod
+    def _in_sentence(s: Sentence, fact: Bound, ents: list, rivals: list, exact: bool) -> bool:
+        """Whether a value of `fact` in sentence `s` is nearer an entity span than any rival: within one clause
+        first, then across the sentence's clauses (clause ends between them count before characters)."""
+        t = s.exact if exact else s.text
+        for v in fact.value:
+            for vs in spans(t, v, exact):
+                def dist(x: tuple[int, int]) -> tuple[int, int]:
+                    lo, hi = (x[1], vs[0]) if x[1] <= vs[0] else (vs[1], x[0])
+                    return (s.between(lo, hi, exact) if hi > lo else 0, _gap(vs, x))
+                for whole in (False, True):  # the value's own clause first, then the sentence
+                    apart = [d for e in ents if not _overlap(vs, e) and ((d := dist(e))[0] == 0 or whole)]
+                    near = [d for r in rivals if not _overlap(vs, r) and ((d := dist(r))[0] == 0 or whole)]
+                    if apart and (not near or min(apart) < min(near)):
+                        return True
+        return False
+
+    @staticmethod
+    def _leads(s: Sentence, line: Line, ents: list, exact: bool) -> bool:
+        """Whether an entity leads its line: in the first clause of a list item, or the line is a heading (the
+        entity and at most two other words)."""
+        t, cuts = (s.exact, s.exact_cuts) if exact else (s.text, s.cuts)
+        first_end = cuts[0] if cuts else len(t)
+        if line.indent is not None and any(a < first_end for a, _ in ents):
+            return True
+        if len(line.sentences) > 1:
+            return False
+        rest = t
+        for a, b in sorted(ents, reverse=True):
+            rest = rest[:a] + " " + rest[b:]
+        words = re.findall(r"[^\W\d_]+|\d+", re.sub(r"^[\s>*#\-\d.)(]*", "", rest))
+        latin = sum(1 for w in words if not unspaced(w[0]))
+        cjk = sum(len(w) for w in words if unspaced(w[0]))
+        return latin + (cjk + 1) // 2 <= 2
 
 
 def _alts_words(fact: "tuple[str, ...] | Bound") -> str:
@@ -332,8 +290,8 @@ class KeyFactsJudge:
                                             else "mentions none of the forbidden facts"))
             else:
                 missing = [_alts_words(f) for f, a in zip(rule.key_facts, found) if a is None]
-                wrong = [w for x in rule.excludes
-                         if (w := t.states(x if isinstance(x, Bound) else (x,), rivals)) is not None]
+                wrong = [w for x in rule.excludes  # wrong candidates word for word: "complete" is not "completed"
+                         if (w := t.states(x if isinstance(x, Bound) else (x,), rivals, exact=True)) is not None]
                 if missing:
                     out.append(CriterionVerdict(False, f"missing {', '.join(missing)}"))
                 elif wrong:
@@ -457,7 +415,7 @@ def cache_key(model: str, rules: Sequence[Rule], text: str, scope: str = "") -> 
 
 # After NFKC (full-width and compatibility forms folded) and with invisible format characters removed, any
 # spelling of the fence tag (any case, spaces, look-alike brackets) has its bracket escaped.
-# (both compiled on first use, as _UNSPACED)
+# (both compiled on first use: most processes that import this never judge)
 _FENCE_TAG = (r"[<\u2039\u3008\u27e8\u276e\u02c2\u2329]\s*/?\s*document", re.IGNORECASE)
 _INVISIBLE = (r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
               r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]", 0)

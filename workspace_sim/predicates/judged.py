@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from workspace_sim.predicates.actions import CLAIMS_FIELD, ClaimsMode, claims_problems, with_claims
 from workspace_sim.predicates.base import EvalContext, PredicateBase, PredicateResult, or_shorthand
 from workspace_sim.predicates.conditions import Condition, field_value
 from workspace_sim.predicates.judge import Bound, CriterionVerdict, Rule, Verdict, combine_parts, normalise, split_rules
@@ -31,13 +32,17 @@ def _alternatives(v: Any, where: str) -> list[str]:
 
 class BoundFact(BaseModel):
     """A value bound to its subject: `entity` and `value` (each a string or alternatives) must be stated together,
-    in one clause or sentence, the value nearer this entity than any other the rubric binds."""
+    in one clause or sentence, the value nearer this entity than any other the rubric binds, or under the entity
+    where it leads (a list item, a heading line); with `question`, in the answer item numbered so."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     entity: list[str] = Field(description="The subject (a ticket, an account, a person): a string or alternatives.",
                               json_schema_extra=or_shorthand({"type": "string"}))
     value: list[str] = Field(description="Its value (a priority, a total, a date): a string or alternatives.",
                              json_schema_extra=or_shorthand({"type": "string"}))
+    question: int | None = Field(None, ge=1, le=999, description=(
+        "The number of the question (in the request) this fact answers: an answer item keyed by it (\"Q2: ...\", "
+        "\"2. ...\", \"问题2：...\") states the value for the entity without naming it."))
 
     @field_validator("entity", "value", mode="before")
     @classmethod
@@ -46,7 +51,7 @@ class BoundFact(BaseModel):
 
     def rule(self) -> Bound:
         """The fact as judges see it."""
-        return Bound(tuple(self.entity), tuple(self.value))
+        return Bound(tuple(self.entity), tuple(self.value), self.question)
 
 
 class Criterion(BaseModel):
@@ -262,8 +267,19 @@ class Judged(PredicateBase):
         "any of them counts, facts may be spread over them); 'any': some one document meets the rubric, and no "
         "document states a wrong candidate (negative criteria and excludes are judged over all of them); 'all': "
         "every one meets it."))
+    claims: ClaimsMode = Field("checked", description=(
+        "With an answer, transcript or messages target: every action the text says was done must be in the record "
+        "of calls ('checked', the default: a promise such as \"I'll send it\" counts as not done; 'proposals': "
+        "promises and offers allowed; 'unchecked'). Other targets are not checked."))
 
     def evaluate(self, ctx: EvalContext) -> PredicateResult:
+        result = self._judge(ctx)
+        t = self.target
+        if t.answer or t.transcript or t.messages:
+            return with_claims(result, claims_problems(ctx, "answer" if t.answer else "transcript", self.claims))
+        return result
+
+    def _judge(self, ctx: EvalContext) -> PredicateResult:
         rules = [c.rule() for c in self.criteria]
         what = self.target.describe()
         listed = "; ".join(f"{i}) {'NOT: ' if r.negative else ''}{r.requirement}" for i, r in enumerate(rules, 1))

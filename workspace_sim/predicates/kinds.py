@@ -16,6 +16,7 @@ KIND_CLASSES: dict[str, tuple[str, str]] = {
     "only_changed": ("scope", "OnlyChanged"), "tool_called": ("calls", "ToolCalled"),
     "tool_not_called": ("calls", "ToolNotCalled"), "answer": ("calls", "Answer"), "judged": ("judged", "Judged"),
     "records_read": ("reads", "RecordsRead"), "secret_not_leaked": ("secrets", "SecretNotLeaked"),
+    "claims": ("actions", "ClaimsHold"),
     "all": ("combinators", "AllOf"), "any": ("combinators", "AnyOf"), "at_least": ("combinators", "AtLeast"),
     "not": ("combinators", "NotOf"),
 }
