@@ -1,7 +1,7 @@
 """Server-wide admission of slow tool calls: a bounded pool of their own, and a paced, retryable `busy`.
 
 Tool calls run on worker threads. Left on one shared pool, calls that take seconds (the sandboxes:
-`run_python`, `run_command`) of many episodes would hold every worker, and a cheap read of another
+`run_python`, `run_command`; `transcribe_audio`, which may wait on a speech-to-text endpoint) of many episodes would hold every worker, and a cheap read of another
 episode would wait behind them. Here slow calls run on their own thread limiter, bounded by
 `max_slow` per server process (`COWORKENV_MAX_SLOW_CALLS`, default 8); a slow call that finds every
 slot taken is not queued but answered at once, on the event loop and without a thread, with a
@@ -36,7 +36,7 @@ from typing import Any, Callable, Hashable
 import anyio
 import anyio.to_thread
 
-SLOW_TOOLS = frozenset({"run_python", "run_command"})
+SLOW_TOOLS = frozenset({"run_python", "run_command", "transcribe_audio"})
 # Read-only point reads of in-memory state (tests/mcp_server/test_hardening_admission.py checks each is a registered read-only
 # tool of a service without a sandbox); anything whose cost grows with the request stays off the loop.
 INLINE_TOOLS = frozenset({

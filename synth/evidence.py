@@ -5,7 +5,8 @@ A generator that renders evidence records it in `metadata.evidence` as `[{path, 
 task turns on as the file shows them (a receipt's total, a form's tax id, a figure on a chart). The text an
 agent could read without opening any evidence file is every part of the spec it is shown or can fetch: the
 request, the user's answers and follow-ups, the days' instructions, the world, every record of the start data
-and of the world's changes, except the bytes of binary files; the predicates, the reference solution and the
+and of the world's changes, except the bytes of binary files and the transcripts of audio clips (both read only by
+opening the clip); the predicates, the reference solution and the
 metadata are not. A fact counts when neither it nor any usual spelling of it (a number with or without
 thousands separators, fewer decimals, or in minor units) appears there, and its file exists in the start data
 or arrives with a world change.
@@ -22,13 +23,20 @@ _HIDDEN = ("predicates", "reference", "metadata")
 _NUMBER = re.compile(r"^-?[\d,]*\d(\.\d+)?$")
 
 
+_INSIDE = ("content", "transcript")  # a clip's transcript is read only through the clip (read_media_file,
+# transcribe_audio), as its bytes are
+
+
 def _strip_binary(node: Any, paths: set[str]) -> Any:
-    """The node with binary file contents taken out (and their paths collected)."""
+    """The node with binary file contents (and audio transcripts) taken out, and their paths collected."""
     if isinstance(node, dict):
         if node.get("encoding") == "base64" and "content" in node:
             if isinstance(node.get("path"), str):
                 paths.add(node["path"])
-            return {k: _strip_binary(v, paths) for k, v in node.items() if k != "content"}
+            return {k: _strip_binary(v, paths) for k, v in node.items() if k not in _INSIDE}
+        if node.get("op") == "patch" and node.get("table") == "files.files" and isinstance(node.get("fields"), dict):
+            return {**{k: _strip_binary(v, paths) for k, v in node.items() if k != "fields"},
+                    "fields": {k: _strip_binary(v, paths) for k, v in node["fields"].items() if k != "transcript"}}
         return {k: _strip_binary(v, paths) for k, v in node.items()}
     if isinstance(node, list):
         return [_strip_binary(v, paths) for v in node]

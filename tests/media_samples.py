@@ -52,6 +52,25 @@ def wav(seconds: float = 0.25, rate: int = 8000) -> bytes:
     return buf.getvalue()
 
 
+def m4a(seconds: float = 3.5, timescale: int = 44_100) -> bytes:
+    """An M4A file's boxes (ftyp, then moov with its movie header; no samples): enough to be recognised and timed."""
+    def box(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", 8 + len(body)) + kind + body
+
+    mvhd = struct.pack(">B3xIIII", 0, 0, 0, timescale, int(seconds * timescale)) + b"\x00" * 80
+    return box(b"ftyp", b"M4A \x00\x00\x02\x00M4A isommp42") + box(b"moov", box(b"mvhd", mvhd)) + box(b"free", b"")
+
+
+def ogg(seconds: float = 2.0, rate: int = 16_000) -> bytes:
+    """An Ogg Vorbis stream's first page (the identification header) and a last page whose granule position ends
+    it after `seconds` (no audio packets): enough to be recognised and timed."""
+    def page(granule: int, flags: int, seq: int, body: bytes) -> bytes:
+        return (b"OggS" + struct.pack("<BBqIIIB", 0, flags, granule, 1, seq, 0, 1) + bytes([len(body)]) + body)
+
+    ident = b"\x01vorbis" + struct.pack("<IBIiiiBB", 0, 1, rate, 0, 64000, 0, 0xB8, 1)
+    return page(0, 2, 0, ident) + page(int(seconds * rate), 4, 1, b"\x00" * 8)
+
+
 def text_pdf(lines: list[str]) -> bytes:
     from fpdf import FPDF
 

@@ -1,8 +1,11 @@
 """A real OpenAI-compatible HTTP server for tests, answering chat completions from a script.
 
 `ScriptedOpenAI` listens on 127.0.0.1 (a free port) in a background thread and speaks enough of
-the OpenAI API for real clients: `POST /v1/chat/completions` and `GET /v1/models`. Each completion
-request takes the next entry of the script: an assistant `Message`, `ToolCalls` (arguments are a
+the OpenAI API for real clients: `POST /v1/chat/completions`, `POST /v1/audio/transcriptions` (a
+multipart form: its fields and the uploaded file are recorded) and `GET /v1/models`. Each completion
+or transcription request takes the next entry of the script: an assistant `Message`, a
+`Transcription` (answered as the request's response_format asks: verbose_json with segments, json
+or text), `ToolCalls` (arguments are a
 raw string, so they may be malformed on purpose), a raw JSON `Body`, an `HTTPError` (with optional
 Retry-After), an `InvalidBody` (bytes that are not the JSON the client expects) or a `Disconnect`
 (the connection drops part-way through the body). An entry may also be a function of the
@@ -29,7 +32,7 @@ import pytest
 
 __all__ = [
     "Body", "Disconnect", "HTTPError", "InvalidBody", "Message", "RecordedRequest", "ScriptedOpenAI",
-    "ToolCall", "ToolCalls", "scripted_openai",
+    "ToolCall", "ToolCalls", "Transcription", "scripted_openai",
 ]
 
 
@@ -70,6 +73,16 @@ class ToolCalls:
 
 
 @dataclass(frozen=True)
+class Transcription:
+    """A speech-to-text answer: the text and, for verbose_json, its segments as (start, end, text)."""
+
+    text: str
+    segments: tuple[tuple[float, float, str], ...] = ()
+    language: str = "english"
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
 class Body:
     """A JSON body sent as is, with a status code (for shapes the other entries do not cover)."""
 
@@ -107,7 +120,7 @@ class Disconnect:
     announced: int = 4096
 
 
-Reply = Union[Message, ToolCalls, Body, HTTPError, InvalidBody, Disconnect]
+Reply = Union[Message, ToolCalls, Transcription, Body, HTTPError, InvalidBody, Disconnect]
 Entry = Union[Reply, Callable[["RecordedRequest"], Reply]]
 
 
@@ -120,6 +133,8 @@ class RecordedRequest:
     headers: dict[str, str]
     raw: bytes
     body: Any = None
+    form: dict[str, str] = field(default_factory=dict)  # a multipart request's text fields
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # its files: field -> (file name, bytes)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -151,6 +166,57 @@ class RecordedRequest:
             elif isinstance(c, list):
                 out.extend(p.get("text", "") for p in c if isinstance(p, dict))
         return "\n".join(out)
+
+
+def _transcription(h: Any, server: ScriptedOpenAI, req: RecordedRequest) -> None:
+    """Answer a speech-to-text request (`h` the request's handler) from the script, in its response_format."""
+    if "file" not in req.files or not req.form.get("model"):
+        h._send_error(400, "a transcription request is a multipart form with 'file' and 'model'",
+                      "invalid_request_error")
+        return
+    fmt = req.form.get("response_format", "json")
+    if fmt in server.reject_response_formats:
+        h._send_error(400, f"response_format {fmt!r} is not supported by this server", "invalid_request_error",
+                      param="response_format")
+        return
+    try:
+        reply = server._next(req)
+    except Exception as exc:  # a scripted function failed: tell the test, do not hang
+        h._send_error(500, f"scripted responder raised {type(exc).__name__}: {exc}", "server_error")
+        return
+    if not isinstance(reply, Transcription):
+        h._answer(reply, {})
+    elif fmt == "text":
+        h._send(200, reply.text.encode(), "text/plain")
+    elif fmt == "verbose_json":
+        segments = [{"id": i, "seek": 0, "start": a, "end": b, "text": t, "tokens": [], "temperature": 0.0,
+                     "avg_logprob": 0.0, "compression_ratio": 1.0, "no_speech_prob": 0.0}
+                    for i, (a, b, t) in enumerate(reply.segments)]
+        h._send_json(200, {"task": "transcribe", "language": reply.language, "duration": reply.duration,
+                           "text": reply.text, "segments": segments})
+    else:
+        h._send_json(200, {"text": reply.text})
+
+
+def _multipart(content_type: str, raw: bytes) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:
+    """The text fields and the files of a multipart/form-data body."""
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
+    msg = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+    form: dict[str, str] = {}
+    files: dict[str, tuple[str, bytes]] = {}
+    for part in msg.iter_parts() if msg.is_multipart() else ():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        if not isinstance(name, str):
+            continue
+        filename = part.get_filename()
+        if filename is not None:
+            files[name] = (filename, data)
+        else:
+            form[name] = data.decode("utf-8", "replace")
+    return form, files
 
 
 def _tokens(text: str) -> int:
@@ -246,6 +312,12 @@ class ScriptedOpenAI:
         with self._lock:
             return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
+    @property
+    def transcription_requests(self) -> list[RecordedRequest]:
+        """The recorded speech-to-text requests, in order."""
+        with self._lock:
+            return [r for r in self.requests if r.path.rstrip("/").endswith("/audio/transcriptions")]
+
     def _record(self, req: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(req)
@@ -281,6 +353,9 @@ def _make_handler(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
             req = self._read()
             if not self._authorised():
                 return
+            if req.path.rstrip("/").endswith("/audio/transcriptions"):
+                self._transcribe(req)
+                return
             if not req.path.rstrip("/").endswith("/chat/completions"):
                 self._send_error(404, f"no route POST {req.path}", "invalid_request_error")
                 return
@@ -301,6 +376,9 @@ def _make_handler(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             self._answer(reply, body)
 
+        def _transcribe(self, req: RecordedRequest) -> None:
+            _transcription(self, server, req)
+
         # helpers ---------------------------------------------------------------------------
         def _read(self) -> RecordedRequest:
             length = int(self.headers.get("Content-Length") or 0)
@@ -310,6 +388,8 @@ def _make_handler(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 parsed = None
             req = RecordedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw, parsed)
+            if req.headers.get("content-type", "").startswith("multipart/form-data"):
+                req.form, req.files = _multipart(req.headers["content-type"], raw)
             server._record(req)
             return req
 

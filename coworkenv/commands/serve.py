@@ -43,6 +43,13 @@ def serve(
     user_api_key: Optional[str] = typer.Option(None, "--user-api-key", help="llm user: API key (else "
                                                                              "COWORKENV_OPENAI_API_KEY, or "
                                                                              "OPENAI_API_KEY)."),
+    stt_model: Optional[str] = typer.Option(
+        None, "--stt-model", help="transcribe_audio: the model of an OpenAI-compatible speech-to-text endpoint for "
+                                  "audio files without a transcript (sets COWORKENV_STT_MODEL; the key from "
+                                  "COWORKENV_STT_API_KEY, COWORKENV_OPENAI_API_KEY or OPENAI_API_KEY)."),
+    stt_base_url: Optional[str] = typer.Option(
+        None, "--stt-base-url", help="transcribe_audio: that endpoint's base URL (sets COWORKENV_STT_BASE_URL; "
+                                     "default https://api.openai.com/v1)."),
     log_file: Optional[Path] = typer.Option(None, help="Write logs to this file instead of stderr."),
     log_level: str = typer.Option("WARNING", help="DEBUG, INFO, WARNING or ERROR."),
     strict_schemas: bool = typer.Option(

@@ -25,14 +25,16 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--default-episode": ("default_episode", "str"), "--admin-token": ("admin_token", "str"),
     "--mcp-only": ("mcp_only", "flag"), "--reveal-score": ("reveal_score", "flag"), "--user": ("user", "str"),
     "--user-model": ("user_model", "str"), "--user-base-url": ("user_base_url", "str"),
-    "--user-api-key": ("user_api_key", "str"), "--log-file": ("log_file", "path"), "--log-level": ("log_level", "str"),
+    "--user-api-key": ("user_api_key", "str"), "--stt-model": ("stt_model", "str"),
+    "--stt-base-url": ("stt_base_url", "str"), "--log-file": ("log_file", "path"), "--log-level": ("log_level", "str"),
     "--strict-schemas": ("strict_schemas", "flag"), "--no-strict-schemas": ("strict_schemas", "off"),
 }
 DEFAULTS: dict[str, Any] = {
     "spec": None, "python": None, "http": False, "host": "127.0.0.1", "port": 8765, "workers": 1, "spec_root": None,
     "record_dir": Path("runs/episodes"), "episode_id": None, "default_episode": None, "admin_token": None,
     "mcp_only": False, "reveal_score": False, "user": "scripted", "user_model": None, "user_base_url": None,
-    "user_api_key": None, "log_file": None, "log_level": "WARNING", "strict_schemas": True,
+    "user_api_key": None, "stt_model": None, "stt_base_url": None, "log_file": None, "log_level": "WARNING",
+    "strict_schemas": True,
 }
 ENVVARS = {"admin_token": "COWORKENV_ADMIN_TOKEN", "strict_schemas": "COWORKENV_STRICT_SCHEMAS"}
 _TRUE, _FALSE = ("1", "true"), ("0", "false")

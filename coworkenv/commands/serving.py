@@ -50,11 +50,26 @@ def control_options(mcp_only: bool, reveal_score: bool, user: str, model: Option
     return ControlOptions(True, reveal_score, make_user)
 
 
+def _speech_to_text(model: Optional[str], base_url: Optional[str]) -> None:
+    """Set the speech-to-text endpoint of `transcribe_audio` for the server and its workers (the environment
+    variables it reads at each call), refusing a bad one before anything starts."""
+    from workspace_sim.media import speech_to_text as stt
+
+    for value, var in ((model, stt.ENV["model"]), (base_url, stt.ENV["base_url"])):
+        if value is not None:
+            os.environ[var] = value
+    try:
+        stt.settings_from_env()
+    except stt.SettingsError as e:
+        raise _bad(str(e)) from None
+
+
 def serve_command(spec: Optional[Path], python: Optional[str], http: bool, host: str, port: int, workers: int,
                   spec_root: Optional[list[Path]], record_dir: Path, episode_id: Optional[str],
                   default_episode: Optional[str], admin_token: Optional[str], mcp_only: bool, reveal_score: bool,
                   user: str, user_model: Optional[str], user_base_url: Optional[str], user_api_key: Optional[str],
-                  log_file: Optional[Path], log_level: str, strict_schemas: bool) -> None:
+                  stt_model: Optional[str], stt_base_url: Optional[str], log_file: Optional[Path], log_level: str,
+                  strict_schemas: bool) -> None:
     """Serve an environment to MCP clients (`coworkenv serve`'s body, typer's or `serve_lean`'s parse of the
     command line); a bad option raises typer's BadParameter or the Exit of `fail`, naming what is wrong."""
     from mcp_server.environment import EnvironmentLoadError
@@ -74,6 +89,7 @@ def serve_command(spec: Optional[Path], python: Optional[str], http: bool, host:
         raise _bad("the admin token must be at least 16 characters")
     # the MCP server reads it where it lists tools (mcp_server.server.strict_schemas_requested)
     os.environ["COWORKENV_STRICT_SCHEMAS"] = "1" if strict_schemas else "0"
+    _speech_to_text(stt_model, stt_base_url)
     from mcp_server.admission import inline_tools_from_env
 
     try:  # read where the first tool call runs; a bad value is refused here, before anything starts

@@ -148,11 +148,11 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
     said = " ".join(b.answers)
     b.answers.clear()
     b.end_stage(request.day_report(s, rng, old) + (" " + said if said else ""))
-    content, new_total = _revision(s)
+    fields, new_total = _revision(s)
     opens = st.working_day(b.ws.state.now, 1, s.d.world.user.timezone).replace(minute=rng.choice((0, 15, 30)))
     b.open_stage(f"day{day}", s.d.locale.date(opens.date()), opens_at=opens,
                  instructions=rng.choice(kw.DAYS[s.lang]).format(party=s.facts["party"], ref=s.facts["ref"]))
-    b.stage_change([{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": {"content": content}}],
+    b.stage_change([{"op": "patch", "table": "files.files", "key": s.facts["doc_path"], "fields": fields}],
                    announce=None, note=f"{s.facts['party']} corrected {s.facts['ref']} overnight")
     s.facts["due"] = round(new_total + sum(s.facts.get("adjustments", [])) + s.facts.get("fee", 0.0), 2)
     s.facts["total"] = new_total
@@ -163,11 +163,13 @@ def _later_day(s: st.Story, graph: list[st.Step], day: int) -> None:
             x.act(s, stale=old)  # type: ignore[call-arg]
 
 
-def _revision(s: st.Story) -> tuple[str, float]:
+def _revision(s: st.Story) -> tuple[dict[str, str], float]:
+    """The fields of the document's file to patch overnight (a voicemail's transcript with its bytes) and its new
+    total."""
     if s.facts["medium"] != "text":
         return ms.revised_document(s)
     total = ms.revise_lines(s)
-    return document(s.d.profession.doc_kinds[0], s.facts["doc_facts"], s.d.locale, s.rng)[1], total
+    return {"content": document(s.d.profession.doc_kinds[0], s.facts["doc_facts"], s.d.locale, s.rng)[1]}, total
 
 
 def _capability(kind: TaskKind, days: int, b: SpecBuilder, graph: list[st.Step]) -> str:

@@ -69,15 +69,22 @@ def render_document(s: Story, medium: str, facts: dict[str, Any]) -> bytes:
         drawn += [Line("Tax", 15, right=f"{tax:,.2f}"), Line("TOTAL", 19, True, right=_amount(total_of(facts), cur))]
         img, _ = render.paper(drawn, width=s.rng.choice((420, 440, 460)))
         return render.png_bytes(render.degrade(img, s.rng.choice(("clean", "worn")), s.rng.randint(0, 10_000)))
-    script = (f"Hello, this is the accounts desk at {facts['issuer_en']}. About {head.lower()}: "
-              f"the total comes to {total_of(facts):,.2f} {cur}. Thank you, goodbye.")
-    return speech.speak(script, s.rng.choice(("en-us", "en-gb")))
+    return speech.speak(document_script(s, facts), s.rng.choice(("en-us", "en-gb")))
 
 
-def _file(s: Story, path: str, raw: bytes) -> None:
+def document_script(s: Story, facts: dict[str, Any]) -> str:
+    """What the accounts desk says in the voicemail of `facts` (its transcript)."""
+    head = f"{s.d.profession.doc_word['en'].upper()} {facts['ref']}"
+    return (f"Hello, this is the accounts desk at {facts['issuer_en']}. About {head.lower()}: "
+            f"the total comes to {total_of(facts):,.2f} {s.d.locale.currency}. Thank you, goodbye.")
+
+
+def _file(s: Story, path: str, raw: bytes, transcript: str | None = None) -> None:
+    """Store `raw` at `path`, dated yesterday; a generated clip with its script as the transcript."""
     s.b.use("files")
     s.b.table("files", "files").append({"path": path, "content": base64.b64encode(raw).decode(), "encoding": "base64",
-                                         "created": s.b.ago(days=1).isoformat(), "modified": s.b.ago(days=1).isoformat()})
+                                         "created": s.b.ago(days=1).isoformat(), "modified": s.b.ago(days=1).isoformat(),
+                                         **({"transcript": transcript} if transcript is not None else {})})
 
 
 class MediaDocument(Step):
@@ -109,7 +116,8 @@ class MediaDocument(Step):
                      "lines": lines, "tax_rate": {"en-GB": 0.2, "zh-CN": 0.06}.get(d.locale.code, 0.0)}
             path = f"{d.profession.folder}/{when.year}-{when.month:02d}/{_slug(_en_party(s, who))}-{n}." \
                 f"{_EXT[self.medium]}"
-            _file(s, path, render_document(s, self.medium, facts))
+            _file(s, path, render_document(s, self.medium, facts),
+                  document_script(s, facts) if self.medium == "audio" else None)
             docs.append((path, facts))
         path, facts = docs[0]
         declare(b, path, {"image": "photo", "audio": "voicemail"}.get(self.medium, self.medium),
@@ -132,10 +140,14 @@ def revise_lines(s: Story) -> float:
     return total_of(facts)
 
 
-def revised_document(s: Story) -> tuple[str, float]:
-    """The document corrected overnight (`revise_lines`), as base64 in its medium, and its new total."""
+def revised_document(s: Story) -> tuple[dict[str, str], float]:
+    """The document corrected overnight (`revise_lines`): the file fields to patch (its bytes as base64 in its
+    medium, and a voicemail's new transcript) and its new total."""
     total = revise_lines(s)
-    return base64.b64encode(render_document(s, s.facts["medium"], s.facts["doc_facts"])).decode(), total
+    fields = {"content": base64.b64encode(render_document(s, s.facts["medium"], s.facts["doc_facts"])).decode()}
+    if s.facts["medium"] == "audio":
+        fields["transcript"] = document_script(s, s.facts["doc_facts"])
+    return fields, total
 
 
 class Adjustment(Step):
@@ -169,7 +181,7 @@ class Adjustment(Step):
         elif self.medium != "video":
             for r, x, path in ((ref, amount, self.path), (other_ref, decoy, f"{folder}/{_slug(other_ref)}-{self.medium}"
                                                                                f".{_EXT[self.medium]}")):
-                _file(s, path, self._render(s, r, x, cur))
+                _file(s, path, self._render(s, r, x, cur), self._script(r, x, cur) if self.medium == "audio" else None)
         declare(s.b, self.path, {"image": "photo", "audio": "voicemail"}.get(self.medium, self.medium),
                 [f"{amount:.2f}"])
         s.facts.setdefault("adjustments", []).append(sign * amount)
@@ -186,8 +198,9 @@ class Adjustment(Step):
             img, _ = render.paper([Line(head, 22, True), Line("", 8), Line(line, 18)], width=480)
             _file(s, path, render.png_bytes(img))
         self.track = f"{folder}/soundtrack.wav"
-        _file(s, self.track, speech.speak(f"This is the call about {ref}. We first proposed {decoy:,.2f}, and in the "
-                                          "end we agreed on the figure on the last slide.", "en-us"))
+        said = f"This is the call about {ref}. We first proposed {decoy:,.2f}, and in the end we agreed on the " \
+               "figure on the last slide."
+        _file(s, self.track, speech.speak(said, "en-us"), said)
         return self.frames[-1]
 
     def _render(self, s: Story, ref: str, x: float, cur: str) -> bytes:
@@ -199,8 +212,13 @@ class Adjustment(Step):
         if self.medium == "pdf":
             return render.text_pdf([("CREDIT NOTE", 15, "B"), (f"Against {ref}", 12, ""),
                                     (f"Credit: {x:,.2f} {cur}", 13, "B")], f"Credit note {ref}")
-        return speech.speak(f"Hi, it's about {ref}. We have already received a deposit of {x:,.2f} {cur} on it, "
-                            "so please take that off. Thanks.", s.rng.choice(("en-us", "en-gb")))
+        return speech.speak(self._script(ref, x, cur), s.rng.choice(("en-us", "en-gb")))
+
+    @staticmethod
+    def _script(ref: str, x: float, cur: str) -> str:
+        """What the party says in the deposit voicemail (its transcript)."""
+        return f"Hi, it's about {ref}. We have already received a deposit of {x:,.2f} {cur} on it, so please take " \
+               "that off. Thanks."
 
     def act(self, s: Story) -> None:
         if self.medium == "video":

@@ -17,12 +17,14 @@ KINDS = ("scan", "screenshot", "whiteboard")
 
 
 def attach(b: SpecBuilder, path: str, raw: bytes, kind: str = "", facts: Sequence[str] = (),
-           derived: Sequence[str] = ()) -> None:
-    """Store `raw` at `path` (base64, dated yesterday) and declare the facts it shows (and the values the
-    solution derives from them: a total that includes a receipt's amount)."""
+           derived: Sequence[str] = (), transcript: str | None = None) -> None:
+    """Store `raw` at `path` (base64, dated yesterday; an audio clip with its `transcript`, the script it was
+    spoken from) and declare the facts it shows (and the values the solution derives from them: a total that
+    includes a receipt's amount)."""
     b.use("files")
     b.table("files", "files").append({"path": path, "content": base64.b64encode(raw).decode(), "encoding": "base64",
-                                       "created": b.ago(days=1).isoformat(), "modified": b.ago(days=1).isoformat()})
+                                       "created": b.ago(days=1).isoformat(), "modified": b.ago(days=1).isoformat(),
+                                       **({"transcript": transcript} if transcript is not None else {})})
     declare(b, path, kind, facts, derived)
 
 

@@ -1,6 +1,6 @@
 """Audio evidence: voice messages spoken by eSpeak NG from the world's own script (synth/procedural/speech.py) and
 the voicemail_to_task template. Byte-deterministic per seed, the facts only in the audio (a text channel sees a
-placeholder), valid by execution, a text-only guess fails, and the teacher hears the clip over MCP as audio
+placeholder and the clip's script as its transcript, read only through the clip), valid by execution, a text-only guess fails, and the teacher hears the clip over MCP as audio
 content. Without the engine the template falls back to handwritten message slips with a note, never failing."""
 
 from __future__ import annotations
@@ -55,9 +55,11 @@ def test_the_voicemail_template_is_valid_and_its_facts_are_only_in_the_audio() -
         assert len(facts) == 3, facts  # the order number, the delivery date and the callback number
         assert len(_clips(spec)) == 2
         ws = spec.build_workspace()
+        scripts = {f["path"]: f["transcript"] for f in spec.initial["files"]["files"] if f["path"].endswith(".wav")}
         for path in _clips(spec):
-            text = ws.call("read_media_file", {"path": path}).text
-            assert text.startswith("[audio: ") and not any(f in text for f in facts)
+            text = ws.call("read_media_file", {"path": path}).text  # the placeholder, then the clip's script
+            assert text.startswith("[audio: ") and text.endswith("Transcript (stored with the file):\n" + scripts[path])
+            assert ws.call("transcribe_audio", {"path": path}).data["text"] == scripts[path]
     a, b = generate(CAP, 4, template=NAME), generate(CAP, 4, template=NAME)
     assert a.model_dump_json() == b.model_dump_json()
 
@@ -98,3 +100,21 @@ def test_without_the_engine_the_messages_are_slips_with_a_note(monkeypatch: pyte
         assert report.ok, report.text()
     with pytest.raises(RuntimeError, match="setup_tts.sh"):
         speech.speak("hello")
+
+
+@needs_engine
+def test_composed_voicemails_carry_their_script_and_a_corrected_one_its_new_script() -> None:
+    from synth.generate.kinded import compose_kind
+    from synth.generate.profiles.kinds import TaskKind
+
+    spec = compose_kind(TaskKind.from_json({"services": ["files"], "evidence": ["audio"], "days": 3, "turns": "multi"}), 0)
+    clips = {f["path"]: f for f in spec.initial["files"]["files"] if f["path"].endswith(".wav")}
+    assert len(clips) == 3 and all(f["transcript"].startswith("Hello, this is the accounts desk at ")
+                                   for f in clips.values())
+    patches = [c for e in spec.events for c in e.changes if c["op"] == "patch" and c["key"] in clips]
+    said = [clips[patches[0]["key"]]["transcript"]] + [p["fields"].get("transcript") for p in patches]
+    assert patches and len(set(said)) == len(said)  # each corrected clip comes with what it now says
+    facts = [f["fact"] for f in evidence_only_facts(spec)]  # the first total: only in the clip and its transcript
+    assert facts and all(f"{float(x):,.2f}" in said[0] for x in facts)
+    report = validate_spec(spec)
+    assert report.ok, report.text()

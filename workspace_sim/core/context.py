@@ -208,6 +208,12 @@ class ToolContext:
                               "(limits.call_seconds); nothing was changed. Narrow it (a smaller folder, "
                               "a simpler pattern, fewer results) and try again")
 
+    def waited(self, seconds: float) -> None:
+        """Leave `seconds` the call spent waiting on an outside endpoint out of its budget: that wait is bounded by
+        the endpoint's own timeout (as a sandbox's run is by the sandbox's), the budget bounds the simulator's work."""
+        if self.deadline is not None and seconds > 0:
+            self.deadline += seconds
+
     @property
     def resources(self) -> Resources | None:
         """The workspace's live objects (e.g. a sandbox container); None outside a Workspace."""

@@ -19,11 +19,12 @@ PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentatio
 # One table, not the host's mimetypes database (which differs between machines): the same path has the same type.
 MIME_BY_EXTENSION = {
     "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
-    "wav": "audio/wav", "mp3": "audio/mpeg", "pdf": "application/pdf", "xlsx": XLSX, "csv": "text/csv",
-    "docx": DOCX, "pptx": PPTX,
+    "wav": "audio/wav", "mp3": "audio/mpeg", "m4a": "audio/mp4", "ogg": "audio/ogg", "pdf": "application/pdf",
+    "xlsx": XLSX, "csv": "text/csv", "docx": DOCX, "pptx": PPTX,
 }
 _CLASS = {"image/png": "image", "image/jpeg": "image", "image/gif": "image", "image/webp": "image",
-          "audio/wav": "audio", "audio/x-wav": "audio", "audio/mpeg": "audio", "application/pdf": "pdf",
+          "audio/wav": "audio", "audio/x-wav": "audio", "audio/mpeg": "audio", "audio/mp4": "audio",
+          "audio/x-m4a": "audio", "audio/ogg": "audio", "application/pdf": "pdf",
           XLSX: "sheet", "text/csv": "sheet", DOCX: "document", PPTX: "document"}
 
 

@@ -1,6 +1,7 @@
 """Voice messages an agent has to listen to: a supplier's voicemail spoken by a local text-to-speech engine from
 the world's own script (synth/procedural/speech.py), so the order number, the new delivery date and the callback
-number are known by construction and exist only in the audio; a colleague's voicemail about something else is a
+number are known by construction and exist only in the audio (and its transcript, the script, which an agent reads
+only through the clip: `read_media_file`, `transcribe_audio`); a colleague's voicemail about something else is a
 distractor. Where the engine is not installed the same messages are handwritten message slips (photos), and the
 evidence's metadata carries the note that audio was skipped.
 """
@@ -31,7 +32,7 @@ def _message(b: SpecBuilder, path_stem: str, script: str, slip: list[str], facts
     if speech.available():
         voice = b.rng.choice(speech.VOICES)
         clip = speech.wear(speech.speak(script, voice, b.rng.randint(145, 175), b.rng.randint(35, 65)), level, seed)
-        attach(b, f"{path_stem}.wav", clip, "audio", facts)
+        attach(b, f"{path_stem}.wav", clip, "audio", facts, transcript=script)  # the script it was spoken from
         return f"{path_stem}.wav", "audio"
     _log.warning(speech.MISSING)
     attach(b, f"{path_stem}.png", render.png_bytes(screens.whiteboard(slip, level, seed, size=26)), "slip", facts)

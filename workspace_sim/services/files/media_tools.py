@@ -1,5 +1,6 @@
-"""The media tools of the files service: images and audio as MCP media content, PDFs by page, spreadsheets by
-sheet and range (read and written), office documents as text (docx also written).
+"""The media tools of the files service: images and audio as MCP media content (an audio clip with its stored
+transcript beside it), audio as text (`transcribe_audio`), PDFs by page, spreadsheets by sheet and range (read and
+written), office documents as text (docx also written).
 
 Each tool checks the file against the documented limits (`workspace_sim.media.limits`) before it decodes it, and
 a corrupt or oversized file is an `invalid_argument` naming the file and the limit, with nothing changed. An
@@ -9,12 +10,15 @@ image or audio read returns the stored base64 string itself under `media`, so a 
 from __future__ import annotations
 
 import base64
+import hashlib
+import time
 from typing import Any
 
 from workspace_sim.core.context import ToolContext
-from workspace_sim.core.errors import InvalidArgument
+from workspace_sim.core.errors import InvalidArgument, Unavailable
 from workspace_sim.media import MediaError, media_part, media_parts, placeholder
 from workspace_sim.media.limits import DOCX, PPTX, XLSX, media_class
+from workspace_sim.media.transcripts import SOURCE_WORDS, Transcript, parse_transcript, render_transcript
 from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_csv, write_xlsx  # Cell: write_sheet's schema
 from workspace_sim.text.paths import parent, resolve
 from workspace_sim.core.registry import tool
@@ -36,12 +40,35 @@ def _media_text(d: dict) -> str:
     parts = media_parts(d)
     extra = f" {d['width']}x{d['height']} px" if "width" in d else (
         f" {d['seconds']} s" if d.get("seconds") is not None else "")
-    return "\n".join(placeholder(p) for p in parts) + (f"\n{d['path']}:{extra}" if extra else "")
+    out = "\n".join(placeholder(p) for p in parts) + (f"\n{d['path']}:{extra}" if extra else "")
+    t = d.get("transcript")
+    if t is not None:
+        out += f"\nTranscript ({SOURCE_WORDS[t['source']]}):\n{render_transcript(t)}"
+    elif any(p.kind == "audio" for p in parts):
+        out += "\nNo transcript is stored with this clip (transcribe_audio transcribes it where a speech-to-text " \
+               "endpoint is configured)"
+    return out
+
+
+def _inspect_audio(raw: bytes, path: str) -> tuple[str, float | None]:
+    from workspace_sim.media.audio import inspect_audio  # readers load with the first file of their kind
+
+    try:
+        return inspect_audio(raw, path)
+    except MediaError as e:
+        raise InvalidArgument(str(e)) from None
+
+
+def _stored_transcript(f: File) -> Transcript | None:
+    try:
+        return parse_transcript(f.transcript, f.path) if f.transcript is not None else None
+    except MediaError as e:  # a record's transcript is checked when it is made; this is a guard only
+        raise InvalidArgument(str(e)) from None
 
 
 @tool(read_only=True, render=_media_text)
 def read_media_file(ctx: ToolContext, path: str) -> dict:
-    """Look at an image (PNG, JPEG, GIF, WebP) or listen to an audio clip (WAV, MP3): returns it as image or audio content with its MIME type.
+    """Look at an image (PNG, JPEG, GIF, WebP) or listen to an audio clip (WAV, MP3, M4A, Ogg): returns it as image or audio content with its MIME type, and a clip's transcript where one is stored with it.
 
     Args:
         path: Path of the image or audio file, e.g. /receipts/lunch.png.
@@ -51,21 +78,67 @@ def read_media_file(ctx: ToolContext, path: str) -> dict:
     if kind not in ("image", "audio") or f.is_text:
         raise _wrong_kind(f, "an image or audio file")
     raw = _raw(f)
-    try:
-        if kind == "image":
-            from workspace_sim.media.images import inspect_image  # readers load with the first file of their kind
+    if kind == "image":
+        from workspace_sim.media.images import inspect_image  # readers load with the first file of their kind
 
+        try:
             mime, w, h = inspect_image(raw, f.path)
-            extra: dict[str, Any] = {"width": w, "height": h}
-        else:
-            from workspace_sim.media.audio import inspect_audio
-
-            mime, seconds = inspect_audio(raw, f.path)
-            extra = {"seconds": seconds}
-    except MediaError as e:
-        raise InvalidArgument(str(e)) from None
+        except MediaError as e:
+            raise InvalidArgument(str(e)) from None
+        extra: dict[str, Any] = {"width": w, "height": h}
+    else:
+        mime, seconds = _inspect_audio(raw, f.path)
+        extra = {"seconds": seconds}
+        t = _stored_transcript(f)
+        if t is not None:
+            extra["transcript"] = t.to_json()
     part = media_part(kind, mime, f.path.rsplit("/", 1)[-1], raw, f.content)  # type: ignore[arg-type]
     return {"path": f.path, "mime_type": mime, "size": f.size, **extra, "media": [part.to_json()]}
+
+
+def _transcript_text(d: dict) -> str:
+    took = f", {d['seconds']} s" if d.get("seconds") is not None else ""
+    by = f" by {d['model']}" if d.get("model") else ""
+    return f"Transcript of {d['path']} ({SOURCE_WORDS[d['source']]}{by}{took}):\n{render_transcript(d)}"
+
+
+@tool(read_only=True, render=_transcript_text)
+def transcribe_audio(ctx: ToolContext, path: str) -> dict:
+    """Read what is said in an audio clip (WAV, MP3, M4A, Ogg) as text, with each segment's start and end time where known: the transcript stored with the file, else one from the configured speech-to-text endpoint.
+
+    Args:
+        path: Path of the audio file, e.g. /voicemail/message-0412.wav.
+    """
+    f = file_at(ctx, resolve(path))
+    if media_class(f.mime_type) != "audio" or f.is_text:
+        raise _wrong_kind(f, "an audio file")
+    raw = _raw(f)
+    mime, seconds = _inspect_audio(raw, f.path)
+    t = _stored_transcript(f)
+    if t is None:
+        t = _speech_to_text(ctx, f, raw, mime)
+    return {"path": f.path, "mime_type": mime, "seconds": seconds, **t.to_json()}
+
+
+def _speech_to_text(ctx: ToolContext, f: File, raw: bytes, mime: str) -> Transcript:
+    """The clip's transcript from the configured endpoint (kept by its bytes' sha256: sent once), or Unavailable
+    saying why there is none."""
+    from workspace_sim.media import speech_to_text as stt
+
+    try:
+        settings = stt.settings_from_env()
+    except stt.SettingsError as e:
+        raise Unavailable(f"no transcript of {f.path}: {e}") from None
+    if settings is None:
+        raise Unavailable(f"no transcript is available for {f.path}: none is stored with the file and no "
+                          f"speech-to-text endpoint is configured; {stt.HOW_TO}")
+    start = time.perf_counter()
+    try:
+        return stt.transcribe(raw, f.path.rsplit("/", 1)[-1], mime, hashlib.sha256(raw).hexdigest(), settings)
+    except stt.TranscriptionError as e:
+        raise Unavailable(f"no transcript of {f.path}: {e}") from None
+    finally:
+        ctx.waited(time.perf_counter() - start)  # bounded by the endpoint's timeout, not the call's budget
 
 
 def _pdf_text(d: dict) -> str:

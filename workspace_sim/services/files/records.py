@@ -2,7 +2,9 @@
 
 A record's path is a normalised absolute path (`workspace_sim.text.paths`); '/' is implicit, never a folder
 record. A file's size and MIME type are derived from its content and name, and checked against the media size
-limits (`workspace_sim.media.limits`).
+limits (`workspace_sim.media.limits`). An audio file may carry its transcript (plain text, or WebVTT whose cues time
+each segment: `workspace_sim.media.transcripts`), which `transcribe_audio` and `read_media_file` return; only audio
+files carry one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pydantic import Field, model_validator
 from workspace_sim.core.errors import InvalidArgument
 from workspace_sim.core.records import Record
 from workspace_sim.core.registry import Service
-from workspace_sim.media.limits import MediaError, check_size, mime_for_path
+from workspace_sim.media.limits import MediaError, check_size, media_class, mime_for_path
+from workspace_sim.media.transcripts import parse_transcript
 from workspace_sim.text.paths import parent, resolve
 
 
@@ -43,6 +46,10 @@ class File(Record):
     mime_type: str = Field("", description="MIME type, e.g. text/csv or application/pdf; guessed from the name when empty.")
     created: datetime | None = Field(None, description="When the file was created; the workspace's start when omitted.")
     modified: datetime | None = Field(None, description="When the file was last written; its creation time when omitted.")
+    transcript: str | None = Field(None, exclude_if=lambda v: v is None, description=(  # absent: the bytes as before
+        "Audio files only: what is said in the clip, for agents that cannot listen (transcribe_audio and "
+        "read_media_file return it). Plain text, or WebVTT (text starting with WEBVTT) whose cues give each "
+        "segment's start and end. A world change that replaces the clip's content should replace this too."))
 
     @model_validator(mode="after")
     def _derive(self) -> "File":
@@ -56,6 +63,11 @@ class File(Record):
             object.__setattr__(self, "mime_type", guess or ("text/plain" if self.encoding == "utf-8" else "application/octet-stream"))
         try:
             check_size(self.path, self.mime_type, len(raw))
+            if self.transcript is not None:
+                if media_class(self.mime_type) != "audio" or self.encoding != "base64":
+                    raise MediaError(f"{self.path} is {self.mime_type}, not an audio file: only audio files carry a "
+                                     "transcript")
+                parse_transcript(self.transcript, self.path)
         except MediaError as e:
             raise ValueError(str(e)) from None
         return self
