@@ -19,7 +19,7 @@ from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_xlsx  # 
 from workspace_sim.text.paths import parent, resolve
 from workspace_sim.core.registry import tool
 from .records import FILES, File
-from .tools import READERS, file_at, is_dir, need_dir_for_write
+from .tools import READERS, file_at, is_dir, need_dir_for_write, need_new_name
 
 
 def _raw(f: File) -> bytes:
@@ -158,6 +158,8 @@ def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str 
         raise InvalidArgument(f"{p} is a folder; give a file path")
     need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
+    if old is None:
+        need_new_name(ctx, p)
     if old is not None and (old.mime_type != XLSX or old.is_text):
         raise _wrong_kind(old, "an xlsx workbook")
     try:
@@ -213,6 +215,8 @@ def write_document(ctx: ToolContext, path: str, paragraphs: list[str], title: st
         raise InvalidArgument(f"{p} is a folder; give a file path")
     need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
+    if old is None:
+        need_new_name(ctx, p)
     from workspace_sim.media.documents import write_docx
 
     try:
