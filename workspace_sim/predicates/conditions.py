@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from workspace_sim.core.memos import remember
 from workspace_sim.predicates.base import or_shorthand
 from workspace_sim.text.patterns import compile_spec_regex
+from workspace_sim.text.people import address_key
 
 
 _TIMES: dict[str, datetime | None] = {}  # text -> parsed time: the same stored times are compared run after run
@@ -207,6 +208,10 @@ class Condition(BaseModel):
         if isinstance(a, str) and isinstance(b, str):
             if fold(a.strip()) == fold(b.strip()):
                 return True
+            if "@" in b and "@" in a:  # addresses compare as addresses: 'IT <IT@X.NET>' is it@x.net
+                key = address_key(b)
+                if key is not None and address_key(a) == key:
+                    return True
             ta, tb = _to_datetime(a), _to_datetime(b)
             return bool(ta and tb and ta.tzinfo and tb.tzinfo and ta == tb)
         na, nb = _num(a), _num(b)
@@ -215,6 +220,8 @@ class Condition(BaseModel):
         return bool(a == b)
 
     def _contains(self, value: Any, needle: str, fold: Any) -> bool:
+        if "@" in needle and address_key(needle) is not None:
+            fold = str.casefold  # an address is the same address in any case
         if isinstance(value, str):
             return fold(needle) in fold(value)
         if isinstance(value, list):

@@ -85,12 +85,14 @@ class AllowedRecipientDomains(_Policy):
         return f"mail may only be sent to addresses at {', '.join(self.domains)}"
 
     def check(self, call: PendingCall) -> str | None:
-        allowed = {d.lower() for d in self.domains}
+        from workspace_sim.text.people import address_domain, address_key
+
+        allowed = {d.strip().casefold() for d in self.domains}
         for ch in call.diff:
             if ch.table == "notes.notes" and ch.after is not None:
-                had = {c.email for c in ch.before.collaborators} if ch.before is not None else set()
+                had = {address_key(c.email) for c in ch.before.collaborators} if ch.before is not None else set()
                 for c in ch.after.collaborators:
-                    if c.email not in had and c.email.rsplit("@", 1)[-1].lower() not in allowed:
+                    if address_key(c.email) not in had and address_domain(c.email) not in allowed:
                         return f"sharing {ch.key} with {c.email} is outside the allowed domains: {self.describe()}"
                 continue
             if ch.table != "mail.messages" or ch.after is None:
@@ -100,8 +102,8 @@ class AllowedRecipientDomains(_Policy):
                 continue
             if ch.before is not None and ch.before.folder == "sent":
                 continue
-            for addr in [*msg.to, *msg.cc, *msg.bcc]:
-                if addr.rsplit("@", 1)[-1].lower() not in allowed:
+            for addr in [*msg.to, *msg.cc, *msg.bcc]:  # addresses compared as addresses, whatever their case
+                if address_domain(addr) not in allowed:
                     return f"{addr} is outside the allowed domains: {self.describe()}"
         return None
 
@@ -251,6 +253,8 @@ class NoMailToAutomated(_Policy):
         return f"mail must not be sent to {' or '.join(self.kinds)} addresses (nobody reads them)"
 
     def check(self, call: PendingCall) -> str | None:
+        from workspace_sim.text.people import address_key
+
         accounts = call.before.tables.get("mail.accounts")
         if accounts is None:
             return None
@@ -260,7 +264,7 @@ class NoMailToAutomated(_Policy):
             if ch.after.folder != "sent" or (ch.before is not None and ch.before.folder == "sent"):
                 continue
             for addr in [*ch.after.to, *ch.after.cc, *ch.after.bcc]:
-                acct = accounts.get(addr)
+                acct = accounts.get(addr) or accounts.get(address_key(addr) or addr)
                 if acct is not None and getattr(acct, "kind", "person") in self.kinds:
                     return f"{addr} is a {acct.kind} address: {self.describe()}"
         return None

@@ -70,7 +70,7 @@ def read_tree(fs: Any, root: str = "/", skip: frozenset[str] = frozenset()) -> t
                 continue
             rel = full[len(root):] if root != "/" else full
             try:
-                path = resolve(rel, "name")
+                path = resolve(rel, "name", escapes=False)  # the file's own name, not an agent's escapes
             except InvalidArgument as e:
                 ignored.append(f"{full!r} ({e.message})")
                 continue

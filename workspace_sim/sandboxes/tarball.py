@@ -69,7 +69,7 @@ def unpack(data: bytes, max_bytes: int) -> Unpacked:
             if foreign_dirs and any(name.startswith(d + "/") for d in foreign_dirs):
                 continue
             try:
-                path = resolve(name if name.startswith("/") else "/" + name.removeprefix("./"), "name")
+                path = resolve(name if name.startswith("/") else "/" + name.removeprefix("./"), "name", escapes=False)
             except InvalidArgument as e:
                 shown = repr(name) if len(name) <= 200 else f"{name[:200]!r}... ({len(name):,} characters)"
                 ignored.append(f"{shown} ({e.message}" + ("; with everything inside it)" if member.isdir() else ")"))

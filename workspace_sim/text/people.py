@@ -88,6 +88,34 @@ def normalize_email(value: object, what: str = "e-mail address") -> str:
     return remember(_NORMAL, value, out, _MEMO_SIZE) if type(value) is str else out
 
 
+_KEYS: dict[str, str | None] = {}
+
+
+def address_key(text: object) -> str | None:
+    """The address `text` names, as addresses compare (`Name <a@b.c>` or `a@b.c`, any case, surrounding spaces:
+    the address case folded), or None when it names no single valid address. Used wherever two spellings of an
+    address must be told to be one (conditions in predicates, the recipient policies)."""
+    if type(text) is not str or "@" not in text:
+        return None
+    try:
+        return _KEYS[text]
+    except KeyError:
+        pass
+    raw = text.strip()
+    if raw.endswith(">") and "<" in raw:
+        raw = email.utils.parseaddr(raw)[1]
+        if not raw:
+            return remember(_KEYS, text, None, _MEMO_SIZE)
+    key = raw.casefold() if email_problem(raw) is None else None
+    return remember(_KEYS, text, key, _MEMO_SIZE)
+
+
+def address_domain(text: str) -> str:
+    """The domain of an address (any spelling `address_key` reads), case folded; '' when `text` is none."""
+    key = address_key(text)
+    return key.rsplit("@", 1)[1] if key else ""
+
+
 def person_summary(p: Any) -> str:
     """'Name <email>, Title, Department': enough to tell look-alike names apart."""
     extra = ", ".join(x for x in (getattr(p, "title", ""), getattr(p, "department", "")) if x)

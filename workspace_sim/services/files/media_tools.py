@@ -23,7 +23,7 @@ from workspace_sim.media.sheets import Cell, read_csv, read_xlsx, write_csv, wri
 from workspace_sim.text.paths import parent, resolve
 from workspace_sim.core.registry import tool
 from .records import FILES, File
-from .tools import READERS, file_at, is_dir, need_dir_for_write
+from .tools import READERS, file_at, is_dir, need_dir_for_write, need_new_name
 
 
 def _raw(f: File) -> bytes:
@@ -232,6 +232,8 @@ def write_sheet(ctx: ToolContext, path: str, rows: list[list[Cell]], sheet: str 
         raise InvalidArgument(f"{p} is a folder; give a file path")
     need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
+    if old is None:
+        need_new_name(ctx, p)
     if p.lower().endswith(".csv"):
         return _write_csv_sheet(ctx, p, rows, sheet, start, old)
     if old is not None and (old.mime_type != XLSX or old.is_text):
@@ -310,6 +312,8 @@ def write_document(ctx: ToolContext, path: str, paragraphs: list[str], title: st
         raise InvalidArgument(f"{p} is a folder; give a file path")
     need_dir_for_write(ctx, parent(p))
     old = ctx.get(FILES, p)
+    if old is None:
+        need_new_name(ctx, p)
     from workspace_sim.media.documents import write_docx
 
     try:

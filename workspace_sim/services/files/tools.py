@@ -6,7 +6,8 @@ Each function is marked with `tool(...)`; the package registers them (`workspace
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+import unicodedata
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,7 +15,7 @@ from workspace_sim.core.context import ToolContext
 from workspace_sim.core.errors import Conflict, InvalidArgument, NotFound
 from workspace_sim.core.memos import remember
 from workspace_sim.core.registry import tool
-from workspace_sim.text.paths import check_moved, is_under, parent, resolve
+from workspace_sim.text.paths import check_moved, check_new_name, is_under, parent, resolve, shown
 from workspace_sim.text.patterns import compile_glob, compile_regex
 from workspace_sim.media.limits import media_class
 from .records import FILES, FOLDERS, File, Folder
@@ -34,8 +35,8 @@ def file_at(ctx: ToolContext, path: str) -> File:
     f = ctx.get(FILES, path)
     if f is None:
         if is_dir(ctx, path):
-            raise InvalidArgument(f"{path} is a folder, not a file")
-        raise NotFound(f"file {path} not found" + _suggest(ctx, path))
+            raise InvalidArgument(f"{shown(path)} is a folder, not a file")
+        raise NotFound(f"file {shown(path)} not found" + _suggest(ctx, path))
     return f
 
 
@@ -49,15 +50,15 @@ def _suggest(ctx: ToolContext, path: str) -> str:
     hint = _SUGGESTED.get(key)
     if hint is None:
         names = difflib.get_close_matches(path, key[1], n=3, cutoff=0.6)
-        hint = remember(_SUGGESTED, key, f"; did you mean {', '.join(names)}?" if names else "", 1024)
+        hint = remember(_SUGGESTED, key, f"; did you mean {', '.join(map(shown, names))}?" if names else "", 1024)
     return hint
 
 
 def _need_dir(ctx: ToolContext, path: str) -> None:
     if not is_dir(ctx, path):
         if ctx.get(FILES, path) is not None:
-            raise InvalidArgument(f"{path} is a file, not a folder")
-        raise NotFound(f"folder {path} not found")
+            raise InvalidArgument(f"{shown(path)} is a file, not a folder")
+        raise NotFound(f"folder {shown(path)} not found")
 
 
 def _text(f: File) -> str:
@@ -97,7 +98,7 @@ def read_text_file(ctx: ToolContext, path: str, head: int | None = None, tail: i
     if head is not None or tail is not None:
         lines = text.splitlines(keepends=True)
         text = "".join(lines[:head] if head is not None else (lines[-tail:] if tail else []))
-    return {"path": f.path, "content": text}
+    return {"path": shown(f.path), "content": text}
 
 
 @tool(read_only=True)
@@ -113,7 +114,7 @@ def read_multiple_files(ctx: ToolContext, paths: list[str]) -> dict:
     for p in paths:
         try:
             f = file_at(ctx, resolve(p))
-            out.append({"path": f.path, "content": _text(f)})
+            out.append({"path": shown(f.path), "content": _text(f)})
         except (NotFound, InvalidArgument) as e:
             out.append({"path": p, "error": e.message})
     return {"files": out}
@@ -133,6 +134,8 @@ def write_file(ctx: ToolContext, path: str, content: str) -> dict:
     folder = parent(p)
     need_dir_for_write(ctx, folder)
     old = ctx.get(FILES, p)
+    if old is None:
+        need_new_name(ctx, p)
     rec = File(path=p, content=content, created=old.created if old else ctx.now, modified=ctx.now)
     ctx.put(FILES, rec)
     return {"path": p, "size": rec.size, "created": old is None}
@@ -141,8 +144,47 @@ def write_file(ctx: ToolContext, path: str, content: str) -> dict:
 def need_dir_for_write(ctx: ToolContext, folder: str) -> None:
     if not is_dir(ctx, folder):
         if ctx.get(FILES, folder) is not None:
-            raise InvalidArgument(f"{folder} is a file, not a folder")
-        raise NotFound(f"folder {folder} does not exist; create it first with create_directory")
+            raise InvalidArgument(f"{shown(folder)} is a file, not a folder")
+        raise NotFound(f"folder {shown(folder)} does not exist; create it first with create_directory")
+
+
+def need_new_name(ctx: ToolContext, path: str, what: str = "path", moving: str | None = None) -> None:
+    """Refuse making `path` when its name would not show as itself in a listing (`check_new_name`: the character
+    as U+XXXX and its position) or when it is the NFC twin of a file or folder already there (other than the one
+    `moving` there: renaming a name to its other form is allowed)."""
+    check_new_name(path, what)
+    twin = nfc_twin(ctx, path)
+    if twin is not None and twin == moving:
+        twin = None
+    if twin is not None:
+        raise Conflict(f"{what}: {shown(path)} and the existing {shown(twin)} are the same name written in two "
+                       "Unicode forms (NFC and NFD): they would list alike; use the existing one or another name")
+
+
+_WIDE: list[Any] = [None, None]  # (a files or folders table, its non-ASCII keys by NFC form): one table at a time
+
+
+def nfc_twin(ctx: ToolContext, path: str) -> str | None:
+    """An existing file or folder whose path differs from `path` but has the same NFC form, or None. Only a
+    non-ASCII path has a twin other than its own NFC form, so those are indexed (once per table version)."""
+    key = unicodedata.normalize("NFC", path)
+    for table in (FILES, FOLDERS):
+        if key != path and ctx.get(table, key) is not None:
+            return key
+        pending = [k for (t, k), r in ctx.writes.items() if t == table and r is not None and not k.isascii()]
+        base = ctx.state.tables.get(table)
+        if base is not None:
+            if _WIDE[0] is not base:
+                wide: dict[str, list[str]] = {}
+                for k in base.keys():
+                    if not k.isascii():
+                        wide.setdefault(unicodedata.normalize("NFC", k), []).append(k)
+                _WIDE[0], _WIDE[1] = base, wide
+            pending += _WIDE[1].get(key, [])
+        for k in pending:
+            if k != path and unicodedata.normalize("NFC", k) == key and ctx.get(table, k) is not None:
+                return k
+    return None
 
 
 class Edit(BaseModel):
@@ -197,6 +239,8 @@ def create_directory(ctx: ToolContext, path: str) -> dict:
         chain.append(walk)
         walk = parent(walk)
     for d in reversed(chain):
+        need_new_name(ctx, d)
+    for d in reversed(chain):
         ctx.put(FOLDERS, Folder(path=d, created=ctx.now))
         created.append(d)
     return {"path": p, "created": created}
@@ -212,10 +256,10 @@ def list_directory(ctx: ToolContext, path: str = "/") -> dict:
     p = resolve(path)
     _need_dir(ctx, p)
     dirs, files = _children(ctx, p)
-    entries = [{"name": d.path.rsplit("/", 1)[-1], "type": "directory"} for d in dirs]
-    entries += [{"name": f.path.rsplit("/", 1)[-1], "type": "file", "size": f.size} for f in files]
+    entries = [{"name": shown(d.path.rsplit("/", 1)[-1]), "type": "directory"} for d in dirs]
+    entries += [{"name": shown(f.path.rsplit("/", 1)[-1]), "type": "file", "size": f.size} for f in files]
     entries.sort(key=lambda e: e["name"])
-    return {"path": p, "entries": entries}
+    return {"path": shown(p), "entries": entries}
 
 
 @tool(read_only=True)
@@ -246,7 +290,7 @@ def directory_tree(ctx: ToolContext, path: str = "/", exclude_patterns: list[str
         for _, q, kind in sorted(kids.get(folder, ())):
             if excluded(q):
                 continue
-            entry: dict = {"name": q.rsplit("/", 1)[-1], "type": kind}
+            entry: dict = {"name": shown(q.rsplit("/", 1)[-1]), "type": kind}
             if kind == "directory":
                 if depth >= MAX_TREE_DEPTH and kids.get(q):
                     entry["truncated"] = True  # JSON nesting must stay shallow enough for every client
@@ -255,10 +299,10 @@ def directory_tree(ctx: ToolContext, path: str = "/", exclude_patterns: list[str
                     entry["children"] = []
                     stack.append((q, entry["children"], depth + 1))
             out.append(entry)
-    result: dict = {"path": p, "tree": tree}
+    result: dict = {"path": shown(p), "tree": tree}
     if cut:
         result["note"] = (f"folders deeper than {MAX_TREE_DEPTH} levels are not expanded (marked truncated); "
-                          f"call directory_tree on one of them, e.g. {min(cut)}, to see inside")
+                          f"call directory_tree on one of them, e.g. {shown(min(cut))}, to see inside")
     return result
 
 
@@ -284,15 +328,16 @@ def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
     if src == "/":
         raise InvalidArgument("the root folder cannot be moved")
     if ctx.get(FILES, dst) is not None or is_dir(ctx, dst):
-        raise Conflict(f"destination {dst} already exists")
+        raise Conflict(f"destination {shown(dst)} already exists")
     need_dir_for_write(ctx, parent(dst))
+    need_new_name(ctx, dst, "destination", moving=src)
     f = ctx.get(FILES, src)
     if f is not None:
         ctx.delete(FILES, src)
         ctx.put(FILES, f.evolve(path=dst, modified=ctx.now))
-        return {"source": src, "destination": dst, "moved": 1}
+        return {"source": shown(src), "destination": shown(dst), "moved": 1}
     if not is_dir(ctx, src):
-        raise NotFound(f"{src} not found" + _suggest(ctx, src))
+        raise NotFound(f"{shown(src)} not found" + _suggest(ctx, src))
     if is_under(dst, src):
         raise InvalidArgument(f"cannot move {src} into itself")
     inside = [d for d in ctx.values(FOLDERS) if is_under(d.path, src)]
@@ -306,7 +351,7 @@ def move_file(ctx: ToolContext, source: str, destination: str) -> dict:
         ctx.delete(FILES, f.path)
         ctx.put(FILES, f.evolve(path=dst + f.path[len(src):]))
         moved += 1
-    return {"source": src, "destination": dst, "moved": moved}
+    return {"source": shown(src), "destination": shown(dst), "moved": moved}
 
 
 @tool(destructive=True)
@@ -328,7 +373,7 @@ def delete_file(ctx: ToolContext, path: str) -> dict:
             raise Conflict(f"folder {p} is not empty ({len(dirs) + len(files)} entries); delete its contents first")
         ctx.delete(FOLDERS, p)
         return {"deleted": p}
-    raise NotFound(f"{p} not found" + _suggest(ctx, p))
+    raise NotFound(f"{shown(p)} not found" + _suggest(ctx, p))
 
 
 @tool(read_only=True)
@@ -354,7 +399,7 @@ def search_files(ctx: ToolContext, pattern: str, path: str = "/", exclude_patter
         if matches(rel) or matches(name) or plain is not None and plain in name.lower():
             if not _excluded(rel, excluders):
                 hits.append(q)
-    return {"path": root, "pattern": pattern, "matches": sorted(hits)}
+    return {"path": shown(root), "pattern": pattern, "matches": [shown(h) for h in sorted(hits)]}
 
 
 def _excluded(rel: str, patterns: list[Callable[[str], bool]]) -> bool:
@@ -424,7 +469,7 @@ def grep(
                 if len(hits) >= max_results:
                     truncated = True
                     break
-                hits.append({"path": f.path, "line": n, "text": line[:500]})
+                hits.append({"path": shown(f.path), "line": n, "text": line[:500]})
         if truncated:
             break
     return {"pattern": pattern, "matches": hits, "truncated": truncated}
@@ -440,12 +485,12 @@ def get_file_info(ctx: ToolContext, path: str) -> dict:
     p = resolve(path)
     f = ctx.get(FILES, p)
     if f is not None:
-        return {"path": p, "type": "file", "size": f.size, "mime_type": f.mime_type, "encoding": f.encoding,
+        return {"path": shown(p), "type": "file", "size": f.size, "mime_type": f.mime_type, "encoding": f.encoding,
                 "created": f.created.isoformat() if f.created else None,
                 "modified": f.modified.isoformat() if f.modified else None}
     if is_dir(ctx, p):
         d = ctx.get(FOLDERS, p)
         dirs, files = _children(ctx, p)
-        return {"path": p, "type": "directory", "entries": len(dirs) + len(files),
+        return {"path": shown(p), "type": "directory", "entries": len(dirs) + len(files),
                 "created": d.created.isoformat() if d is not None and d.created else None}
-    raise NotFound(f"{p} not found" + _suggest(ctx, p))
+    raise NotFound(f"{shown(p)} not found" + _suggest(ctx, p))
