@@ -9,7 +9,6 @@ the core can all use it without importing each other.
 from __future__ import annotations
 
 import difflib
-import email.utils
 import re
 from dataclasses import dataclass
 from datetime import time
@@ -41,6 +40,13 @@ _LABEL = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 _PROBLEMS: dict[str, str | None] = {}
 _NORMAL: dict[str, str] = {}
 _MEMO_SIZE = 8192
+
+
+def _parse_address(text: str) -> str:
+    """The address in `Name <a@b.c>` ('' when none), by the standard library's parser."""
+    import email.utils  # here, not at the top: it loads socket, which a server's first answer never needs
+
+    return email.utils.parseaddr(text)[1]
 
 
 def email_problem(address: object) -> str | None:
@@ -103,7 +109,7 @@ def address_key(text: object) -> str | None:
         pass
     raw = text.strip()
     if raw.endswith(">") and "<" in raw:
-        raw = email.utils.parseaddr(raw)[1]
+        raw = _parse_address(raw)
         if not raw:
             return remember(_KEYS, text, None, _MEMO_SIZE)
     key = raw.casefold() if email_problem(raw) is None else None
@@ -180,7 +186,7 @@ def resolve_address(ctx: "ToolContext", value: object, field: str, known: Mappin
         raise InvalidArgument(f"{field} must be a string, got {type(value).__name__}")
     raw = value.strip()
     if "<" in raw and raw.endswith(">"):
-        raw = email.utils.parseaddr(raw)[1] or raw
+        raw = _parse_address(raw) or raw
     if "@" in raw:
         problem = email_problem(raw)
         if problem is not None:
