@@ -38,7 +38,7 @@ from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .identity import server_title
 from .inflight import InFlight, session_request
-from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json
+from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json, refuse_bad_request
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .pool import EpisodePool
 from .sdklog import apply as apply_sdk_logging
@@ -418,6 +418,8 @@ class EpisodeHub:
                     read = (body, parse_client_json(body))
                 except JsonProblem:
                     await refuse_bad_json(body, send)
+                    return
+                if await refuse_bad_request(read[1], send):  # a wrong `jsonrpc`, params not an object
                     return
             pending = None if more else session_request(scope, body)
             receive = replay(body, more, receive)
