@@ -402,7 +402,7 @@ class EpisodeHub:
     async def handle_mcp(self, episode_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass one HTTP request to the named episode: a modern tool call or listing to the fast path
         (`mcp_server.fastpath`), anything else to its MCP session manager."""
-        from .fastpath import modern_version, read_prefix, replay
+        from .fastpath import ClientGone, log_hang_up, modern_version, read_prefix, replay
 
         live = self.get(episode_id)
 
@@ -412,7 +412,11 @@ class EpisodeHub:
         pending = None
         read: tuple[bytes, Any] | None = None  # the body read whole and its parsed JSON, for the fast path
         if scope.get("method") == "POST":
-            body, more = await read_prefix(receive, SDK_MAX_BODY)
+            try:
+                body, more = await read_prefix(receive, SDK_MAX_BODY)
+            except ClientGone as e:  # one line, never the SDK's traceback (it would also meet an ended episode)
+                log_hang_up(f"episode {episode_id}", e)
+                return
             if not more:
                 try:  # parsed once here: the fast path takes the parsed request (it parsed the body again)
                     read = (body, parse_client_json(body))
