@@ -31,6 +31,7 @@ tool listing, directly from the episode, with the same bytes the SDK would send:
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Protocol
 
 from mcp.server.streamable_http import check_accept_headers
@@ -45,6 +46,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .jsoncheck import JsonProblem, parse_client_json
 from .server import strict_schemas_requested
 from .settings import FAST_PATH_ENV, fast_path_enabled  # noqa: F401 (their home before mcp_server.settings)
+
+log = logging.getLogger("coworkenv.mcp.fastpath")
 
 MAX_FAST_BODY = 1 << 20  # a larger body goes to the SDK unread past this point
 ENVELOPE_KEYS = frozenset({"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientInfo",
@@ -66,14 +69,28 @@ def modern_version(scope: Scope) -> str | None:
     return None
 
 
+class ClientGone(Exception):
+    """The client hung up before its request body ended (ASGI `http.disconnect`): there is no one to answer."""
+
+    def __init__(self, read: int) -> None:
+        super().__init__(f"the client hung up after {read:,} bytes of its request body")
+        self.read = read
+
+
+def log_hang_up(where: str, e: ClientGone) -> None:
+    """The one line a hang-up mid-body writes (info level, no traceback; the SDK's own read logged 10-30 lines)."""
+    log.info("client hung up after %d bytes of a POST to %s; nothing answered", e.read, ascii(where)[:100])
+
+
 async def read_prefix(receive: Receive, limit: int = MAX_FAST_BODY) -> tuple[bytes, bool]:
-    """The request body, read until it ends or passes `limit` bytes; the flag says whether more is unread."""
+    """The request body, read until it ends or passes `limit` bytes; the flag says whether more is unread.
+    Raises ClientGone when the client hangs up before the body ends."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
-        if message["type"] != "http.request":  # the client went away: let the SDK see that too
-            return b"".join(chunks), True
+        if message["type"] != "http.request":  # the client went away: nothing to hand on, no one to answer
+            raise ClientGone(size)
         chunk = message.get("body", b"")
         chunks.append(chunk)
         size += len(chunk)
@@ -130,7 +147,11 @@ class FastPath:
         if read is not None:
             body, more = read[0], False
         else:
-            body, more = await read_prefix(receive)
+            try:
+                body, more = await read_prefix(receive)
+            except ClientGone as e:
+                log_hang_up(str(scope.get("path", "")), e)
+                return
         request = None if more or len(body) > MAX_FAST_BODY \
             else await self._eligible(scope, body, *(read[1:] if read is not None else ()))
         if request is not None:

@@ -38,7 +38,7 @@ from .control import ControlOptions
 from .environment import EnvironmentSource, ServedEnvironment, environment_hash
 from .identity import server_title
 from .inflight import InFlight, session_request
-from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json
+from .jsoncheck import JsonProblem, parse_client_json, refuse_bad_json, refuse_bad_request
 from .episode import EPISODE_ID, Episode, EpisodeError, RecordExistsError, new_episode_id
 from .pool import EpisodePool
 from .sdklog import apply as apply_sdk_logging
@@ -402,7 +402,7 @@ class EpisodeHub:
     async def handle_mcp(self, episode_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass one HTTP request to the named episode: a modern tool call or listing to the fast path
         (`mcp_server.fastpath`), anything else to its MCP session manager."""
-        from .fastpath import modern_version, read_prefix, replay
+        from .fastpath import ClientGone, log_hang_up, modern_version, read_prefix, replay
 
         live = self.get(episode_id)
 
@@ -412,12 +412,18 @@ class EpisodeHub:
         pending = None
         read: tuple[bytes, Any] | None = None  # the body read whole and its parsed JSON, for the fast path
         if scope.get("method") == "POST":
-            body, more = await read_prefix(receive, SDK_MAX_BODY)
+            try:
+                body, more = await read_prefix(receive, SDK_MAX_BODY)
+            except ClientGone as e:  # one line, never the SDK's traceback (it would also meet an ended episode)
+                log_hang_up(f"episode {episode_id}", e)
+                return
             if not more:
                 try:  # parsed once here: the fast path takes the parsed request (it parsed the body again)
                     read = (body, parse_client_json(body))
                 except JsonProblem:
                     await refuse_bad_json(body, send)
+                    return
+                if await refuse_bad_request(read[1], send):  # a wrong `jsonrpc`, params not an object
                     return
             pending = None if more else session_request(scope, body)
             receive = replay(body, more, receive)

@@ -18,8 +18,8 @@ from typing import Any
 
 from workspace_sim.text.jsontext import encodable, safe_dumps
 
-__all__ = ["MAX_DEPTH", "JsonProblem", "decode_arguments", "parse_client_json", "refuse_bad_json", "request_id",
-           "safe_dumps"]
+__all__ = ["MAX_DEPTH", "JsonProblem", "decode_arguments", "envelope_problem", "parse_client_json", "refuse_bad_json",
+           "refuse_bad_request", "request_id", "safe_dumps"]
 
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays accepted from a client (tool arguments need a handful)."""
@@ -119,7 +119,51 @@ def _path(where: tuple[Any, ...]) -> str:
     return out + (".…" if len(where) > 12 else "")
 
 
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+
+
+def envelope_problem(msg: Any) -> tuple[int, str] | None:
+    """What is wrong with a parsed JSON-RPC request's envelope, as (JSON-RPC code, message), or None.
+
+    A request (an object with a `method`) whose `jsonrpc` is not "2.0" is -32600; one whose `params` is not an
+    object (a list: parameters by position, which MCP does not take; a string, a number) is -32602. Both are
+    answered here with the request's id: the SDK would answer -32600 with a null id for either. Anything else
+    (a response, a batch, a request without `method`) is left to the SDK.
+    """
+    if not isinstance(msg, dict) or "method" not in msg:
+        return None
+    version = msg.get("jsonrpc")
+    if version != "2.0":
+        shown = "it is missing" if "jsonrpc" not in msg else f"got {json.dumps(version, ensure_ascii=True)[:40]}"
+        return INVALID_REQUEST, f'invalid request: "jsonrpc" must be "2.0" ({shown})'
+    if not isinstance(msg["method"], str):
+        return INVALID_REQUEST, f"invalid request: method must be a string, got {json.dumps(msg['method'])[:40]}"
+    params = msg.get("params")
+    if params is not None and not isinstance(params, dict):
+        kind = "a list (parameters by position)" if isinstance(params, list) else f"a {_JSON_KIND.get(type(params), 'value')}"
+        return INVALID_PARAMS, f"invalid params: params must be an object of named parameters, got {kind}"
+    return None
+
+
+_JSON_KIND = {str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+async def _answer_400(rid: str | int | None, code: int, message: str, send: Any) -> None:
+    answer = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+    data = json.dumps(answer, separators=(",", ":")).encode()
+    await send({"type": "http.response.start", "status": 400,
+                "headers": [(b"content-length", str(len(data)).encode()), (b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def refuse_bad_request(msg: Any, send: Any) -> bool:
+    """Answer an HTTP JSON-RPC request whose envelope `envelope_problem` refuses (HTTP 400, the JSON-RPC error
+    with the request's id) and return True; False when the envelope passes."""
+    problem = envelope_problem(msg)
+    if problem is None:
+        return False
+    await _answer_400(request_id(msg), *problem, send)
+    return True
 
 
 async def refuse_bad_json(body: bytes, send: Any) -> bool:
@@ -134,10 +178,6 @@ async def refuse_bad_json(body: bytes, send: Any) -> bool:
     except JsonProblem as e:
         rid = request_id(e.value)
         code = PARSE_ERROR if rid is None and e.parse else INVALID_REQUEST
-        answer = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": f"request refused: {e.message}"}}
-        data = json.dumps(answer, separators=(",", ":")).encode()
-        await send({"type": "http.response.start", "status": 400,
-                    "headers": [(b"content-length", str(len(data)).encode()), (b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": data})
+        await _answer_400(rid, code, f"request refused: {e.message}", send)
         return True
     return False

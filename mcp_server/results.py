@@ -111,12 +111,19 @@ class ResultPager:
         return replace(first, media=media) if media else first
 
     def page(self, result_id: Any, page: Any) -> Answer:
-        """Another page of a kept result, or an error answer saying what was wrong."""
-        if not isinstance(result_id, str) or result_id not in self._kept:
-            known = ", ".join(self._kept) or "none yet"
+        """Another page of a kept result, or an error answer saying what was wrong (a missing argument by name,
+        with the ids kept now)."""
+        if result_id is None or not isinstance(result_id, str):
+            said = "result_id is missing" if result_id is None else f"result_id must be a string, got {_shown(result_id)}"
+            return Answer(f"Error (invalid_argument): {said}; {PAGER_TOOL} needs result_id and page, both given in "
+                          f"the note at the end of a truncated result ({self._known()})", None, True)
+        if result_id not in self._kept:
             return Answer(f"Error (not_found): no long result with id {_shown(result_id)}; ids come from the note at the "
-                          f"end of a truncated result (kept now: {known})", None, True)
+                          f"end of a truncated result ({self._known()})", None, True)
         pages = self._kept[result_id]
+        if page is None:
+            return Answer(f"Error (invalid_argument): page is missing; give a whole number from 1 to {len(pages)} "
+                          f"for {result_id}", None, True)
         if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
             return Answer(f"Error (invalid_argument): page must be a whole number from 1 to {len(pages)} for "
                           f"{result_id}, got {_shown(page)}", None, True)
@@ -124,6 +131,11 @@ class ResultPager:
         if ev is not None and isinstance(ev.delivered, list) and pages[page - 1] not in ev.delivered:
             ev.delivered.append(pages[page - 1])
         return self._page_answer(result_id, pages, page)
+
+    def _known(self) -> str:
+        if not self._kept:
+            return "none is kept: no result of this episode has been long enough to be cut into pages"
+        return "kept now: " + ", ".join(f"{rid} ({len(p)} pages)" for rid, p in self._kept.items())
 
     def _page_answer(self, result_id: str, pages: list[str], n: int) -> Answer:
         total = sum(len(p) for p in pages)

@@ -52,11 +52,13 @@ class HttpServer:
                 self.proc.wait()
 
 
-def start_http_server(record_dir: Path, token: str, cls: type[HttpServer] = HttpServer) -> HttpServer:
-    """Start `coworkenv serve --http` with the demo environment and wait until its admin API answers."""
+def start_http_server(record_dir: Path, token: str, cls: type[HttpServer] = HttpServer,
+                      extra: tuple[str, ...] = ()) -> HttpServer:
+    """Start `coworkenv serve --http` with the demo environment (and `extra` options) and wait until its admin
+    API answers; the rest of its stderr stays readable on `proc.stderr`."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "coworkenv", "serve", "--python", "mcp_server.demo:environment", "--http",
-         "--port", "0", "--record-dir", str(record_dir)],
+         "--port", "0", "--record-dir", str(record_dir), *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "COWORKENV_ADMIN_TOKEN": token, "PYTHONWARNINGS": "ignore"},
     )

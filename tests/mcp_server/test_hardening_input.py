@@ -133,3 +133,45 @@ def test_a_policy_sending_a_surrogate_or_nan_gets_a_tool_error_and_every_record_
         assert "NaN," not in text and "\\\\ud800" in text  # escaped as text, not lost
         back = read_records(path)
         assert [r.episode_id for r in back] == [rec.episode_id, good.episode_id] and all(r.complete for r in back)
+
+
+CALL = {"name": "read_text_file", "arguments": {"path": "/reports/q1.csv"}, "_meta": ENVELOPE}
+BAD_ENVELOPES = [  # (request, JSON-RPC code, words of the message)
+    ({"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": ["read_text_file", {"path": "/x"}]}, -32602,
+     "params must be an object of named parameters, got a list"),
+    ({"jsonrpc": "2.0", "id": "l-22", "method": "tools/list", "params": [1]}, -32602, "got a list"),
+    ({"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": "read_text_file"}, -32602, "got a string"),
+    ({"jsonrpc": "1.0", "id": 24, "method": "tools/call", "params": CALL}, -32600, '"jsonrpc" must be "2.0" (got "1.0")'),
+    ({"id": "v-25", "method": "tools/call", "params": CALL}, -32600, '"jsonrpc" must be "2.0" (it is missing)'),
+    ({"jsonrpc": "2.0", "id": 26, "method": 7, "params": CALL}, -32600, "method must be a string"),
+]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_wrong_envelope_is_answered_with_its_code_and_the_requests_id(tmp_path: Path, fast: bool) -> None:
+    """Issue 37 finding 10 (c): params given as a list answered -32600 (not -32602, invalid params) and
+    `"jsonrpc": "1.0"` answered -32600 with a null id; now both carry the request's id, over the fast path,
+    the SDK path and a request without the protocol-version header alike; the episode goes on."""
+    plain = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    async def main() -> None:
+        hub = EpisodeHub(environment(), None, tmp_path, fast_path=fast)
+        async with hub.run():
+            async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=build_app(hub, TOKEN)),
+                                          base_url="http://127.0.0.1:1") as c:
+                assert (await c.post("/admin/episodes", json={"episode_id": "e1"}, headers=AUTH)).status_code == 201
+                for headers in (HEADERS, plain):
+                    for request, code, words in BAD_ENVELOPES:
+                        r = await c.post("/episodes/e1/mcp", content=json.dumps(request), headers=headers)
+                        assert r.status_code == 400, r.text
+                        answer = r.json()
+                        assert answer["id"] == request["id"] and answer["error"]["code"] == code, answer
+                        assert words in answer["error"]["message"], answer
+                ok = await c.post("/episodes/e1/mcp", content=body(99, b'"/reports/q1.csv"'), headers=HEADERS)
+                assert ok.status_code == 200 and ok.json()["id"] == 99 and "result" in ok.json()
+                assert (await c.post("/admin/episodes/e1/end", json={"final_answer": "done"},
+                                     headers=AUTH)).status_code == 200
+        rec = read_record_file(next(tmp_path.glob("*.jsonl")))
+        assert len(rec.segments[-1].events) == 1  # only the good call reached the workspace
+
+    anyio.run(main)

@@ -2,10 +2,10 @@
 
 Every limit is a field of `WorkspaceLimits` (`WorkspaceConfig.limits`, so an environment spec can
 set its own). Arguments are checked before a tool runs (size of each string, number of values,
-nesting depth, no NaN or Infinity); the pending changes are checked before they are committed (size of
-each record, total size, records per table), so every service is covered without knowing any of them. A
-refused call is answered with `limit_exceeded` or `invalid_argument` naming the limit, and
-changes nothing. docs/security.md lists each limit with its default.
+nesting depth, no NaN or Infinity, no lone surrogate in any string or key); the pending changes are
+checked before they are committed (size of each record, total size, records per table), so every
+service is covered without knowing any of them. A refused call is answered with `limit_exceeded` or
+`invalid_argument` naming the limit, and changes nothing. docs/security.md lists each limit with its default.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
         if type(v) is str:
             if len(v) > max_chars:
                 _string_too_long(name, v, large, limits)
+            if not v.isascii():
+                check_text(name, v)
         elif isinstance(v, (list, tuple, dict)):
             break
         elif isinstance(v, float) and not math.isfinite(v):
@@ -73,6 +75,8 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
         if isinstance(v, str):
             if len(v) > max_chars:
                 _string_too_long(where, v, large, limits, top)
+            if not v.isascii():
+                check_text(where, v)
         elif isinstance(v, float) and not math.isfinite(v):
             _not_a_number(where, v)
         elif isinstance(v, (list, tuple, dict)):
@@ -83,6 +87,8 @@ def check_arguments(args: Mapping[str, Any], large: frozenset[str], limits: Work
                 if isinstance(k, str) and len(k) > max_chars:
                     raise InvalidArgument(f"argument {where} has a key of {len(k):,} characters; the limit is "
                                           f"{max_chars:,} (limits.max_argument_chars)")
+                if isinstance(k, str) and not k.isascii():
+                    check_text(f"{where} (a key)", k)
                 sub = f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]"
                 stack.append((sub, top, x, depth + 1))
 
@@ -96,8 +102,22 @@ def _not_a_number(where: str, v: float) -> None:
 
 def _check_name(name: Any) -> None:
     if type(name) is not str or len(name) > 100:
-        shown = repr(name)[:40]
+        shown = ascii(name)[:40]
         raise InvalidArgument(f"argument names must be strings of at most 100 characters, got {shown}")
+    if not name.isascii():
+        check_text(f"name {ascii(name)}", name)
+
+
+def check_text(where: str, v: str) -> None:
+    """Refuse a string holding a lone UTF-16 surrogate (U+D800..U+DFFF alone: Python strings can hold one,
+    UTF-8 and JSON records cannot), naming the argument, the code point and its position (counted from 1)."""
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgument(
+            f"argument {where} contains characters that are not valid Unicode: a lone surrogate "
+            f"U+{ord(v[e.start]):04X} at position {e.start + 1} (lone surrogates cannot be stored as UTF-8 text); "
+            "send the text without it, or the whole character it was half of") from None
 
 
 def _string_too_long(where: str, v: str, large: frozenset[str], limits: WorkspaceLimits, top: str | None = None) -> None:

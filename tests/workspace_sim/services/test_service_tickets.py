@@ -186,7 +186,7 @@ def test_create_ticket(ws: Workspace) -> None:
     ({"priority": "P1"}, "invalid arguments for create_ticket: priority"),
     ({"assignee": "bob@"}, "assignee 'bob@'"),
     ({"labels": ["has space"]}, "without spaces"),
-    ({"labels": ["bad\ud800"]}, "printable characters"),
+    ({"labels": ["bad\ud800"]}, "argument labels[0] contains characters that are not valid Unicode"),
     ({"description": "bad \ud800 text"}, "description contains characters that are not valid Unicode"),
     ({"labels": [f"l{i}" for i in range(51)]}, "at most 50"),
     ({"due_date": "next friday"}, "due_date 'next friday' is not a date in the form YYYY-MM-DD"),
