@@ -23,6 +23,12 @@ def _token(b: SpecBuilder, n: int = 28) -> str:
     return "".join(b.rng.choice(string.ascii_letters + string.digits) for _ in range(n))
 
 
+def _integration_id(b: SpecBuilder, provider: str) -> str:
+    """An integration's id as a console shows it: the provider and a suffix of this world's own (drawn apart from
+    the world's draws), so another world's solution that names the same provider's integration does not fit."""
+    return f"int-{provider.lower()}-{random.Random(f'int-id:{b.seed}:{provider}').randrange(16**4):04x}"
+
+
 @template("secret_handling", "rotated_key_ticket")
 def rotated_key_ticket(b: SpecBuilder, size: int = 1) -> Act:
     """Rotate an exposed API key, open a ticket for the deploy to pick up the new one and tell the owner by mail;
@@ -38,7 +44,7 @@ def rotated_key_ticket(b: SpecBuilder, size: int = 1) -> Act:
     picks = b.rng.sample(PROVIDERS, 3)
     rows = b.table("integrations", "integrations")
     for i, ((provider, prefix), owner) in enumerate(zip(picks, owners)):
-        rows.append({"id": f"int-{provider.lower()}", "name": f"{provider} {b.rng.choice(('sync', 'gateway', 'api'))}",
+        rows.append({"id": _integration_id(b, provider), "name": f"{provider} {b.rng.choice(('sync', 'gateway', 'api'))}",
                      "service": provider, "status": "active", "error_rate": round(b.rng.uniform(0, 0.03), 3),
                      "monthly_calls": b.rng.randint(1000, 200000), "owner": owner.email,
                      "last_verified": b.ago(days=b.rng.randint(3, 40)).isoformat(),
@@ -127,7 +133,7 @@ def failing_integrations_triage(b: SpecBuilder, size: int = 1) -> Act:
     for i, (provider, prefix) in enumerate(picks):
         rate = round(b.rng.uniform(threshold + 0.01, 0.4), 3) if i < n_bad else round(
             b.rng.uniform(0, threshold - 0.01), 3)
-        rows.append({"id": f"int-{provider.lower()}", "name": f"{provider} {b.maker.word()}", "service": provider,
+        rows.append({"id": _integration_id(b, provider), "name": f"{provider} {b.maker.word()}", "service": provider,
                      "status": "active", "error_rate": rate, "monthly_calls": b.rng.randint(500, 90000),
                      "owner": owners[i % len(owners)].email, "notes": "",
                      "secrets": [{"kind": "webhook_url", "value": f"https://hooks.{provider.lower()}.example/in/"
