@@ -19,7 +19,8 @@ def _spec() -> Any:
              {"path": "/site/broken.jpg", "content": b64(photo_with_exif_bytes(b"MM\x00\x2a\x00\x00\x00\x08\xff\xff")),
               "encoding": "base64"}]
     return parse_spec({
-        "version": "1", "id": "photo-exif", "title": "When was the roof photographed", "capabilities": ["media_evidence"],
+        "version": "1", "id": "photo-exif", "title": "When was the roof photographed",
+        "capabilities": ["media_evidence"],
         "difficulty": "easy", "expected_horizon": 2, "services": ["files"], "now": "2024-06-03T09:00:00+00:00",
         "world": {"organisation": {"name": "Acme", "domain": "acme.example"},
                   "people": [{"name": "Ann Lee", "email": "ann@acme.example", "role": "user"}]},
@@ -39,7 +40,8 @@ def _calls(*calls: tuple[str, dict[str, Any]]) -> list[Any]:
 
 
 def test_a_shipped_photos_exif_comes_over_mcp_beside_the_image() -> None:
-    roof, broken = _calls(("read_media_file", {"path": "/site/roof.jpg"}), ("read_media_file", {"path": "/site/broken.jpg"}))
+    roof, broken = _calls(("read_media_file", {"path": "/site/roof.jpg"}),
+                          ("read_media_file", {"path": "/site/broken.jpg"}))
     assert not roof.is_error and [c.type for c in roof.content] == ["text", "image"]
     exif = roof.structured_content["exif"]
     assert exif["captured"] == "2024-05-17T14:03:22+02:00" and (exif["make"], exif["model"]) == ("Canon", "EOS R5")

@@ -107,7 +107,8 @@ def test_a_lookup_that_finds_no_single_cell_fails_saying_why(ws: Workspace, cell
 
 
 def test_a_repeated_header_is_ambiguous_and_a_pdf_cannot_be_looked_up(ws: Workspace) -> None:
-    assert ws.call("write_sheet", {"path": "/data/dup.xlsx", "rows": [["Supplier", "Total", "Total"], ["Acme", 1, 2]]}).ok
+    dup = [["Supplier", "Total", "Total"], ["Acme", 1, 2]]
+    assert ws.call("write_sheet", {"path": "/data/dup.xlsx", "rows": dup}).ok
     got = _verdicts(ws, [
         {"kind": "file", "path": "/data/dup.xlsx", "sheet_cell": {"row_where": {"Supplier": "Acme"}, "column": "Total",
                                                                    "value": 1}},
