@@ -33,6 +33,44 @@ def jpeg(w: int = 64, h: int = 48) -> bytes:
     return buf.getvalue()
 
 
+def photo(fmt: str = "JPEG", *, taken: str | None = "2024:05:17 14:03:22", offset: str | None = "+02:00",
+          make: object = "Canon", model: object = "EOS R5", orientation: object = 6,
+          gps: tuple | None = ("N", (48, 51, 30.24), "E", (2, 17, 40.2), 35.0), w: int = 32, h: int = 24) -> bytes:
+    """A photo (JPEG or PNG) whose EXIF holds a capture time, camera, orientation and GPS position (each left out
+    when None): 48.858400 N, 2.294500 E by default."""
+    from PIL import Image
+    from PIL.TiffImagePlugin import IFDRational
+
+    ex = Image.Exif()
+    for tag, v in ((271, make), (272, model), (274, orientation)):
+        if v is not None:
+            ex[tag] = v
+    sub = ex.get_ifd(0x8769)
+    if taken is not None:
+        sub[36867] = taken
+    if offset is not None:
+        sub[36881] = offset
+    if gps is not None:
+        lat_ref, lat, lon_ref, lon, alt = gps
+        g = ex.get_ifd(0x8825)
+        g[1], g[2], g[3], g[4] = lat_ref, tuple(IFDRational(x) if isinstance(x, (int, float)) else x for x in lat), \
+            lon_ref, tuple(IFDRational(x) if isinstance(x, (int, float)) else x for x in lon)
+        if alt is not None:
+            g[5], g[6] = b"\x00", IFDRational(alt)
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), (90, 140, 60)).save(buf, fmt, exif=ex)
+    return buf.getvalue()
+
+
+def photo_with_exif_bytes(block: bytes) -> bytes:
+    """A JPEG whose EXIF block is the given bytes (after the 'Exif\\0\\0' marker): corrupt metadata."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 16), (5, 5, 5)).save(buf, "JPEG", exif=b"Exif\x00\x00" + block)
+    return buf.getvalue()
+
+
 def png_header_only(w: int, h: int) -> bytes:
     """A PNG whose header claims w x h pixels and that holds no pixel data (a decompression bomb's shape)."""
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)

@@ -97,3 +97,16 @@ def test_a_wrong_predicate_is_rejected_by_the_schema(validator: jsonschema.Draft
                                "criteria": [{"requirement": "Says it is done", "key_facts": ["done"]}]})
     assert _problems(validator, fine) == []
     parse_spec(fine)
+
+
+def test_the_schema_takes_a_sheet_cell_by_lookup_as_the_loader_does(validator: jsonschema.Draft202012Validator) -> None:
+    doc = _doc(load_spec(ARCHIVE))
+    lookup = {"kind": "file", "path": "/finance/costs.xlsx",
+              "sheet_cell": {"sheet": "Costs", "row_where": {"Supplier": "Acme"}, "column": "Invoiced",
+                             "value": {"gte": 100}}}
+    doc["predicates"].append(lookup)
+    assert _problems(validator, doc) == []
+    parse_spec(doc)
+    wrong = copy.deepcopy(doc)
+    wrong["predicates"][-1]["sheet_cell"]["row_where"] = "Supplier=Acme"
+    assert _problems(validator, wrong)

@@ -63,3 +63,63 @@ def test_csv_cell_and_a_named_sheet_of_a_workbook(ws: Workspace) -> None:
 def test_a_check_that_cannot_read_the_format_fails_saying_so(ws: Workspace, doc: dict, words: str) -> None:
     (ok, observed), = _verdicts(ws, [{"kind": "file", **doc}])
     assert not ok and words in observed, observed
+
+
+COSTS = [["Cost report Q2", None, None], ["Supplier", "Invoiced", "Paid"], ["Acme", 1200.5, True],
+         ["Borealis", 80, False], [None, None, None], ["Cobalt", 40, True], ["Cobalt", 45, False]]
+
+
+def _lookup(**cell: object) -> dict:
+    return {"kind": "file", "path": "/data/costs.xlsx", "sheet_cell": {"sheet": "Costs", "header_row": 2, **cell}}
+
+
+def test_sheet_cell_looks_a_cell_up_by_header_and_row(ws: Workspace) -> None:
+    assert ws.call("write_sheet", {"path": "/data/costs.xlsx", "sheet": "Costs", "rows": COSTS}).ok
+    got = _verdicts(ws, [
+        _lookup(row_where={"Supplier": "Acme"}, column="Invoiced", value=1200.5),
+        _lookup(row_where={"Supplier": "Acme"}, column="Invoiced", value=1200),
+        _lookup(row_where={"Supplier": {"contains": "real"}}, column="Paid", value=False),
+        _lookup(row_where={"Supplier": "Cobalt", "Paid": False}, column="Invoiced", value={"gt": 44}),
+        {"kind": "file", "path": "/data/invoices.csv",
+         "sheet_cell": {"row_where": {"invoice": "INV-2"}, "column": "amount", "value": "80.5"}},
+    ])
+    assert [ok for ok, _ in got] == [True, False, True, True, True]
+    assert got[1][1] == "cell B3 = 1200.5"  # the address the lookup found is named
+    # moving the row does not break the check: a fixed address would
+    moved = [COSTS[0], COSTS[1], COSTS[3], COSTS[2]]
+    assert ws.call("write_sheet", {"path": "/data/costs.xlsx", "sheet": "Costs", "rows": moved}).ok
+    assert _verdicts(ws, [_lookup(row_where={"Supplier": "Acme"}, column="Invoiced", value=1200.5)])[0][0]
+
+
+@pytest.mark.parametrize("cell, words", [
+    ({"row_where": {"Supplier": "Acme"}, "column": "Owed"},
+     "no column headed 'Owed' in row 2 (its headers: 'Supplier', 'Invoiced', 'Paid')"),
+    ({"row_where": {"Vendor": "Acme"}, "column": "Invoiced"}, "no column headed 'Vendor'"),
+    ({"row_where": {"Supplier": "Dynamo"}, "column": "Invoiced"}, "no row where Supplier equals 'Dynamo'"),
+    ({"row_where": {"Supplier": "Cobalt"}, "column": "Invoiced"},
+     "2 rows match where Supplier equals 'Cobalt' (rows 6, 7); the lookup needs exactly one"),
+    ({"row_where": {"Supplier": "Acme"}, "column": "Invoiced", "header_row": 9}, "no header row 9"),
+])
+def test_a_lookup_that_finds_no_single_cell_fails_saying_why(ws: Workspace, cell: dict, words: str) -> None:
+    assert ws.call("write_sheet", {"path": "/data/costs.xlsx", "sheet": "Costs", "rows": COSTS}).ok
+    (ok, observed), = _verdicts(ws, [_lookup(value=1, **cell)])
+    assert not ok and words in observed, observed
+
+
+def test_a_repeated_header_is_ambiguous_and_a_pdf_cannot_be_looked_up(ws: Workspace) -> None:
+    dup = [["Supplier", "Total", "Total"], ["Acme", 1, 2]]
+    assert ws.call("write_sheet", {"path": "/data/dup.xlsx", "rows": dup}).ok
+    got = _verdicts(ws, [
+        {"kind": "file", "path": "/data/dup.xlsx", "sheet_cell": {"row_where": {"Supplier": "Acme"}, "column": "Total",
+                                                                   "value": 1}},
+        {"kind": "file", "path": "/data/letter.pdf", "sheet_cell": {"row_where": {"a": 1}, "column": "b", "value": 1}},
+    ])
+    assert got[0] == (False, "column header 'Total' is ambiguous: columns B, C of row 1 are headed so")
+    assert not got[1][0] and "sheet_cell reads xlsx workbooks and CSV files" in got[1][1]
+
+
+@pytest.mark.parametrize("cell", [{"value": 1}, {"cell": "B2", "row_where": {"a": 1}, "column": "b", "value": 1},
+                                  {"row_where": {"a": 1}, "value": 1}, {"cell": "B2", "column": "b", "value": 1}])
+def test_a_sheet_cell_needs_an_address_or_a_whole_lookup(cell: dict) -> None:
+    with pytest.raises(ValueError, match="cell|row_where"):
+        parse_predicates([{"kind": "file", "path": "/a.xlsx", "sheet_cell": cell}])

@@ -7,6 +7,8 @@ wrong; writers produce byte-identical files for the same input (fixed zip timest
 A tool result that carries images or audio lists them under `media` (`parts.py`): the MCP layer sends them as
 image or audio content and a text channel sees a placeholder naming the file, its MIME type, size and hash.
 Reads and writes are pure functions of the bytes, so `memo.py` keeps their results per distinct bytes (bounded).
+A photo's EXIF metadata (capture time, camera, orientation, GPS) is read by `exif.py`: corrupt fields are named,
+never fatal.
 An audio clip's transcript (`transcripts.py`: stored with the file as text or WebVTT) is what an agent without
 audio input reads; `speech_to_text.py` asks a configured OpenAI-compatible endpoint for clips without one, once per
 distinct bytes.

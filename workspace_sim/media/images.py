@@ -26,6 +26,7 @@ def _inspect(raw: bytes, path: str, limits: Limits) -> tuple[str, int, int]:
 
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # Pillow's "Corrupt EXIF data": exif.py reports it
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             im = Image.open(io.BytesIO(raw))
             fmt, (w, h) = im.format, im.size

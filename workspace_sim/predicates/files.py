@@ -46,12 +46,34 @@ class CsvRows(BaseModel):
 
 
 class SheetCell(BaseModel):
-    """A cell of an xlsx workbook (or of a CSV file read as one sheet), addressed in A1 notation."""
+    """A cell of an xlsx workbook (or of a CSV file read as one sheet): by A1 address (`cell`), or looked up as the
+    cell in the column whose header is `column` on the one row whose cells meet `row_where`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     sheet: str | None = Field(None, description="Sheet name; the first sheet when not given.")
-    cell: str = Field(description="The cell, e.g. B4.")
+    cell: str | None = Field(None, description="The cell, e.g. B4 (or give row_where and column).")
+    row_where: dict[str, Condition] | None = Field(None, min_length=1, description=(
+        "Instead of cell: the row whose cells meet these conditions (header -> condition, e.g. {Supplier: Acme}); "
+        "exactly one data row must match."))
+    column: str | None = Field(None, description="With row_where: the header of the column to read, e.g. Invoiced.")
+    header_row: int = Field(1, ge=1, description="With row_where: the row holding the headers (data rows follow it).")
     value: Condition
+
+    @model_validator(mode="after")
+    def _addressed(self) -> "SheetCell":
+        if (self.cell is None) == (self.row_where is None):
+            raise ValueError("give exactly one of cell (an A1 address) or row_where with column (a lookup)")
+        if (self.row_where is None) != (self.column is None):
+            raise ValueError("row_where and column go together: the column to read on the row found")
+        return self
+
+    def where(self) -> str:
+        """Where the cell is, in words."""
+        at = f"{self.sheet}!" if self.sheet else ""
+        if self.cell is not None:
+            return f"cell {at}{self.cell}"
+        conds = ", ".join(f"{k} {c.describe()}" for k, c in (self.row_where or {}).items())
+        return f"cell {at}[{self.column}] on the row where {conds}"
 
 
 class FileContent(PredicateBase):
@@ -140,8 +162,7 @@ class FileContent(PredicateBase):
             parts.append(f"CSV {self.csv_rows.describe()}" if isinstance(self.csv_rows, CsvRows)
                          else f"CSV rows {self.csv_rows.describe()}")
         if self.sheet_cell:
-            parts.append(f"cell {self.sheet_cell.sheet + '!' if self.sheet_cell.sheet else ''}{self.sheet_cell.cell} "
-                         f"{self.sheet_cell.value.describe()}")
+            parts.append(f"{self.sheet_cell.where()} {self.sheet_cell.value.describe()}")
         if self.document_text:
             parts.append(f"document text {self.document_text.describe()}")
         expected = f"file {path}" + (" with " + "; ".join(parts) if parts else "")
@@ -230,20 +251,68 @@ def _media_checks(p: FileContent, f: Any, expected: str) -> PredicateResult | No
 
     from workspace_sim.media import MediaError
     from workspace_sim.media.documents import document_text
-    from workspace_sim.media.sheets import cell_value, read_csv
+    from workspace_sim.media.limits import XLSX
+    from workspace_sim.media.sheets import cell_value, read_csv, read_xlsx
 
     raw = base64.b64decode(f.content) if f.encoding == "base64" else f.content.encode()
     try:
-        if p.sheet_cell is not None:
+        if p.sheet_cell is not None and p.sheet_cell.cell is not None:
             c = p.sheet_cell
             v = (read_csv(f.content, f.path, c.cell)["rows"][0][0] if f.encoding == "utf-8"
                  else cell_value(raw, f.path, c.sheet, c.cell))
             if not c.value.check(v):
                 return p.result(False, expected, f"cell {c.cell} = {short(v)}")
+        elif p.sheet_cell is not None:
+            if f.encoding == "utf-8":
+                table = read_csv(f.content, f.path)["rows"]
+            elif f.mime_type == XLSX:
+                table = read_xlsx(raw, f.path, p.sheet_cell.sheet)["rows"]
+            else:
+                return p.result(False, expected, f"cannot be read: {f.path} is {f.mime_type} (binary); sheet_cell "
+                                                 "reads xlsx workbooks and CSV files")
+            address, v = lookup_cell(table, p.sheet_cell)
+            if not p.sheet_cell.value.check(v):
+                return p.result(False, expected, f"cell {address} = {short(v)}")
         if p.document_text is not None:
             text = document_text(raw, f.path, f.mime_type)
             if not p.document_text.check(text):
                 return p.result(False, expected, f"document text {short(text)}")
     except MediaError as e:
         return p.result(False, expected, f"cannot be read: {e}")
+    except LookupError as e:
+        return p.result(False, expected, str(e.args[0]))
     return None
+
+
+def lookup_cell(table: list[list[Any]], c: SheetCell) -> tuple[str, Any]:
+    """The (A1 address, value) of the cell `c` looks up in a sheet's rows: the column headed `c.column` on the one
+    data row meeting `c.row_where`; LookupError saying which header is missing or repeated, or how many rows match."""
+    from openpyxl.utils.cell import get_column_letter as letter
+
+    h = c.header_row
+    if len(table) < h:
+        raise LookupError(f"no header row {h}: the sheet has {len(table)} rows")
+    headers = ["" if v is None else str(v).strip() for v in table[h - 1]]
+
+    def col(name: str) -> int:
+        at = [i for i, x in enumerate(headers) if x == name.strip()]
+        if not at:
+            shown = ", ".join(repr(x) for x in headers if x)
+            raise LookupError(f"no column headed {name!r} in row {h} (its headers: {shown or 'none'})")
+        if len(at) > 1:
+            raise LookupError(f"column header {name!r} is ambiguous: columns "
+                              f"{', '.join(letter(i + 1) for i in at)} of row {h} are headed so")
+        return at[0]
+
+    keys = {col(k): cond for k, cond in (c.row_where or {}).items()}
+    target = col(c.column or "")
+    hits = [h + 1 + n for n, row in enumerate(table[h:]) if any(v is not None and v != "" for v in row)
+            and all(cond.check(row[i] if i < len(row) else None) for i, cond in keys.items())]
+    where = ", ".join(f"{k} {cond.describe()}" for k, cond in (c.row_where or {}).items())
+    if not hits:
+        raise LookupError(f"no row where {where}")
+    if len(hits) > 1:
+        raise LookupError(f"{len(hits)} rows match where {where} (rows {', '.join(map(str, hits[:10]))}); the "
+                          "lookup needs exactly one")
+    row = table[hits[0] - 1]
+    return f"{letter(target + 1)}{hits[0]}", row[target] if target < len(row) else None

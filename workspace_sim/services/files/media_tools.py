@@ -41,6 +41,10 @@ def _media_text(d: dict) -> str:
     extra = f" {d['width']}x{d['height']} px" if "width" in d else (
         f" {d['seconds']} s" if d.get("seconds") is not None else "")
     out = "\n".join(placeholder(p) for p in parts) + (f"\n{d['path']}:{extra}" if extra else "")
+    if d.get("exif") is not None:
+        from workspace_sim.media.exif import describe_exif
+
+        out += "\n" + describe_exif(d["exif"])
     t = d.get("transcript")
     if t is not None:
         out += f"\nTranscript ({SOURCE_WORDS[t['source']]}):\n{render_transcript(t)}"
@@ -68,7 +72,7 @@ def _stored_transcript(f: File) -> Transcript | None:
 
 @tool(read_only=True, render=_media_text)
 def read_media_file(ctx: ToolContext, path: str) -> dict:
-    """Look at an image (PNG, JPEG, GIF, WebP) or listen to an audio clip (WAV, MP3, M4A, Ogg): returns it as image or audio content with its MIME type, and a clip's transcript where one is stored with it.
+    """Look at an image (PNG, JPEG, GIF, WebP) or listen to an audio clip (WAV, MP3, M4A, Ogg): returns it as image or audio content with its MIME type, a photo's EXIF metadata (capture time, camera make and model, orientation, GPS position) where it has any, and a clip's transcript where one is stored with it.
 
     Args:
         path: Path of the image or audio file, e.g. /receipts/lunch.png.
@@ -86,6 +90,12 @@ def read_media_file(ctx: ToolContext, path: str) -> dict:
         except MediaError as e:
             raise InvalidArgument(str(e)) from None
         extra: dict[str, Any] = {"width": w, "height": h}
+        if mime != "image/gif":
+            from workspace_sim.media.exif import read_exif
+
+            exif = read_exif(raw, f.path)
+            if exif is not None:
+                extra["exif"] = exif
     else:
         mime, seconds = _inspect_audio(raw, f.path)
         extra = {"seconds": seconds}
