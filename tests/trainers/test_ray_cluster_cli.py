@@ -4,6 +4,7 @@ is stopped at the end, no process of it left."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -33,39 +34,40 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _group_alive(pgid: int) -> list[int]:
-    """The live (not zombie) processes of a process group."""
+def _cluster_alive(pgid: int, marker: str) -> list[int]:
+    """The live (not zombie) processes of the cluster: of its process group, or (a Ray worker may start a
+    session of its own) with the cluster's unique token in their environment."""
     alive = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            ours = int(fields[2]) == pgid or marker.encode() in (entry / "environ").read_bytes()
         except OSError:
             continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if ours and fields[0] != "Z":
             alive.append(int(entry.name))
     return alive
 
 
-def _stop_group(pgid: int) -> list[int]:
-    """Stop every process of the cluster's group (ours alone: `ray stop` would stop every Ray on the machine);
-    the processes still alive after SIGTERM, 5 s and SIGKILL."""
+def _stop_cluster(pgid: int, marker: str) -> list[int]:
+    """Stop every process of the cluster (ours alone: `ray stop` would stop every Ray on the machine); the
+    processes still alive after SIGTERM, 5 s and SIGKILL."""
     for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return []
+        for pid in _cluster_alive(pgid, marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
         deadline = time.monotonic() + wait
-        while _group_alive(pgid) and time.monotonic() < deadline:
+        while _cluster_alive(pgid, marker) and time.monotonic() < deadline:
             time.sleep(0.2)
-        if not _group_alive(pgid):
+        if not _cluster_alive(pgid, marker):
             return []
-    return _group_alive(pgid)
+    return _cluster_alive(pgid, marker)
 
 
-@pytest.fixture
-def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
+@contextlib.contextmanager
+def _cluster(pythonpath: str) -> Iterator[tuple[str, dict[str, str]]]:
     """A one-node Ray cluster from `ray start --head --port=0`, in a process group of its own; yields its
     address (HOST:PORT, what `ray start` prints for other nodes to join) and the environment a driver needs to
     join it: Ray's token authentication on (as `ray start --head` has it by default) with this cluster's own
@@ -75,7 +77,7 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     need(ray_cli.exists(), f"the ray command is not next to {sys.executable}")
     temp = tempfile.mkdtemp(prefix="cwray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0", **auth}
+    env = {**os.environ, "PYTHONPATH": pythonpath, "RAY_USAGE_STATS_ENABLED": "0", **auth}
     proc = subprocess.Popen(
         [str(ray_cli), "start", "--head", "--port=0", "--num-cpus=2", "--include-dashboard=false",
          "--disable-usage-stats", f"--temp-dir={temp}", f"--ray-client-server-port={_free_port()}",
@@ -91,9 +93,23 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     finally:
         if proc.poll() is None:
             proc.kill()
-        left = _stop_group(pgid)
+        left = _stop_cluster(pgid, auth["RAY_AUTH_TOKEN"])
         shutil.rmtree(temp, ignore_errors=True)
         assert not left, f"processes of the Ray cluster outlived the test: {left}"
+
+
+@pytest.fixture
+def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
+    """The cluster, its nodes importing this checkout."""
+    with _cluster(str(ROOT)) as cluster:
+        yield cluster
+
+
+def _write_envs(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for spec in generated_specs()[:n]:
+        (folder / f"{spec.id}.json").write_text(spec.canonical_json(), encoding="utf-8")
+    return folder
 
 
 def _run(*args: str, cwd: Path, auth: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -105,10 +121,7 @@ def _run(*args: str, cwd: Path, auth: dict[str, str] | None = None) -> subproces
 def test_coworkenv_run_on_a_ray_cluster_writes_the_local_records(ray_cluster: tuple[str, dict[str, str]],
                                                                 tmp_path: Path) -> None:
     address, auth = ray_cluster
-    envs = tmp_path / "envs"
-    envs.mkdir()
-    for spec in generated_specs()[:3]:
-        (envs / f"{spec.id}.json").write_text(spec.canonical_json(), encoding="utf-8")
+    envs = _write_envs(tmp_path / "envs", 3)
     on_ray = _run(str(envs), "--policy", "teacher", "-g", "2", "-w", "2", "--ray", address,
                   "--out", "runs/ray.jsonl", cwd=tmp_path, auth=auth)
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
@@ -123,3 +136,21 @@ def test_coworkenv_run_on_a_ray_cluster_writes_the_local_records(ray_cluster: tu
     assert [(r.header.episode_id, r.final.evaluation["score"]) for r in ray_recs] == \
         [(r.header.episode_id, r.final.evaluation["score"]) for r in local_recs]
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["local.jsonl", "ray.jsonl"]
+
+
+def test_a_node_without_the_package_stops_the_run_with_a_clear_error(tmp_path: Path) -> None:
+    """The node's Python cannot import `trainers` (a package of that name that fails to import stands first on
+    its path): the run exits 1 naming the environment and the missing module, no traceback."""
+    broken = tmp_path / "node-path" / "trainers"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'trainers\'", name="trainers")\n')
+    envs = _write_envs(tmp_path / "envs", 2)
+    with _cluster(str(broken.parent)) as (address, auth):
+        res = _run(str(envs), "--policy", "teacher", "--ray", address, "--out", "runs/ray.jsonl", cwd=tmp_path,
+                   auth=auth)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr, res.stderr
+    first = generated_specs()[0].id
+    assert re.search(rf"error: the Ray task of environment '({first}|{generated_specs()[1].id})' failed: "
+                     r"\w+: .*No module named 'trainers'.*is coworkenv installed", res.stderr), res.stderr
+    assert read_records(tmp_path / "runs/ray.jsonl") == []
