@@ -73,7 +73,9 @@ def start_local_ray(cpus: int) -> None:
     auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
     level, auth_log.level = auth_log.level, logging.ERROR
     try:
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        # address="local": a new instance even where a `ray start` cluster runs (or left its address file behind)
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
     finally:
         auth_log.setLevel(level)
 
