@@ -211,7 +211,7 @@ def _run_with_progress(specs: list[Any], config: Any, workers: int, ray: str | N
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from trainers.episodes.execute import run_batch
-    from trainers.episodes.ray_executor import RayUnavailable
+    from trainers.episodes.ray_executor import RayTaskFailed, RayUnavailable
     from workspace_sim.record import RecordStream, write_records
 
     console = Console(stderr=True)
@@ -232,6 +232,8 @@ def _run_with_progress(specs: list[Any], config: Any, workers: int, ray: str | N
                                 on_status=lambda text: progress.console.print(f"ray: {text}", highlight=False))
         except RayUnavailable as e:
             _fail(str(e))
+        except RayTaskFailed as e:  # the records that came back before are in `out` already
+            _fail(f"{e}; those are in {out}", 1)
         finally:
             stream.close()
     write_records(records, out)

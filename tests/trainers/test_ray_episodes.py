@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from support import need
 from episode_helpers import comparable, generated_specs, multi_turn_spec
 
@@ -16,10 +18,13 @@ from trainers.episodes.policies import PolicySpec
 MULTI_DAY = Path(__file__).resolve().parents[2] / "examples" / "specs" / "handwritten-multiday-vendor-week.yaml"
 
 
-def test_ray_batch_matches_the_local_batch() -> None:
+def test_ray_batch_matches_the_local_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     need(importlib.util.find_spec("ray") is not None, "Ray is not installed (pip install 'coworkenv[ray]')")
     import ray
 
+    # "local" is a private instance even where ray.init() alone would join a cluster (RAY_ADDRESS, or the address
+    # file a `ray start` on this machine leaves): it used to fail with "num_cpus ... must not be provided"
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")
     specs = [multi_turn_spec(), *generated_specs()[:2], load_spec(MULTI_DAY)]
     config = BatchConfig(PolicySpec("random", {"calls": 3}), episodes_per_env=2, seed=7)
     local = run_local(specs, config)

@@ -25,6 +25,21 @@ class RayUnavailable(RuntimeError):
     """Ray is not installed or the cluster cannot be reached; the message says what to do."""
 
 
+class RayTaskFailed(RuntimeError):
+    """A batch task failed on the cluster for good (Ray retried a crashed worker or a dead node once); the
+    message names the environment, the cause, and how many records had come back before."""
+
+
+def _task_failure(error: BaseException, spec_id: str, returned: int) -> RayTaskFailed:
+    cause = getattr(error, "cause", None) or error
+    first = next((line for line in str(cause).splitlines() if line.strip()), type(cause).__name__)
+    hint = ""
+    if "No module named" in first or isinstance(cause, ModuleNotFoundError):
+        hint = " (is coworkenv installed, the same version, on every node? pip install 'coworkenv[ray]' there)"
+    return RayTaskFailed(f"the Ray task of environment {spec_id!r} failed: {type(cause).__name__}: "
+                         f"{first.strip()}{hint}; {returned} record(s) had come back before it")
+
+
 def _ray() -> Any:
     try:
         import ray
@@ -58,7 +73,9 @@ def start_local_ray(cpus: int) -> None:
     auth_log = logging.getLogger("ray._private.authentication.authentication_token_setup")
     level, auth_log.level = auth_log.level, logging.ERROR
     try:
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        # address="local": a new instance even where a `ray start` cluster runs (or left its address file behind)
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
     finally:
         auth_log.setLevel(level)
 
@@ -110,7 +127,12 @@ def run_ray(specs: Sequence[EnvironmentSpec], config: BatchConfig, address: str 
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
                 i = pending.pop(ref)
-                results[i] = records_from_jsonl(ray.get(ref))
+                try:
+                    results[i] = records_from_jsonl(ray.get(ref))
+                except ray.exceptions.RayError as e:  # a task that raised, a worker or node that died twice
+                    for other in pending:
+                        ray.cancel(other)
+                    raise _task_failure(e, specs[i].id, sum(map(len, results.values()))) from None
                 for rec in results[i]:
                     if on_record:
                         on_record(rec)
