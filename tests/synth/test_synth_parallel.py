@@ -199,7 +199,10 @@ def test_ctrl_c_stops_the_workers(tmp_path: Path) -> None:
 def test_the_cli_writes_the_same_files_with_workers(tmp_path: Path) -> None:
     def cli(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         args = [str(COWORKENV), "synth", *sum((["-c", c] for c in CAPS), []), "-n", "8", "-s", "3", "-o", str(out)]
-        return subprocess.run(args + list(extra), capture_output=True, text=True, cwd=ROOT, timeout=300)
+        # a console wide enough for the folder's path: "parallel" is two characters longer than "serial", and a
+        # path that wraps at the default width in one run and not the other is no difference in what was written
+        env = {**os.environ, "COLUMNS": "400"}
+        return subprocess.run(args + list(extra), capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
 
     serial, parallel = cli(tmp_path / "serial"), cli(tmp_path / "parallel", "-w", "2")
     assert serial.returncode == parallel.returncode == 0, parallel.stderr
