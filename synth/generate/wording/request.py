@@ -29,6 +29,10 @@ def _possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
 
 
+LOWER_AFTER_COMMA = ("This", "The", "It", "It's", "We", "We've", "Our", "There", "That", "These", "Their", "They")
+"""A background's first words that are lower-cased after an opener ending in a comma (never a name)."""
+
+
 def _sentence_start(text: str) -> bool:
     """Whether what follows `text` begins a sentence (nothing before it, or a full stop, colon or line end)."""
     return not text.strip() or text.rstrip(" ").endswith((".", "!", "?", ":", "\n"))
@@ -128,6 +132,8 @@ def render(s: Any, rng: random.Random, stage: int = 0, more: Sequence[Any] = ())
     if background and channel == "mail":  # in a mail the background is its own paragraph
         background += "\n\n"
     sep = "" if lang == "zh" else " "
+    if background and lang != "zh" and not _sentence_start(opener) and background.split(" ", 1)[0] in LOWER_AFTER_COMMA:
+        background = background[0].lower() + background[1:]  # "When you get a sec, this has been sitting..."
     lead = opener + (background + ("" if background.endswith("\n") else sep) if background and rng.random() < 0.5
                      else "")
     if lang != "zh" and _sentence_start(lead):
